@@ -1,0 +1,102 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, type FieldError, ValidationError } from './app-error';
+import { toErrorEnvelope } from './envelope';
+
+/** What the middleware needs of a logger: enough to record unexpected errors without leaking them to the client. */
+export interface ErrorLogger {
+  error(object: Record<string, unknown>, message: string): void;
+}
+
+export interface ErrorMiddlewareOptions {
+  logger?: ErrorLogger;
+  /** Called for every error rendered, so tracing can mark server errors on the active span. */
+  onError?: (error: AppError, cause: unknown) => void;
+}
+
+/**
+ * Turns anything thrown in a request into the JSON error envelope:
+ * AppError as itself, tsoa's ValidateError and malformed JSON as 400 with field errors,
+ * oversized bodies as 413, and everything else as a 500 that says nothing of the cause.
+ */
+export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const appError = normalizeError(err);
+    if (appError.isServerError) {
+      options.logger?.error({ err: describeForLog(err), path: req.path, method: req.method }, 'request failed');
+    }
+    options.onError?.(appError, err);
+    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    res.status(appError.status).json(toErrorEnvelope(appError));
+  };
+}
+
+/** Unknown routes are JSON 404s, not express's HTML page. */
+export function notFoundHandler(): RequestHandler {
+  return (req, res) => {
+    res.status(404).json({ detail: `No route matches ${req.method} ${req.path}.`, code: 'not_found' });
+  };
+}
+
+export function normalizeError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isTsoaValidateError(err)) return new ValidationError(tsoaFieldErrors(err.fields));
+  if (isBodyParserError(err)) {
+    switch (err.type) {
+      case 'entity.parse.failed':
+        return new ValidationError([{ field: 'body', message: 'Malformed JSON: the request body could not be parsed.' }], 'Malformed JSON: the request body could not be parsed.');
+      case 'entity.too.large':
+        return new AppError('payload_too_large', 'The request body is too large.');
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return new AppError('unsupported_media_type', 'The request body encoding is not supported; send UTF-8 JSON.');
+      default:
+        return new AppError('invalid_request', 'The request body could not be read.');
+    }
+  }
+  return new AppError('internal_error', 'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.', { cause: err });
+}
+
+interface TsoaValidateErrorLike {
+  name: string;
+  status: number;
+  fields: Record<string, { message: string; value?: unknown }>;
+}
+
+function isTsoaValidateError(err: unknown): err is TsoaValidateErrorLike {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ValidateError' && typeof (err as { fields?: unknown }).fields === 'object';
+}
+
+interface BodyParserErrorLike {
+  type: string;
+  status: number;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserErrorLike {
+  return typeof err === 'object' && err !== null && typeof (err as { type?: unknown }).type === 'string' && typeof (err as { status?: unknown }).status === 'number';
+}
+
+/**
+ * tsoa names fields like `body.expires_in`, `requestBody.name` or `page`; the client sent `body.x`/`query.x`,
+ * so we normalize tsoa's internal parameter names into where the value came from.
+ */
+function tsoaFieldErrors(fields: TsoaValidateErrorLike['fields']): FieldError[] {
+  return Object.entries(fields).map(([name, { message }]) => ({
+    field: name.replace(/^requestBody\b/, 'body').replace(/^body\.body\./, 'body.'),
+    message: humanizeTsoaMessage(message),
+  }));
+}
+
+function humanizeTsoaMessage(message: string): string {
+  const extra = /"([^"]+)" is an excess property and therefore is not allowed/.exec(message);
+  if (extra) return `unknown field "${extra[1]}" is not allowed`;
+  return message;
+}
+
+function describeForLog(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) return { type: err.name, message: err.message, stack: err.stack };
+  return { type: typeof err };
+}
