@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** Thrown at boot when the environment does not satisfy a service's schema; lists every problem at once. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(service: string, problems: string[]) {
+    super(`${service} cannot start; fix these environment variables:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * Parses the environment once at boot. Each service passes its own small zod schema;
+ * the error names every missing or invalid variable, never its value (values may be secrets).
+ */
+export function loadEnv<S extends z.ZodType>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || '(environment)';
+    return `${name}: ${issue.message}`;
+  });
+  throw new ConfigError(service, problems);
+}
+
+/** Variables every service reads, for reuse inside service schemas. */
+export const commonEnv = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Shared secret on /internal/v1 routes between services. */
+  PATCHBAY_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /** Public base URL as clients see it (the edge router), for absolute links. Optional: X-Forwarded-* headers are used otherwise. */
+  PATCHBAY_PUBLIC_URL: z.string().url().optional(),
+};
+
+export const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');

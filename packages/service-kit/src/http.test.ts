@@ -1,0 +1,47 @@
+import request from 'supertest';
+import { createLogger } from './logger';
+import { createServiceApp, finishServiceApp, healthHandler, startHttpService } from './http';
+
+const logger = createLogger('test', 'silent');
+
+describe('service app', () => {
+  it('echoes a well-formed X-Request-Id and makes one otherwise', async () => {
+    const app = createServiceApp({ logger });
+    app.get('/x', (_req, res) => {
+      res.json({ ok: true });
+    });
+    finishServiceApp(app, logger);
+    const given = await request(app).get('/x').set('X-Request-Id', 'abc-123');
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const made = await request(app).get('/x').set('X-Request-Id', 'bad id with spaces');
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers /healthz 503 naming the dependency that is down', async () => {
+    const app = createServiceApp({ logger });
+    app.get('/healthz', healthHandler('svc', [
+      { name: 'postgres', check: async () => undefined },
+      { name: 'redis', check: async () => Promise.reject(new Error('down')) },
+    ]));
+    const res = await request(app).get('/healthz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'unavailable', service: 'svc', checks: { postgres: 'ok', redis: 'unavailable' } });
+  });
+
+  it('lets an in-flight request finish on shutdown, then runs the hooks', async () => {
+    const app = createServiceApp({ logger });
+    let release: () => void = () => undefined;
+    app.get('/slow', (_req, res) => {
+      release = () => res.json({ done: true });
+    });
+    const hooks: string[] = [];
+    const svc = await startHttpService({ name: 't', app, port: 0, host: '127.0.0.1', logger, handleSignals: false, onShutdown: [async () => { hooks.push('closed'); }] });
+    const pending = fetch(`http://127.0.0.1:${svc.port}/slow`).then((r) => r.json());
+    await new Promise((r) => setTimeout(r, 50));
+    const stopped = svc.stop();
+    release();
+    await expect(pending).resolves.toEqual({ done: true });
+    await stopped;
+    expect(hooks).toEqual(['closed']);
+  });
+});

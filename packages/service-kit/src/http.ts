@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { errorMiddleware, notFoundHandler, type AppError } from '@patchbay/errors';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { requestContextStorage } from './logger';
+
+/** Request ids are accepted from the edge router when they look like ids, and made here otherwise. */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      requestContextStorage.run({ requestId }, () => {
+        logger.info({ method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+      });
+    });
+    requestContextStorage.run({ requestId }, () => next());
+  };
+}
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  /** Largest JSON body accepted; beyond it the client gets a 413. */
+  jsonLimit?: string;
+  /** Skip the per-request access log line (hot paths log through their own records). */
+  accessLog?: boolean;
+}
+
+/** The express app every service starts from: request id, access log, JSON bodies. */
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(options.logger));
+  app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
+  return app;
+}
+
+/** Call after the routes: JSON 404 for unknown routes, then the one error middleware. */
+export function finishServiceApp(app: Express, logger: Logger): void {
+  app.use(notFoundHandler());
+  app.use(
+    errorMiddleware({
+      logger,
+      onError: (error: AppError) => {
+        // Expected client errors are not span errors; server errors are.
+        if (!error.isServerError) return;
+        trace.getActiveSpan()?.setStatus({ code: SpanStatusCode.ERROR, message: error.code });
+      },
+    }),
+  );
+}
+
+export interface HealthCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+/** GET /healthz: 200 with every dependency ok, 503 naming the one that is not. */
+export function healthHandler(service: string, checks: HealthCheck[]): RequestHandler {
+  return async (_req, res) => {
+    const results: Record<string, string> = {};
+    let healthy = true;
+    await Promise.all(
+      checks.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), 2000);
+          results[name] = 'ok';
+        } catch {
+          healthy = false;
+          results[name] = 'unavailable';
+        }
+      }),
+    );
+    res.status(healthy ? 200 : 503).json({ status: healthy ? 'ok' : 'unavailable', service, checks: results });
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export interface RunningService {
+  server: Server;
+  port: number;
+  /** Stops accepting connections, lets in-flight requests finish, then runs the shutdown hooks in reverse order. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Listens and wires graceful shutdown on SIGTERM and SIGINT: the server stops accepting,
+ * in-flight requests finish (bounded by `drainMs`), then queues and connections close.
+ */
+export async function startHttpService(options: {
+  name: string;
+  app: Express | ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void);
+  port: number;
+  host?: string;
+  logger: Logger;
+  onShutdown?: Array<() => Promise<void>>;
+  drainMs?: number;
+  handleSignals?: boolean;
+}): Promise<RunningService> {
+  const { createServer } = await import('node:http');
+  const server = createServer(options.app);
+  // Keep-alive longer than typical proxy idle timeouts so the edge router's pooled sockets are not cut mid-request.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  options.logger.info({ port }, `${options.name} listening`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      options.logger.info(`${options.name} shutting down`);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Sockets that finish their last response while we drain become idle: close them as they do.
+      server.closeIdleConnections();
+      const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+      const drain = new Promise<void>((resolve) => setTimeout(resolve, options.drainMs ?? 10_000).unref());
+      await Promise.race([closed, drain]);
+      clearInterval(sweeper);
+      server.closeAllConnections();
+      for (const hook of [...(options.onShutdown ?? [])].reverse()) {
+        try {
+          await hook();
+        } catch (err) {
+          options.logger.error({ err }, 'shutdown hook failed');
+        }
+      }
+    })();
+    return stopping;
+  };
+
+  if (options.handleSignals !== false) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      options.logger.info({ signal }, 'signal received');
+      stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  return { server, port, stop };
+}

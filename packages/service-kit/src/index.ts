@@ -1,0 +1,6 @@
+export { ConfigError, booleanFromEnv, commonEnv, loadEnv } from './env';
+export { REDACTED_PATHS, createLogger, requestContextStorage } from './logger';
+export type { Logger, RequestContext } from './logger';
+export { createServiceApp, finishServiceApp, healthHandler, requestContext, startHttpService } from './http';
+export type { HealthCheck, RunningService, ServiceAppOptions } from './http';
+export { createRedis, pingRedis } from './redis';
