@@ -1,0 +1,28 @@
+export const SCOPES = ['runtime:all', 'management:all'] as const;
+export type Scope = (typeof SCOPES)[number];
+export type Environment = 'production' | 'test';
+
+/** Organization settings other services act on, carried with the key so the hot path needs no extra lookup. */
+export interface OrganizationSettings {
+  id: string;
+  plan: 'free' | 'paid';
+  monthlyCredits: number;
+  environmentMatching: boolean;
+  mcpRateLimitPerMinute: number;
+  callbackOrigins: string[];
+}
+
+/** What a verified access key may do. `null` restriction lists mean unrestricted on that dimension. */
+export interface KeyPrincipal {
+  keyId: string;
+  organizationId: string;
+  environment: Environment;
+  scopes: Scope[];
+  toolPackIds: string[] | null;
+  registeredUserIds: string[] | null;
+  /** ISO 8601, or null for a key that never expires. */
+  expiresAt: string | null;
+  isMaster: boolean;
+  serviceAccount: string | null;
+  organization: OrganizationSettings;
+}

@@ -1,0 +1,154 @@
+import { AuthenticationError } from '@patchbay/errors';
+import type Redis from 'ioredis';
+import { hashAccessKey } from './keys';
+import type { KeyPrincipal } from './principal';
+
+/** Looks a key up by its hash; null when no active key has that hash. */
+export type KeyLoader = (keyHash: string) => Promise<KeyPrincipal | null>;
+
+export const KEY_INVALIDATION_CHANNEL = 'patchbay:access-keys:invalidate';
+
+/** What is published when a key or an organization changes: every service drops the matching cache entries. */
+export type KeyInvalidation = { keyHash: string } | { keyId: string } | { organizationId: string };
+
+export interface KeyVerifierOptions {
+  loader: KeyLoader;
+  /** How long a verified key is trusted without asking again. Pub/sub invalidation makes changes immediate; this bounds a missed message. */
+  ttlMs?: number;
+  /** How long an unknown key is remembered as unknown, to spare the database repeated lookups of a bad key. */
+  negativeTtlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  principal: KeyPrincipal | null;
+  expiresAtMs: number | null;
+  cachedUntil: number;
+}
+
+const INVALID_KEY_MESSAGE = 'The access key is invalid, revoked or expired.';
+
+/**
+ * Verifies bearer keys with an in-process cache. A revoked, regenerated or expired key stops working
+ * at once: expiry is checked on every use, and revocation/regeneration arrive over Redis pub/sub.
+ * If the subscription drops, the whole cache is cleared on reconnect, since messages may have been missed.
+ */
+export class KeyVerifier {
+  private readonly cache = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<Entry>>();
+  private readonly loader: KeyLoader;
+  private readonly ttlMs: number;
+  private readonly negativeTtlMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+  private subscriber: Redis | null = null;
+
+  constructor(options: KeyVerifierOptions) {
+    this.loader = options.loader;
+    this.ttlMs = options.ttlMs ?? 60_000;
+    this.negativeTtlMs = options.negativeTtlMs ?? 2_000;
+    this.maxEntries = options.maxEntries ?? 50_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Returns the principal of a raw key, or throws a 401. */
+  async verify(rawKey: string): Promise<KeyPrincipal> {
+    const principal = await this.lookup(hashAccessKey(rawKey));
+    if (!principal) throw new AuthenticationError(INVALID_KEY_MESSAGE);
+    return principal;
+  }
+
+  /** Same as verify, but from a hash already computed. */
+  async lookup(keyHash: string): Promise<KeyPrincipal | null> {
+    const now = this.now();
+    let entry = this.cache.get(keyHash);
+    if (!entry || entry.cachedUntil <= now) entry = await this.load(keyHash);
+    if (!entry.principal) return null;
+    if (entry.expiresAtMs !== null && entry.expiresAtMs <= this.now()) return null;
+    return entry.principal;
+  }
+
+  private load(keyHash: string): Promise<Entry> {
+    const pending = this.inflight.get(keyHash);
+    if (pending) return pending;
+    const started = this.now();
+    const promise = this.loader(keyHash)
+      .then((principal) => {
+        const entry: Entry = {
+          principal,
+          expiresAtMs: principal?.expiresAt ? Date.parse(principal.expiresAt) : null,
+          cachedUntil: started + (principal ? this.ttlMs : this.negativeTtlMs),
+        };
+        // An invalidation that arrived while loading wins: only cache when nothing was dropped meanwhile.
+        if (this.inflight.get(keyHash) === promise) this.store(keyHash, entry);
+        return entry;
+      })
+      .finally(() => {
+        if (this.inflight.get(keyHash) === promise) this.inflight.delete(keyHash);
+      });
+    this.inflight.set(keyHash, promise);
+    return promise;
+  }
+
+  private store(keyHash: string, entry: Entry): void {
+    if (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(keyHash, entry);
+  }
+
+  /** Drops cached entries matching an invalidation message. */
+  invalidate(message: KeyInvalidation): void {
+    if ('keyHash' in message) {
+      this.cache.delete(message.keyHash);
+      this.inflight.delete(message.keyHash);
+      return;
+    }
+    for (const [hash, entry] of this.cache) {
+      const p = entry.principal;
+      if (!p) continue;
+      if (('keyId' in message && p.keyId === message.keyId) || ('organizationId' in message && p.organizationId === message.organizationId)) {
+        this.cache.delete(hash);
+      }
+    }
+    this.inflight.clear();
+  }
+
+  clear(): void {
+    this.cache.clear();
+    this.inflight.clear();
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** Listens for invalidations on a dedicated Redis connection (a subscribed connection can do nothing else). */
+  async subscribe(subscriber: Redis): Promise<void> {
+    this.subscriber = subscriber;
+    subscriber.on('message', (channel: string, payload: string) => {
+      if (channel !== KEY_INVALIDATION_CHANNEL) return;
+      try {
+        this.invalidate(JSON.parse(payload) as KeyInvalidation);
+      } catch {
+        this.clear();
+      }
+    });
+    // Messages published while disconnected are lost: start from an empty cache after any reconnect.
+    subscriber.on('ready', () => this.clear());
+    await subscriber.subscribe(KEY_INVALIDATION_CHANNEL);
+  }
+
+  async close(): Promise<void> {
+    if (this.subscriber) {
+      this.subscriber.disconnect();
+      this.subscriber = null;
+    }
+  }
+}
+
+export async function publishKeyInvalidation(redis: Redis, message: KeyInvalidation): Promise<void> {
+  await redis.publish(KEY_INVALIDATION_CHANNEL, JSON.stringify(message));
+}
