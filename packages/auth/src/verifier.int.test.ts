@@ -86,3 +86,21 @@ describe('KeyVerifier', () => {
     expect(verifier.size).toBe(0);
   });
 });
+
+describe('KeyVerifier while the invalidation channel is down', () => {
+  it('asks the source of truth on every use instead of trusting its cache', async () => {
+    let calls = 0;
+    const verifier = new KeyVerifier({ loader: async () => { calls += 1; return principal(); } });
+    const subscriber = new Redis(redisUrl);
+    await verifier.subscribe(subscriber);
+    await verifier.verify('pb_live_a');
+    await verifier.verify('pb_live_a');
+    expect(calls).toBe(1);
+    subscriber.disconnect();
+    await until(() => subscriber.status !== 'ready');
+    await verifier.verify('pb_live_a');
+    await verifier.verify('pb_live_a');
+    expect(calls).toBe(3);
+    await verifier.close();
+  });
+});

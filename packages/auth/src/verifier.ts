@@ -63,7 +63,9 @@ export class KeyVerifier {
   async lookup(keyHash: string): Promise<KeyPrincipal | null> {
     const now = this.now();
     let entry = this.cache.get(keyHash);
-    if (!entry || entry.cachedUntil <= now) entry = await this.load(keyHash);
+    // While the invalidation channel is down we could miss a revocation: ask every time until it is back.
+    const cacheTrusted = this.subscriber === null || this.subscriber.status === 'ready';
+    if (!entry || entry.cachedUntil <= now || !cacheTrusted) entry = await this.load(keyHash);
     if (!entry.principal) return null;
     if (entry.expiresAtMs !== null && entry.expiresAtMs <= this.now()) return null;
     return entry.principal;

@@ -1,0 +1,141 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { publishKeyInvalidation, type Environment, type Scope } from '@patchbay/auth';
+import { ValidationError } from '@patchbay/errors';
+import type Redis from 'ioredis';
+import type { Db } from '../db';
+import {
+  createOrganization,
+  createServiceAccountKey,
+  getOrganization,
+  listOrganizations,
+  updateOrganization,
+} from '../domain/organizations';
+
+export const USAGE = `Patchbay admin CLI
+
+  patchbay org create --name <name> [--plan free|paid] [--credits <monthly allotment>]
+                      [--callback-origin <origin> ...] [--no-master-key]
+  patchbay org update <organization_id> [--name <name>] [--plan free|paid] [--credits <n>]
+                      [--callback-origin <origin> ...] [--clear-callback-origins]
+                      [--environment-matching true|false] [--mcp-rate-limit <calls per minute>]
+  patchbay org show <organization_id>
+  patchbay org list
+  patchbay key create-service-account --org <organization_id> --service-account <name>
+                      [--environment production|test] [--scope runtime:all|management:all ...] [--name <name>]
+
+Every command prints one JSON object (org list: an array). Keys are printed once and never again.
+`;
+
+export class UsageError extends Error {}
+
+export interface CliDeps {
+  db: Db;
+  /** For telling running services that an organization's settings changed. */
+  redis: Redis;
+}
+
+function intOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw ValidationError.forField(name, `must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+function planOption(value: string | undefined): 'free' | 'paid' | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'free' && value !== 'paid') throw ValidationError.forField('plan', 'must be free or paid');
+  return value;
+}
+
+function boolOption(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'on') return true;
+  if (value === 'false' || value === 'off') return false;
+  throw ValidationError.forField(name, 'must be true or false');
+}
+
+/** Runs one CLI command and returns what it prints as JSON. */
+export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown> {
+  const [group, action, ...rest] = argv;
+  const parse = (options: NonNullable<ParseArgsConfig['options']>) => {
+    try {
+      return parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
+  if (group === 'org' && action === 'create') {
+    const { values } = parse({
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      credits: { type: 'string' },
+      'callback-origin': { type: 'string', multiple: true },
+      'no-master-key': { type: 'boolean' },
+    });
+    if (typeof values.name !== 'string') throw new UsageError('org create needs --name <name>');
+    return createOrganization(deps.db, {
+      name: values.name,
+      plan: planOption(values.plan as string | undefined),
+      monthlyCredits: intOption('credits', values.credits as string | undefined),
+      callbackOrigins: values['callback-origin'] as string[] | undefined,
+      withMasterKey: values['no-master-key'] !== true,
+    });
+  }
+  if (group === 'org' && action === 'update') {
+    const { values, positionals } = parse({
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      credits: { type: 'string' },
+      'callback-origin': { type: 'string', multiple: true },
+      'clear-callback-origins': { type: 'boolean' },
+      'environment-matching': { type: 'string' },
+      'mcp-rate-limit': { type: 'string' },
+    });
+    const id = positionals[0];
+    if (!id) throw new UsageError('org update needs the organization id');
+    const origins = values['clear-callback-origins'] === true ? [] : (values['callback-origin'] as string[] | undefined);
+    return updateOrganization(
+      deps.db,
+      id,
+      {
+        name: values.name as string | undefined,
+        plan: planOption(values.plan as string | undefined),
+        monthlyCredits: intOption('credits', values.credits as string | undefined),
+        callbackOrigins: origins,
+        environmentMatching: boolOption('environment-matching', values['environment-matching'] as string | undefined),
+        mcpRateLimitPerMinute: intOption('mcp-rate-limit', values['mcp-rate-limit'] as string | undefined),
+      },
+      (organizationId) => publishKeyInvalidation(deps.redis, { organizationId }),
+    );
+  }
+  if (group === 'org' && action === 'show') {
+    const { positionals } = parse({});
+    if (!positionals[0]) throw new UsageError('org show needs the organization id');
+    return getOrganization(deps.db, positionals[0]);
+  }
+  if (group === 'org' && action === 'list') {
+    parse({});
+    return listOrganizations(deps.db);
+  }
+  if (group === 'key' && action === 'create-service-account') {
+    const { values } = parse({
+      org: { type: 'string' },
+      'service-account': { type: 'string' },
+      environment: { type: 'string' },
+      scope: { type: 'string', multiple: true },
+      name: { type: 'string' },
+    });
+    if (typeof values.org !== 'string' || typeof values['service-account'] !== 'string') {
+      throw new UsageError('key create-service-account needs --org <organization_id> and --service-account <name>');
+    }
+    const environment = values.environment as string | undefined;
+    if (environment !== undefined && environment !== 'production' && environment !== 'test') throw ValidationError.forField('environment', 'must be production or test');
+    return createServiceAccountKey(deps.db, {
+      organizationId: values.org,
+      serviceAccount: values['service-account'],
+      environment: environment as Environment | undefined,
+      scopes: values.scope as Scope[] | undefined,
+      name: values.name as string | undefined,
+    });
+  }
+  throw new UsageError(argv.length === 0 || group === 'help' || group === '--help' ? '' : `unknown command: ${argv.slice(0, 2).join(' ')}`);
+}

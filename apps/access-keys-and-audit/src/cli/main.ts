@@ -1,0 +1,62 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { AppError } from '@patchbay/errors';
+import { createRedis } from '@patchbay/service-kit';
+import { DB_SCHEMA, MIGRATIONS_DIR } from '../config';
+import { createPrisma } from '../db';
+import { USAGE, UsageError, runCommand } from './commands';
+
+/**
+ * Where `pnpm start` recorded the database it uses (an embedded PostgreSQL when none was running),
+ * so the CLI talks to the same one without the user exporting anything.
+ */
+function databaseUrl(): string {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const runtimeFile = path.resolve(__dirname, '..', '..', '..', '..', '.data', 'runtime.json');
+  if (existsSync(runtimeFile)) {
+    const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8')) as { DATABASE_URL?: string };
+    if (runtime.DATABASE_URL) return runtime.DATABASE_URL;
+  }
+  return 'postgresql://postgres@127.0.0.1:5432/patchbay';
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const url = databaseUrl();
+  await ensureDatabase(url);
+  await applyMigrations({ databaseUrl: url, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });
+  const db = createPrisma(url, 2);
+  const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { name: 'patchbay-cli', lazyConnect: true });
+  try {
+    const result = await runCommand(argv, { db, redis });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message ? `error: ${err.message}\n\n` : ''}${USAGE}`);
+      return 2;
+    }
+    if (err instanceof AppError) {
+      const fields = err.fieldErrors?.map((f) => `  --${f.field}: ${f.message}`).join('\n');
+      process.stderr.write(`error: ${fields ? `invalid options\n${fields}` : err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await db.$disconnect();
+    redis.disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,363 @@
+import {
+  type Environment,
+  type KeyPrincipal,
+  type Scope,
+  SCOPES,
+  generateAccessKey,
+  hashesEqual,
+  maskAccessKey,
+} from '@patchbay/auth';
+import {
+  InvalidRequestError,
+  KeyScopeViolationError,
+  NotFoundError,
+  PermissionDeniedError,
+  ValidationError,
+  type FieldError,
+} from '@patchbay/errors';
+import type { PageParams } from '@patchbay/pagination';
+import type { Db, Tx } from '../db';
+import type { AccessKey, Organization } from '../generated/prisma/client';
+import { recordAuditEvent } from './audit-log';
+import { covers, expiryCovers, isUnrestrictedKey, restrictionCovers, type KeyDimensions } from './coverage';
+import { AUDIT_EVENT_TYPES } from './event-types';
+
+export const DEFAULT_KEY_LIFETIME_DAYS = 90;
+const SOURCE = 'access-keys-and-audit';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The wire shape of an access key. The secret appears only in `key`, on create and regenerate. */
+export interface AccessKeyRecord {
+  id: string;
+  /** Null only for the master key. */
+  name: string | null;
+  environment: Environment;
+  key_masked: string;
+  scopes: Scope[];
+  tool_pack_ids: string[] | null;
+  registered_user_ids: string[] | null;
+  expires_at: string | null;
+  is_master: boolean;
+  /** Set for a key linked to a service account; such a key cannot be regenerated. */
+  service_account: string | null;
+  status: 'active' | 'revoked' | 'expired';
+  created_at: string;
+  regenerated_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AccessKeyWithSecret extends AccessKeyRecord {
+  key: string;
+}
+
+export interface CreateAccessKeyInput {
+  name?: string;
+  scopes?: string[];
+  tool_pack_ids?: string[] | null;
+  registered_user_ids?: string[] | null;
+  expires_at?: string | null;
+  expires_in?: number;
+}
+
+/** Side effects after a commit: other services drop the key from their caches. */
+export interface KeyEvents {
+  keyChanged(oldKeyHash: string): Promise<void>;
+}
+
+export function dimensionsOfRow(row: AccessKey): KeyDimensions {
+  return {
+    id: row.id,
+    environment: row.environment,
+    scopes: row.scopes as Scope[],
+    toolPackIds: row.toolPacksRestricted ? row.toolPackIds : null,
+    registeredUserIds: row.usersRestricted ? row.registeredUserIds : null,
+    expiresAt: row.expiresAt,
+  };
+}
+
+export function dimensionsOfPrincipal(p: KeyPrincipal): KeyDimensions {
+  return {
+    id: p.keyId,
+    environment: p.environment,
+    scopes: p.scopes,
+    toolPackIds: p.toolPackIds,
+    registeredUserIds: p.registeredUserIds,
+    expiresAt: p.expiresAt ? new Date(p.expiresAt) : null,
+  };
+}
+
+function statusOf(row: AccessKey, now: Date): AccessKeyRecord['status'] {
+  if (row.revokedAt) return 'revoked';
+  if (row.expiresAt && row.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+export function toAccessKeyRecord(row: AccessKey, now: Date = new Date()): AccessKeyRecord {
+  const d = dimensionsOfRow(row);
+  return {
+    id: row.id,
+    name: row.name,
+    environment: row.environment,
+    key_masked: maskAccessKey(row.keyPrefix, row.keyLast4),
+    scopes: d.scopes,
+    tool_pack_ids: d.toolPackIds,
+    registered_user_ids: d.registeredUserIds,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    is_master: row.isMaster,
+    service_account: row.serviceAccount,
+    status: statusOf(row, now),
+    created_at: row.createdAt.toISOString(),
+    regenerated_at: row.regeneratedAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** The principal other services act on, from a key row and its organization. */
+export function toPrincipal(row: AccessKey & { organization: Organization }): KeyPrincipal {
+  const d = dimensionsOfRow(row);
+  return {
+    keyId: row.id,
+    organizationId: row.organizationId,
+    environment: row.environment,
+    scopes: d.scopes,
+    toolPackIds: d.toolPackIds,
+    registeredUserIds: d.registeredUserIds,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    isMaster: row.isMaster,
+    serviceAccount: row.serviceAccount,
+    organization: {
+      id: row.organization.id,
+      plan: row.organization.plan,
+      monthlyCredits: row.organization.monthlyCredits,
+      environmentMatching: row.organization.environmentMatching,
+      mcpRateLimitPerMinute: row.organization.mcpRateLimitPerMinute,
+      callbackOrigins: row.organization.callbackOrigins,
+    },
+  };
+}
+
+/** Finds the active key with this hash; revoked keys are never returned. Expiry is checked by the verifier. */
+export async function loadPrincipalByHash(db: Db, keyHash: string): Promise<KeyPrincipal | null> {
+  const row = await db.accessKey.findUnique({ where: { keyHash }, include: { organization: true } });
+  if (!row || row.revokedAt || !hashesEqual(row.keyHash, keyHash)) return null;
+  return toPrincipal(row);
+}
+
+function validateIdList(field: string, value: string[] | null | undefined, errors: FieldError[]): void {
+  if (value === undefined || value === null) return;
+  if (value.length === 0) {
+    errors.push({ field: `body.${field}`, message: 'must list at least one id, or be null for unrestricted' });
+    return;
+  }
+  const bad = value.filter((v) => !UUID.test(v));
+  if (bad.length > 0) errors.push({ field: `body.${field}`, message: `must contain UUIDs only; not UUIDs: ${bad.slice(0, 5).join(', ')}` });
+}
+
+/**
+ * Resolves the new key's dimensions from the request and the caller. Omitted restrictions and
+ * scopes are inherited from the caller; anything wider than the caller is refused (spec, Authentication 8).
+ */
+export function resolveNewKeyDimensions(caller: KeyPrincipal, input: CreateAccessKeyInput, now: Date): Omit<KeyDimensions, 'id'> & { name: string } {
+  const errors: FieldError[] = [];
+  const name = input.name?.trim();
+  if (!name) errors.push({ field: 'body.name', message: 'is required' });
+  else if (name.length > 255) errors.push({ field: 'body.name', message: 'must be at most 255 characters' });
+  if (input.scopes !== undefined) {
+    if (input.scopes.length === 0) errors.push({ field: 'body.scopes', message: `must contain at least one of ${SCOPES.join(', ')}` });
+    const unknown = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0) errors.push({ field: 'body.scopes', message: `unknown scopes ${unknown.join(', ')}; allowed: ${SCOPES.join(', ')}` });
+  }
+  validateIdList('tool_pack_ids', input.tool_pack_ids, errors);
+  validateIdList('registered_user_ids', input.registered_user_ids, errors);
+
+  let expiresAt: Date | null;
+  const hasAt = input.expires_at !== undefined;
+  const hasIn = input.expires_in !== undefined;
+  if (hasAt && hasIn) {
+    errors.push({ field: 'body.expires_in', message: 'send either expires_at or expires_in, not both' });
+    expiresAt = null;
+  } else if (hasIn) {
+    const seconds = input.expires_in as number;
+    if (!Number.isSafeInteger(seconds) || seconds < 1) errors.push({ field: 'body.expires_in', message: 'must be a whole number of seconds, at least 1' });
+    expiresAt = new Date(now.getTime() + seconds * 1000);
+  } else if (hasAt && input.expires_at !== null) {
+    const parsed = new Date(input.expires_at as string);
+    if (Number.isNaN(parsed.getTime())) errors.push({ field: 'body.expires_at', message: 'must be an ISO 8601 date-time or null' });
+    else if (parsed <= now) errors.push({ field: 'body.expires_at', message: 'must be in the future' });
+    expiresAt = parsed;
+  } else if (hasAt) {
+    expiresAt = null;
+  } else {
+    // The 90-day default never outlives the caller: a key cannot create a key wider than itself.
+    const defaultExpiry = new Date(now.getTime() + DEFAULT_KEY_LIFETIME_DAYS * 86_400_000);
+    const callerExpiry = caller.expiresAt ? new Date(caller.expiresAt) : null;
+    expiresAt = callerExpiry && callerExpiry < defaultExpiry ? callerExpiry : defaultExpiry;
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const scopes = (input.scopes ?? caller.scopes) as Scope[];
+  const toolPackIds = input.tool_pack_ids === undefined ? caller.toolPackIds : input.tool_pack_ids;
+  const registeredUserIds = input.registered_user_ids === undefined ? caller.registeredUserIds : input.registered_user_ids;
+
+  const wider: string[] = [];
+  if (!scopes.every((s) => caller.scopes.includes(s))) wider.push('scopes must be a subset of the calling key\'s scopes');
+  if (!restrictionCovers(caller.toolPackIds, toolPackIds)) {
+    wider.push(toolPackIds === null ? 'tool_pack_ids may be null (unrestricted) only when the calling key is unrestricted on tool packs' : 'tool_pack_ids must be a subset of the calling key\'s tool packs');
+  }
+  if (!restrictionCovers(caller.registeredUserIds, registeredUserIds)) {
+    wider.push(registeredUserIds === null ? 'registered_user_ids may be null (unrestricted) only when the calling key is unrestricted on registered users' : 'registered_user_ids must be a subset of the calling key\'s registered users');
+  }
+  if (!expiryCovers(caller.expiresAt ? new Date(caller.expiresAt) : null, expiresAt)) wider.push('the new key must expire no later than the calling key');
+  if (wider.length > 0) throw new PermissionDeniedError(`A new key cannot be wider than the calling key: ${wider.join('; ')}.`);
+
+  return {
+    name: name as string,
+    environment: caller.environment,
+    scopes: [...new Set(scopes)],
+    toolPackIds: toolPackIds === null ? null : [...new Set(toolPackIds)],
+    registeredUserIds: registeredUserIds === null ? null : [...new Set(registeredUserIds)],
+    expiresAt,
+  };
+}
+
+export class AccessKeyService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: KeyEvents,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async list(caller: KeyPrincipal, page: PageParams): Promise<{ count: number; results: AccessKeyRecord[] }> {
+    const now = this.clock();
+    const where = {
+      organizationId: caller.organizationId,
+      environment: caller.environment,
+      revokedAt: null,
+      OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+    };
+    const [count, rows] = await Promise.all([
+      this.db.accessKey.count({ where }),
+      this.db.accessKey.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
+    ]);
+    return { count, results: rows.map((r) => toAccessKeyRecord(r, now)) };
+  }
+
+  async get(caller: KeyPrincipal, keyId: string): Promise<AccessKeyRecord> {
+    return toAccessKeyRecord(await this.findInEnvironment(this.db, caller, keyId), this.clock());
+  }
+
+  async create(caller: KeyPrincipal, input: CreateAccessKeyInput): Promise<AccessKeyWithSecret> {
+    const now = this.clock();
+    const dims = resolveNewKeyDimensions(caller, input, now);
+    const material = generateAccessKey(dims.environment);
+    const row = await this.db.$transaction(async (tx) => {
+      const created = await tx.accessKey.create({
+        data: {
+          organizationId: caller.organizationId,
+          environment: dims.environment,
+          name: dims.name,
+          keyHash: material.hash,
+          keyPrefix: material.prefix,
+          keyLast4: material.last4,
+          scopes: dims.scopes,
+          toolPacksRestricted: dims.toolPackIds !== null,
+          toolPackIds: dims.toolPackIds ?? [],
+          usersRestricted: dims.registeredUserIds !== null,
+          registeredUserIds: dims.registeredUserIds ?? [],
+          expiresAt: dims.expiresAt,
+          createdByKeyId: caller.keyId,
+          createdAt: now,
+        },
+      });
+      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyCreated, caller, created, now));
+      return created;
+    });
+    return { ...toAccessKeyRecord(row, now), key: material.key };
+  }
+
+  async regenerate(caller: KeyPrincipal, keyId: string): Promise<AccessKeyWithSecret> {
+    const now = this.clock();
+    const { row, oldHash, key } = await this.db.$transaction(async (tx) => {
+      const target = await this.findInEnvironment(tx, caller, keyId, { forUpdate: true });
+      if (target.revokedAt) throw new NotFoundError('Access key not found.');
+      if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
+      if (target.environment === 'test') throw new InvalidRequestError('Test keys cannot be regenerated; revoke the key and create a new one.');
+      if (target.serviceAccount) throw new InvalidRequestError('This key is linked to a service account and has no secret to regenerate; revoke it and link a new key instead.');
+      if (target.expiresAt && target.expiresAt <= now) throw new InvalidRequestError('This key has expired; regenerating keeps its expiry, so create a new key instead.');
+      const material = generateAccessKey(target.environment);
+      const updated = await tx.accessKey.update({
+        where: { id: target.id },
+        data: { keyHash: material.hash, keyPrefix: material.prefix, keyLast4: material.last4, regeneratedAt: now },
+      });
+      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRegenerated, caller, updated, now));
+      return { row: updated, oldHash: target.keyHash, key: material.key };
+    });
+    await this.events.keyChanged(oldHash);
+    return { ...toAccessKeyRecord(row, now), key };
+  }
+
+  async revoke(caller: KeyPrincipal, keyId: string): Promise<void> {
+    const now = this.clock();
+    const oldHash = await this.db.$transaction(async (tx) => {
+      // One revocation at a time per organization, so two concurrent revokes cannot remove the last two unrestricted keys.
+      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${caller.organizationId}::uuid FOR UPDATE`;
+      const target = await this.findInEnvironment(tx, caller, keyId, { forUpdate: true });
+      if (target.revokedAt) throw new NotFoundError('Access key not found.');
+      if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
+      if (target.isMaster) throw new InvalidRequestError('The master key cannot be revoked; regenerate it instead.');
+      if (target.environment === 'production' && isUnrestrictedKey(dimensionsOfRow(target)) && (!target.expiresAt || target.expiresAt > now)) {
+        const others = await tx.accessKey.findMany({
+          where: {
+            organizationId: target.organizationId,
+            environment: 'production',
+            revokedAt: null,
+            id: { not: target.id },
+            toolPacksRestricted: false,
+            usersRestricted: false,
+            OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+          },
+        });
+        if (!others.some((k) => isUnrestrictedKey(dimensionsOfRow(k)))) {
+          throw new InvalidRequestError('This is the organization\'s last unrestricted production key and cannot be revoked; create another unrestricted production key first.');
+        }
+      }
+      const revoked = await tx.accessKey.update({ where: { id: target.id }, data: { revokedAt: now, revokedByKeyId: caller.keyId } });
+      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRevoked, caller, revoked, now));
+      return target.keyHash;
+    });
+    await this.events.keyChanged(oldHash);
+  }
+
+  /** A key of the caller's organization and environment; the other environment's keys are 404 like missing ones. */
+  private async findInEnvironment(db: Tx, caller: KeyPrincipal, keyId: string, options: { forUpdate?: boolean } = {}): Promise<AccessKey> {
+    if (!UUID.test(keyId)) throw new NotFoundError('Access key not found.');
+    if (options.forUpdate) await db.$queryRaw`SELECT id FROM access_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+    const row = await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, environment: caller.environment } });
+    if (!row) throw new NotFoundError('Access key not found.');
+    return row;
+  }
+}
+
+function keyEvent(eventType: string, caller: KeyPrincipal, target: AccessKey, now: Date) {
+  const record = toAccessKeyRecord(target, now);
+  return {
+    organizationId: target.organizationId,
+    environment: target.environment,
+    eventType,
+    actorType: 'access_key' as const,
+    actorKeyId: caller.keyId,
+    targetKeyId: target.id,
+    resourceType: 'access_key',
+    resourceId: target.id,
+    sourceService: SOURCE,
+    details: {
+      name: record.name,
+      key_masked: record.key_masked,
+      scopes: record.scopes,
+      tool_pack_ids: record.tool_pack_ids,
+      registered_user_ids: record.registered_user_ids,
+      expires_at: record.expires_at,
+    },
+    createdAt: now,
+  };
+}

@@ -1,0 +1,145 @@
+import type { Environment, KeyPrincipal } from '@patchbay/auth';
+import { ValidationError, type FieldError } from '@patchbay/errors';
+import type { PageParams } from '@patchbay/pagination';
+import type { Db, Tx } from '../db';
+import type { AuditEvent as AuditEventRow, Prisma } from '../generated/prisma/client';
+import { EVENT_TYPE_PATTERN, type ActorType } from './event-types';
+
+/** Default listing window; older events stay stored and are returned when asked for explicitly. */
+export const AUDIT_DEFAULT_WINDOW_DAYS = 90;
+
+export interface NewAuditEvent {
+  /** Given for events that arrive over the queue, so a retried delivery is stored once. */
+  id?: string;
+  organizationId: string;
+  environment: Environment;
+  eventType: string;
+  actorType: ActorType;
+  actorKeyId?: string | null;
+  targetKeyId?: string | null;
+  userId?: string | null;
+  resourceType?: string | null;
+  resourceId?: string | null;
+  sourceService: string;
+  details?: Record<string, unknown>;
+  createdAt?: Date;
+}
+
+/** The wire shape of an audit event (documented in the README). */
+export interface AuditEventRecord {
+  id: string;
+  event_type: string;
+  created_at: string;
+  environment: Environment;
+  /** Who acted: access_key, admin_cli, system or service. */
+  actor_type: string;
+  /** The acting key, when a key acted. */
+  actor_key_id: string | null;
+  /** The key acted upon, for access_key.* events; with actor_key_id it names both keys of a rotation. */
+  target_key_id: string | null;
+  /** The registered user the event concerns. */
+  user_id: string | null;
+  resource_type: string | null;
+  resource_id: string | null;
+  source_service: string;
+  details: Record<string, unknown>;
+}
+
+/** Records an event inside the caller's transaction, so the change and its audit entry commit together. */
+export async function recordAuditEvent(tx: Tx, event: NewAuditEvent): Promise<void> {
+  await tx.auditEvent.create({ data: toRow(event) });
+}
+
+/** Stores an event delivered by the queue; a redelivered event id is ignored. Returns whether it was new. */
+export async function storeDeliveredAuditEvent(db: Db, event: NewAuditEvent & { id: string }): Promise<boolean> {
+  const result = await db.auditEvent.createMany({ data: [toRow(event)], skipDuplicates: true });
+  return result.count === 1;
+}
+
+function toRow(event: NewAuditEvent): Prisma.AuditEventUncheckedCreateInput {
+  if (!EVENT_TYPE_PATTERN.test(event.eventType)) throw new Error(`invalid audit event type ${event.eventType}`);
+  return {
+    id: event.id,
+    organizationId: event.organizationId,
+    environment: event.environment,
+    eventType: event.eventType,
+    actorType: event.actorType,
+    actorKeyId: event.actorKeyId ?? null,
+    targetKeyId: event.targetKeyId ?? null,
+    userId: event.userId ?? null,
+    resourceType: event.resourceType ?? null,
+    resourceId: event.resourceId ?? null,
+    sourceService: event.sourceService,
+    details: (event.details ?? {}) as Prisma.InputJsonValue,
+    createdAt: event.createdAt,
+  };
+}
+
+export interface AuditLogFilters {
+  createdAfter?: string;
+  createdBefore?: string;
+  eventType?: string;
+  userId?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function parseDate(field: string, value: string | undefined, errors: FieldError[]): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    errors.push({ field: `query.${field}`, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' });
+    return undefined;
+  }
+  return date;
+}
+
+/**
+ * The environment's events, newest first. Without created_after the list covers the last 90 days;
+ * asking with an earlier created_after returns older events too.
+ */
+export async function listAuditEvents(
+  db: Db,
+  principal: KeyPrincipal,
+  filters: AuditLogFilters,
+  page: PageParams,
+  now: Date = new Date(),
+): Promise<{ count: number; results: AuditEventRecord[] }> {
+  const errors: FieldError[] = [];
+  const after = parseDate('created_after', filters.createdAfter, errors);
+  const before = parseDate('created_before', filters.createdBefore, errors);
+  if (filters.userId !== undefined && !UUID.test(filters.userId)) errors.push({ field: 'query.user_id', message: 'must be a UUID' });
+  if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const windowStart = new Date(now.getTime() - AUDIT_DEFAULT_WINDOW_DAYS * 86_400_000);
+  const where: Prisma.AuditEventWhereInput = {
+    organizationId: principal.organizationId,
+    environment: principal.environment,
+    createdAt: { gte: after ?? windowStart, ...(before ? { lte: before } : {}) },
+    ...(filters.eventType ? { eventType: filters.eventType } : {}),
+    ...(filters.userId ? { userId: filters.userId } : {}),
+  };
+  const [count, rows] = await Promise.all([
+    db.auditEvent.count({ where }),
+    db.auditEvent.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
+  ]);
+  return { count, results: rows.map(toAuditEventRecord) };
+}
+
+export function toAuditEventRecord(row: AuditEventRow): AuditEventRecord {
+  return {
+    id: row.id,
+    event_type: row.eventType,
+    created_at: row.createdAt.toISOString(),
+    environment: row.environment,
+    actor_type: row.actorType,
+    actor_key_id: row.actorKeyId,
+    target_key_id: row.targetKeyId,
+    user_id: row.userId,
+    resource_type: row.resourceType,
+    resource_id: row.resourceId,
+    source_service: row.sourceService,
+    details: row.details as Record<string, unknown>,
+  };
+}

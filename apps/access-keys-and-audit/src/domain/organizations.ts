@@ -1,0 +1,223 @@
+import { SCOPES, type Environment, type Scope, generateAccessKey } from '@patchbay/auth';
+import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
+import type { Db } from '../db';
+import type { Organization, Plan } from '../generated/prisma/client';
+import { recordAuditEvent } from './audit-log';
+import { toAccessKeyRecord, type AccessKeyWithSecret } from './access-keys';
+import { AUDIT_EVENT_TYPES } from './event-types';
+
+const SOURCE = 'access-keys-and-audit';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Monthly credit allotments when the CLI is not given one (the spec leaves them to us). */
+export const DEFAULT_MONTHLY_CREDITS: Record<Plan, number> = { free: 1_000, paid: 100_000 };
+export const DEFAULT_MCP_RATE_LIMIT_PER_MINUTE = 30;
+
+export interface OrganizationRecord {
+  organization_id: string;
+  name: string;
+  plan: Plan;
+  monthly_credits: number;
+  callback_origins: string[];
+  environment_matching: boolean;
+  mcp_rate_limit_per_minute: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toOrganizationRecord(org: Organization): OrganizationRecord {
+  return {
+    organization_id: org.id,
+    name: org.name,
+    plan: org.plan,
+    monthly_credits: org.monthlyCredits,
+    callback_origins: org.callbackOrigins,
+    environment_matching: org.environmentMatching,
+    mcp_rate_limit_per_minute: org.mcpRateLimitPerMinute,
+    created_at: org.createdAt.toISOString(),
+    updated_at: org.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A callback origin is scheme://host[:port] and nothing else. https is required except for
+ * localhost, so a newcomer can test a callback on their own machine.
+ */
+export function normalizeCallbackOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw ValidationError.forField('callback_origin', `"${value}" is not a URL; give an origin like https://app.example.com`);
+  }
+  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
+    throw ValidationError.forField('callback_origin', `"${value}" must use https (http is allowed only for localhost)`);
+  }
+  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw ValidationError.forField('callback_origin', `"${value}" must be an origin only (scheme, host and port), without path, query or credentials`);
+  }
+  return url.origin;
+}
+
+export interface CreateOrganizationInput {
+  name: string;
+  plan?: Plan;
+  monthlyCredits?: number;
+  callbackOrigins?: string[];
+  /** Without a master key the organization starts with one named unrestricted production key instead. */
+  withMasterKey?: boolean;
+}
+
+export interface CreatedOrganization extends OrganizationRecord {
+  master_key: string | null;
+  master_key_id: string | null;
+  initial_key: string | null;
+  initial_key_id: string | null;
+  test_key: string;
+  test_key_id: string;
+}
+
+function validateSettings(input: { name?: string; monthlyCredits?: number; mcpRateLimitPerMinute?: number }): void {
+  const errors: FieldError[] = [];
+  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 255)) errors.push({ field: 'name', message: 'must be 1 to 255 characters' });
+  if (input.monthlyCredits !== undefined && (!Number.isSafeInteger(input.monthlyCredits) || input.monthlyCredits < 0)) errors.push({ field: 'credits', message: 'must be a whole number of 0 or more' });
+  if (input.mcpRateLimitPerMinute !== undefined && (!Number.isSafeInteger(input.mcpRateLimitPerMinute) || input.mcpRateLimitPerMinute < 1 || input.mcpRateLimitPerMinute > 100_000)) {
+    errors.push({ field: 'mcp-rate-limit', message: 'must be a whole number from 1 to 100000 calls per minute' });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+}
+
+function newKeyData(organizationId: string, environment: Environment, name: string | null, isMaster: boolean, scopes: readonly Scope[] = SCOPES) {
+  const material = generateAccessKey(environment);
+  return {
+    material,
+    data: {
+      organizationId,
+      environment,
+      name,
+      keyHash: material.hash,
+      keyPrefix: material.prefix,
+      keyLast4: material.last4,
+      scopes: [...scopes],
+      isMaster,
+      expiresAt: null,
+    },
+  };
+}
+
+export async function createOrganization(db: Db, input: CreateOrganizationInput): Promise<CreatedOrganization> {
+  const plan = input.plan ?? 'free';
+  validateSettings({ name: input.name, monthlyCredits: input.monthlyCredits });
+  const origins = [...new Set((input.callbackOrigins ?? []).map(normalizeCallbackOrigin))];
+  const withMaster = input.withMasterKey ?? true;
+  return db.$transaction(async (tx) => {
+    const org = await tx.organization.create({
+      data: { name: input.name.trim(), plan, monthlyCredits: input.monthlyCredits ?? DEFAULT_MONTHLY_CREDITS[plan], callbackOrigins: origins },
+    });
+    const production = newKeyData(org.id, 'production', withMaster ? null : 'Initial key', withMaster);
+    const test = newKeyData(org.id, 'test', 'Test key', false);
+    const productionKey = await tx.accessKey.create({ data: production.data });
+    const testKey = await tx.accessKey.create({ data: test.data });
+    const base = { organizationId: org.id, actorType: 'admin_cli' as const, sourceService: SOURCE };
+    await recordAuditEvent(tx, { ...base, environment: 'production', eventType: AUDIT_EVENT_TYPES.organizationCreated, resourceType: 'organization', resourceId: org.id, details: { name: org.name, plan } });
+    await recordAuditEvent(tx, { ...base, environment: 'production', eventType: AUDIT_EVENT_TYPES.accessKeyCreated, targetKeyId: productionKey.id, resourceType: 'access_key', resourceId: productionKey.id, details: { name: productionKey.name, is_master: withMaster, key_masked: toAccessKeyRecord(productionKey).key_masked } });
+    await recordAuditEvent(tx, { ...base, environment: 'test', eventType: AUDIT_EVENT_TYPES.accessKeyCreated, targetKeyId: testKey.id, resourceType: 'access_key', resourceId: testKey.id, details: { name: testKey.name, key_masked: toAccessKeyRecord(testKey).key_masked } });
+    return {
+      ...toOrganizationRecord(org),
+      master_key: withMaster ? production.material.key : null,
+      master_key_id: withMaster ? productionKey.id : null,
+      initial_key: withMaster ? null : production.material.key,
+      initial_key_id: withMaster ? null : productionKey.id,
+      test_key: test.material.key,
+      test_key_id: testKey.id,
+    };
+  });
+}
+
+export interface UpdateOrganizationInput {
+  name?: string;
+  plan?: Plan;
+  monthlyCredits?: number;
+  callbackOrigins?: string[];
+  environmentMatching?: boolean;
+  mcpRateLimitPerMinute?: number;
+}
+
+export async function updateOrganization(db: Db, organizationId: string, input: UpdateOrganizationInput, onChanged: (id: string) => Promise<void>): Promise<OrganizationRecord> {
+  await getOrganizationRow(db, organizationId);
+  validateSettings(input);
+  const data = {
+    ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+    ...(input.plan !== undefined ? { plan: input.plan } : {}),
+    ...(input.monthlyCredits !== undefined ? { monthlyCredits: input.monthlyCredits } : {}),
+    ...(input.callbackOrigins !== undefined ? { callbackOrigins: [...new Set(input.callbackOrigins.map(normalizeCallbackOrigin))] } : {}),
+    ...(input.environmentMatching !== undefined ? { environmentMatching: input.environmentMatching } : {}),
+    ...(input.mcpRateLimitPerMinute !== undefined ? { mcpRateLimitPerMinute: input.mcpRateLimitPerMinute } : {}),
+  };
+  const org = await db.$transaction(async (tx) => {
+    const updated = await tx.organization.update({ where: { id: organizationId }, data });
+    await recordAuditEvent(tx, {
+      organizationId,
+      environment: 'production',
+      eventType: AUDIT_EVENT_TYPES.organizationUpdated,
+      actorType: 'admin_cli',
+      resourceType: 'organization',
+      resourceId: organizationId,
+      sourceService: SOURCE,
+      details: { changed: Object.keys(data) },
+    });
+    return updated;
+  });
+  // Services cache organization settings with each key: drop them so the change applies at once.
+  await onChanged(organizationId);
+  return toOrganizationRecord(org);
+}
+
+async function getOrganizationRow(db: Db, organizationId: string): Promise<Organization> {
+  const org = UUID.test(organizationId) ? await db.organization.findUnique({ where: { id: organizationId } }) : null;
+  if (!org) throw new NotFoundError(`Organization ${organizationId} not found.`);
+  return org;
+}
+
+export async function getOrganization(db: Db, organizationId: string): Promise<OrganizationRecord> {
+  return toOrganizationRecord(await getOrganizationRow(db, organizationId));
+}
+
+export async function listOrganizations(db: Db): Promise<OrganizationRecord[]> {
+  const orgs = await db.organization.findMany({ orderBy: { createdAt: 'asc' } });
+  return orgs.map(toOrganizationRecord);
+}
+
+/**
+ * A key linked to a service account: created only by the admin CLI, shown once, never regenerated
+ * (the service account's owner revokes it and links a new one).
+ */
+export async function createServiceAccountKey(
+  db: Db,
+  input: { organizationId: string; serviceAccount: string; environment?: Environment; scopes?: Scope[]; name?: string },
+): Promise<AccessKeyWithSecret> {
+  await getOrganizationRow(db, input.organizationId);
+  const serviceAccount = input.serviceAccount.trim();
+  if (!serviceAccount || serviceAccount.length > 255) throw ValidationError.forField('service-account', 'must be 1 to 255 characters');
+  const scopes = input.scopes ?? [...SCOPES];
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0 || scopes.length === 0) throw ValidationError.forField('scopes', `must be one or more of ${SCOPES.join(', ')}`);
+  const environment = input.environment ?? 'production';
+  const { material, data } = newKeyData(input.organizationId, environment, input.name ?? `Service account ${serviceAccount}`, false, scopes);
+  return db.$transaction(async (tx) => {
+    const row = await tx.accessKey.create({ data: { ...data, serviceAccount } });
+    await recordAuditEvent(tx, {
+      organizationId: input.organizationId,
+      environment,
+      eventType: AUDIT_EVENT_TYPES.accessKeyCreated,
+      actorType: 'admin_cli',
+      targetKeyId: row.id,
+      resourceType: 'access_key',
+      resourceId: row.id,
+      sourceService: SOURCE,
+      details: { name: row.name, service_account: serviceAccount, scopes, key_masked: toAccessKeyRecord(row).key_masked },
+    });
+    return { ...toAccessKeyRecord(row), key: material.key };
+  });
+}

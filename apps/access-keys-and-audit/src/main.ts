@@ -1,0 +1,42 @@
+import { KeyVerifier } from '@patchbay/auth';
+import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { ConfigError, createLogger, createRedis, startHttpService } from '@patchbay/service-kit';
+import { createApp } from './app';
+import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
+import { createPrisma } from './db';
+import { loadPrincipalByHash } from './domain/access-keys';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  if (config.PATCHBAY_MIGRATE_ON_START) {
+    await ensureDatabase(config.DATABASE_URL);
+    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+  }
+  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
+  const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
+  const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash) });
+  await verifier.subscribe(subscriber);
+  const { app } = createApp({ db, redis, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier });
+  await startHttpService({
+    name: SERVICE_NAME,
+    app,
+    port: config.PORT,
+    logger,
+    onShutdown: [
+      async () => db.$disconnect(),
+      async () => { redis.disconnect(); },
+      async () => verifier.close(),
+    ],
+  });
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`${SERVICE_NAME} failed to start: ${(err as Error).message}\n`);
+  }
+  process.exit(1);
+});
