@@ -278,8 +278,7 @@ export class AccessKeyService {
   async regenerate(caller: KeyPrincipal, keyId: string): Promise<AccessKeyWithSecret> {
     const now = this.clock();
     const { row, oldHash, key } = await this.db.$transaction(async (tx) => {
-      const target = await this.findInEnvironment(tx, caller, keyId, { forUpdate: true });
-      if (target.revokedAt) throw new NotFoundError('Access key not found.');
+      const target = await this.findForAction(tx, caller, keyId);
       if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
       if (target.environment === 'test') throw new InvalidRequestError('Test keys cannot be regenerated; revoke the key and create a new one.');
       if (target.serviceAccount) throw new InvalidRequestError('This key is linked to a service account and has no secret to regenerate; revoke it and link a new key instead.');
@@ -301,8 +300,7 @@ export class AccessKeyService {
     const oldHash = await this.db.$transaction(async (tx) => {
       // One revocation at a time per organization, so two concurrent revokes cannot remove the last two unrestricted keys.
       await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${caller.organizationId}::uuid FOR UPDATE`;
-      const target = await this.findInEnvironment(tx, caller, keyId, { forUpdate: true });
-      if (target.revokedAt) throw new NotFoundError('Access key not found.');
+      const target = await this.findForAction(tx, caller, keyId);
       if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
       if (target.isMaster) throw new InvalidRequestError('The master key cannot be revoked; regenerate it instead.');
       if (target.environment === 'production' && isUnrestrictedKey(dimensionsOfRow(target)) && (!target.expiresAt || target.expiresAt > now)) {
@@ -329,10 +327,21 @@ export class AccessKeyService {
   }
 
   /** A key of the caller's organization and environment; the other environment's keys are 404 like missing ones. */
-  private async findInEnvironment(db: Tx, caller: KeyPrincipal, keyId: string, options: { forUpdate?: boolean } = {}): Promise<AccessKey> {
+  private async findInEnvironment(db: Tx, caller: KeyPrincipal, keyId: string): Promise<AccessKey> {
+    const row = UUID.test(keyId) ? await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, environment: caller.environment } }) : null;
+    if (!row) throw new NotFoundError('Access key not found.');
+    return row;
+  }
+
+  /**
+   * The active target of a regenerate or revoke, locked for the transaction. It is looked up across the
+   * organization's environments because environment is one of the coverage dimensions (spec,
+   * Authentication 9): a key of the other environment gets the same 403 as any key the caller does not cover.
+   */
+  private async findForAction(db: Tx, caller: KeyPrincipal, keyId: string): Promise<AccessKey> {
     if (!UUID.test(keyId)) throw new NotFoundError('Access key not found.');
-    if (options.forUpdate) await db.$queryRaw`SELECT id FROM access_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
-    const row = await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, environment: caller.environment } });
+    await db.$queryRaw`SELECT id FROM access_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
+    const row = await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, revokedAt: null } });
     if (!row) throw new NotFoundError('Access key not found.');
     return row;
   }
