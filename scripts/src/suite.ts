@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const DATA_DIR = path.join(REPO_ROOT, '.data');
+/** Written by `pnpm start` so the admin CLI finds the same database (for example an embedded one). */
+export const RUNTIME_FILE = path.join(DATA_DIR, 'runtime.json');
+
+export interface SuiteApp {
+  name: string;
+  port: number;
+  /** The edge router variable that points at this app. */
+  edgeVariable?: string;
+}
+
+/** Every app of the suite, in start order; the edge router comes last. Apps not built yet are skipped. */
+export const SUITE_APPS: SuiteApp[] = [
+  { name: 'access-keys-and-audit', port: 8081, edgeVariable: 'ACCESS_KEYS_URL' },
+  { name: 'connector-registry', port: 8082, edgeVariable: 'CONNECTOR_REGISTRY_URL' },
+  { name: 'mcp-runtime', port: 8083, edgeVariable: 'MCP_RUNTIME_URL' },
+  { name: 'model-gateway', port: 8084, edgeVariable: 'MODEL_GATEWAY_URL' },
+  { name: 'unified-data', port: 8085, edgeVariable: 'UNIFIED_DATA_URL' },
+  { name: 'edge-router', port: 8080 },
+];
+
+export function appEntry(app: SuiteApp): string {
+  return path.join(REPO_ROOT, 'apps', app.name, 'dist', 'main.js');
+}
+
+export function installedApps(): SuiteApp[] {
+  return SUITE_APPS.filter((app) => existsSync(appEntry(app)));
+}
