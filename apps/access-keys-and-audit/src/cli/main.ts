@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { applyMigrations, canConnect, ensureDatabase } from '@patchbay/db';
 import { AppError } from '@patchbay/errors';
 import { createRedis } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR } from '../config';
@@ -11,14 +11,20 @@ import { USAGE, UsageError, runCommand } from './commands';
  * Where `pnpm start` recorded the database it uses (an embedded PostgreSQL when none was running),
  * so the CLI talks to the same one without the user exporting anything.
  */
-function databaseUrl(): string {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+function databaseUrl(): { url: string; source: string } {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, source: 'DATABASE_URL' };
   const runtimeFile = path.resolve(__dirname, '..', '..', '..', '..', '.data', 'runtime.json');
   if (existsSync(runtimeFile)) {
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8')) as { DATABASE_URL?: string };
-    if (runtime.DATABASE_URL) return runtime.DATABASE_URL;
+    if (runtime.DATABASE_URL) return { url: runtime.DATABASE_URL, source: 'the database pnpm start last used (.data/runtime.json)' };
   }
-  return 'postgresql://postgres@127.0.0.1:5432/patchbay';
+  return { url: 'postgresql://postgres@127.0.0.1:5432/patchbay', source: 'the default local PostgreSQL' };
+}
+
+function redactPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }
 
 async function main(): Promise<number> {
@@ -27,7 +33,11 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const url = databaseUrl();
+  const { url, source } = databaseUrl();
+  if (!(await canConnect(url))) {
+    process.stderr.write(`error: no PostgreSQL answers at ${redactPassword(url)} (${source}). Start Patchbay with pnpm start, or set DATABASE_URL.\n`);
+    return 1;
+  }
   await ensureDatabase(url);
   await applyMigrations({ databaseUrl: url, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });
   const db = createPrisma(url, 2);
