@@ -2,3 +2,5 @@ export { applyMigrations } from './migrate';
 export type { ApplyMigrationsOptions, ApplyMigrationsResult, MigrationLogger } from './migrate';
 export { canConnect, ensureDatabase } from './database';
 export { pgAdapter } from './adapter';
+export { diffMigrationsToSchema, generateMigration } from './diff';
+export type { DiffMigrationsOptions, DiffMigrationsResult, GenerateMigrationOptions, GenerateMigrationResult, ShadowKind } from './diff';
