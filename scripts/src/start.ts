@@ -4,7 +4,7 @@ import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { canConnect, ensureDatabase } from '@patchbay/db';
 import Redis from 'ioredis';
-import { DATA_DIR, REPO_ROOT, RUNTIME_FILE, appEntry, installedApps } from './suite';
+import { DATA_DIR, REPO_ROOT, RUNTIME_FILE, appEntry, installedApps, portOf } from './suite';
 
 const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/patchbay';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -107,7 +107,7 @@ function firstRunOrganization(env: NodeJS.ProcessEnv): void {
   say('First start: created the organization "Local development".');
   say(`  master key (production): ${org.master_key}`);
   say(`  test key:                ${org.test_key}`);
-  say(`  These are shown once and saved only in ${path.relative(REPO_ROOT, file)} (git-ignored). Keep them secret.`);
+  say(`  These are shown once and saved only in ${path.relative(process.cwd(), file)} (git-ignored). Keep them secret.`);
 }
 
 async function main(): Promise<void> {
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     // One token per run unless given: the services share it for /internal routes.
     PATCHBAY_SERVICE_TOKEN: process.env.PATCHBAY_SERVICE_TOKEN ?? randomBytes(24).toString('base64url'),
   };
-  for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${app.port}`;
+  for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${portOf(app)}`;
 
   const children: Array<{ name: string; child: ChildProcess }> = [];
   let stopping = false;
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 
   for (const app of apps) {
-    const portVariable = app.name === 'edge-router' ? process.env.PORT ?? String(app.port) : String(app.port);
+    const portVariable = String(portOf(app));
     const child = spawn(process.execPath, [appEntry(app)], { env: { ...baseEnv, PORT: portVariable }, stdio: 'inherit' });
     children.push({ name: app.name, child });
     child.once('exit', (code) => {
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     say(`${app.name} is up on port ${portVariable}`);
   }
   firstRunOrganization(baseEnv);
-  const edgePort = process.env.PORT ?? '8080';
+  const edgePort = portOf({ name: 'edge-router', port: 8080 });
   say(`Patchbay is running at http://localhost:${edgePort} (API docs: http://localhost:${edgePort}/docs). Ctrl-C stops it.`);
 }
 

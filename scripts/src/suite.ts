@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
-export const DATA_DIR = path.join(REPO_ROOT, '.data');
+/** Local state of `pnpm start` (embedded PostgreSQL, first-run keys); PATCHBAY_DATA_DIR moves it (the end-to-end test does). */
+export const DATA_DIR = process.env.PATCHBAY_DATA_DIR ? path.resolve(process.env.PATCHBAY_DATA_DIR) : path.join(REPO_ROOT, '.data');
 /** Written by `pnpm start` so the admin CLI finds the same database (for example an embedded one). */
 export const RUNTIME_FILE = path.join(DATA_DIR, 'runtime.json');
 
@@ -22,6 +23,13 @@ export const SUITE_APPS: SuiteApp[] = [
   { name: 'unified-data', port: 8085, edgeVariable: 'UNIFIED_DATA_URL' },
   { name: 'edge-router', port: 8080 },
 ];
+
+/** PATCHBAY_PORT_OFFSET shifts every port, so a second suite (a test run) can run beside yours. */
+export function portOf(app: SuiteApp): number {
+  const offset = Number(process.env.PATCHBAY_PORT_OFFSET ?? 0);
+  if (app.name === 'edge-router' && process.env.PORT) return Number(process.env.PORT);
+  return app.port + (Number.isInteger(offset) ? offset : 0);
+}
 
 export function appEntry(app: SuiteApp): string {
   return path.join(REPO_ROOT, 'apps', app.name, 'dist', 'main.js');

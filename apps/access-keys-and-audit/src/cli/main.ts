@@ -13,7 +13,8 @@ import { USAGE, UsageError, runCommand } from './commands';
  */
 function databaseUrl(): { url: string; source: string } {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, source: 'DATABASE_URL' };
-  const runtimeFile = path.resolve(__dirname, '..', '..', '..', '..', '.data', 'runtime.json');
+  const dataDir = process.env.PATCHBAY_DATA_DIR ? path.resolve(process.env.PATCHBAY_DATA_DIR) : path.resolve(__dirname, '..', '..', '..', '..', '.data');
+  const runtimeFile = path.join(dataDir, 'runtime.json');
   if (existsSync(runtimeFile)) {
     const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8')) as { DATABASE_URL?: string };
     if (runtime.DATABASE_URL) return { url: runtime.DATABASE_URL, source: 'the database pnpm start last used (.data/runtime.json)' };

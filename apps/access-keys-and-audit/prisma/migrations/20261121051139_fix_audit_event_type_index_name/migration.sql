@@ -1,0 +1,2 @@
+-- RenameIndex
+ALTER INDEX "audit_events_organization_id_environment_event_type_create_idx" RENAME TO "audit_events_organization_id_environment_event_type_created_idx";

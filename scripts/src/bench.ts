@@ -1,0 +1,38 @@
+import { authBenchmark } from './bench/auth';
+import type { Benchmark } from './bench/benchmark';
+import { UsageError } from './bench/options';
+
+/** Every `pnpm bench <name>`; later benchmarks (mcp, gateway) are added here. */
+const BENCHMARKS: Benchmark[] = [authBenchmark];
+
+function listBenchmarks(): string {
+  const width = Math.max(...BENCHMARKS.map((b) => b.name.length));
+  return `usage: pnpm bench <name> [options]   (pnpm bench <name> --help for its options)\n\nbenchmarks:\n${BENCHMARKS.map((b) => `  ${b.name.padEnd(width)}  ${b.summary}`).join('\n')}\n`;
+}
+
+async function main(): Promise<number> {
+  const [name, ...args] = process.argv.slice(2);
+  const benchmark = BENCHMARKS.find((b) => b.name === name);
+  if (!benchmark) {
+    if (name !== undefined) process.stderr.write(`unknown benchmark "${name}"\n\n`);
+    process.stderr.write(listBenchmarks());
+    return 2;
+  }
+  try {
+    return await benchmark.run(args);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n(pnpm bench ${benchmark.name} --help lists the options)\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`pnpm bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,43 @@
+import { ensureDatabase } from '@patchbay/db';
+import Redis from 'ioredis';
+
+/** Benchmarks get their own database, so their organizations and keys never mix with `pnpm start`'s. */
+export const DEFAULT_BENCH_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/patchbay_bench';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export interface Backends {
+  databaseUrl: string;
+  redisUrl: string;
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+export function describeBackends(backends: Backends): string {
+  return `PostgreSQL ${redact(backends.databaseUrl)}, Redis ${redact(backends.redisUrl)}`;
+}
+
+/** DATABASE_URL and REDIS_URL or the local defaults; creates the database when missing, and fails early with a message when either is down. */
+export async function prepareBackends(env: NodeJS.ProcessEnv = process.env): Promise<Backends> {
+  const databaseUrl = env.DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
+  const redisUrl = env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  try {
+    await ensureDatabase(databaseUrl);
+  } catch (err) {
+    throw new Error(`PostgreSQL at ${redact(databaseUrl)} is not usable (${(err as Error).message}). Start it or set DATABASE_URL.`);
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    throw new Error(`Redis does not answer at ${redact(redisUrl)}. Start it (redis-server --daemonize yes) or set REDIS_URL.`);
+  } finally {
+    redis.disconnect();
+  }
+  return { databaseUrl, redisUrl };
+}

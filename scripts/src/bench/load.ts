@@ -1,0 +1,122 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+
+const execFileAsync = promisify(execFile);
+
+export type LoadToolName = 'wrk' | 'autocannon';
+
+export interface LoadTool {
+  name: LoadToolName;
+  /** For the header, e.g. "wrk 4.1.0 (1 thread, latency to the microsecond)". */
+  description: string;
+}
+
+export interface LoadRequest {
+  url: string;
+  headers?: Record<string, string>;
+  durationS: number;
+  connections: number;
+  threads: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Us: number;
+  p99Us: number;
+  /** Responses outside 2xx/3xx: a benchmark with any of these measured the wrong thing. */
+  non2xx: number;
+  /** Connect, read, write errors and timeouts. */
+  socketErrors: number;
+}
+
+/** Loads only 127.0.0.1: a benchmark must never send traffic anywhere else. */
+function assertLoopback(url: string): void {
+  const { hostname } = new URL(url);
+  if (hostname !== '127.0.0.1') throw new Error(`benchmarks only target 127.0.0.1, not ${hostname}`);
+}
+
+function wrkVersion(): string | null {
+  const probe = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  if (probe.error) return null;
+  // wrk prints its version (and usage) and exits with 1.
+  const match = /wrk (\S+)/.exec(`${probe.stdout}${probe.stderr}`);
+  return match?.[1] ?? 'unknown version';
+}
+
+/** wrk when installed (microsecond percentiles), else autocannon (from npm, whole milliseconds). */
+export function pickLoadTool(preferred: LoadToolName | undefined, threads: number): LoadTool {
+  const version = preferred === 'autocannon' ? null : wrkVersion();
+  if (preferred === 'wrk' && version === null) throw new Error('--tool wrk: wrk is not installed (Debian: apt-get install wrk)');
+  if (version !== null) {
+    return { name: 'wrk', description: `wrk ${version} (${threads} thread${threads === 1 ? '' : 's'}, latency to the microsecond)` };
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { version: acVersion } = require('autocannon/package.json') as { version: string };
+  const why = preferred === 'autocannon' ? '' : ', because wrk is not installed';
+  return { name: 'autocannon', description: `autocannon ${acVersion} (in process${why}; latency in whole milliseconds)` };
+}
+
+export async function runLoad(tool: LoadTool, request: LoadRequest): Promise<LoadResult> {
+  assertLoopback(request.url);
+  return tool.name === 'wrk' ? runWrk(request) : runAutocannon(request);
+}
+
+async function runWrk(request: LoadRequest): Promise<LoadResult> {
+  const args = ['--latency', '-t', String(request.threads), '-c', String(request.connections), '-d', `${request.durationS}s`, '--timeout', '10s'];
+  for (const [name, value] of Object.entries(request.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  args.push(request.url);
+  const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
+  return parseWrkOutput(stdout);
+}
+
+const TIME_UNITS_US: Record<string, number> = { us: 1, ms: 1_000, s: 1_000_000, m: 60_000_000, h: 3_600_000_000 };
+
+/** wrk writes durations as "812.00us", "1.25ms", "2.00s". */
+export function parseWrkTime(text: string): number {
+  const match = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
+  if (!match) throw new Error(`unexpected wrk time "${text}"`);
+  return Number(match[1]) * TIME_UNITS_US[match[2]!]!;
+}
+
+export function parseWrkOutput(output: string): LoadResult {
+  const percentile = (p: string) => {
+    const match = new RegExp(`^\\s+${p}%\\s+(\\S+)\\s*$`, 'm').exec(output);
+    if (!match) throw new Error(`wrk output has no ${p}% latency (was --latency given?):\n${output}`);
+    return parseWrkTime(match[1]!);
+  };
+  const total = /^\s*(\d+) requests in /m.exec(output);
+  const rate = /^Requests\/sec:\s+([\d.]+)/m.exec(output);
+  if (!total || !rate) throw new Error(`unexpected wrk output:\n${output}`);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(output);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const socketErrors = socket ? socket.slice(1, 5).reduce((sum, n) => sum + Number(n), 0) : 0;
+  return {
+    requests: Number(total[1]),
+    requestsPerSecond: Number(rate[1]),
+    p50Us: percentile('50'),
+    p99Us: percentile('99'),
+    non2xx: non2xx ? Number(non2xx[1]) : 0,
+    socketErrors,
+  };
+}
+
+async function runAutocannon(request: LoadRequest): Promise<LoadResult> {
+  const result = await autocannon({
+    url: request.url,
+    headers: request.headers,
+    connections: request.connections,
+    duration: request.durationS,
+    timeout: 10,
+  });
+  return {
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Us: result.latency.p50 * 1000,
+    p99Us: result.latency.p99 * 1000,
+    non2xx: result.non2xx,
+    // autocannon counts timeouts among its errors.
+    socketErrors: result.errors,
+  };
+}
