@@ -1,0 +1,23 @@
+export { QUEUE_NAMES, isQueueName } from './names';
+export type { QueueName } from './names';
+export type {
+  AuditActor,
+  AuditEventJob,
+  Environment,
+  QueuePayloads,
+  RegisteredUserDeletedJob,
+  ToolCallDetection,
+  ToolCallRecordJob,
+  ToolCallStatus,
+  UnifiedDataSyncJob,
+} from './payloads';
+export { DEFAULT_JOB_OPTIONS, OUTBOX_TABLE_SQL, OutboxRelay, addToOutbox } from './outbox';
+export type { OutboxDatabase, OutboxEvent, OutboxRelayOptions, OutboxWriter, QueueResolver, RelayQueue } from './outbox';
+export { createConsumer } from './consumer';
+export type { ConsumerOptions, DeliveryInfo, EventHandler } from './consumer';
+export { QueueSet } from './queue-set';
+export type { QueueSetOptions } from './queue-set';
+export { TRACE_FIELD, injectTraceContext, linksFromCarrier } from './trace';
+export type { JobData, TraceCarrier } from './trace';
+export type { QueueLogger } from './logger';
+export { UnrecoverableError } from 'bullmq';

@@ -1,0 +1,17 @@
+/**
+ * The queues services exchange work over. BullMQ joins its Redis keys with ':', so names never contain one.
+ */
+export const QUEUE_NAMES = {
+  auditEvents: 'patchbay-audit-events',
+  toolCallRecords: 'patchbay-tool-call-records',
+  registeredUserDeletions: 'patchbay-registered-user-deletions',
+  unifiedDataSync: 'patchbay-unified-data-sync',
+} as const;
+
+export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
+
+const ALL_NAMES: ReadonlySet<string> = new Set(Object.values(QUEUE_NAMES));
+
+export function isQueueName(value: string): value is QueueName {
+  return ALL_NAMES.has(value);
+}

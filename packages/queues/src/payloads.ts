@@ -1,0 +1,104 @@
+import { QUEUE_NAMES } from './names';
+
+/** Test and production data never mix, so every event says which side it belongs to. */
+export type Environment = 'production' | 'test';
+
+/** Who caused an audited change. */
+export interface AuditActor {
+  type: 'access_key' | 'admin_cli' | 'system' | 'service';
+  access_key_id?: string | null;
+  /** The calling service when `type` is 'service'. */
+  service?: string | null;
+}
+
+/** An entry for the audit log, sent by any service to access-keys-and-audit. */
+export interface AuditEventJob {
+  /** uuid, chosen by the producer; the consumer stores each event_id once. */
+  event_id: string;
+  /** uuid */
+  organization_id: string;
+  environment: Environment;
+  /** Dot-separated resource.action, e.g. 'registered_user.created'. */
+  event_type: string;
+  /** ISO 8601 UTC */
+  occurred_at: string;
+  actor: AuditActor;
+  target_key_id?: string | null;
+  /** The registered user the event concerns. */
+  user_id?: string | null;
+  resource_type?: string | null;
+  resource_id?: string | null;
+  /** 'connector-registry', 'mcp-runtime', ... */
+  source_service: string;
+  /** Never secrets. */
+  details?: Record<string, unknown>;
+}
+
+/** A registered user was deleted: services holding data about them delete it too. */
+export interface RegisteredUserDeletedJob {
+  event_id: string;
+  organization_id: string;
+  environment: Environment;
+  registered_user_id: string;
+  /** ISO 8601 UTC */
+  deleted_at: string;
+}
+
+export type ToolCallStatus = 'success' | 'error' | 'blocked' | 'rate_limited';
+
+/** A security-gateway rule that matched during a tool call. */
+export interface ToolCallDetection {
+  rule_id: string;
+  /** What the rule looks for, e.g. 'EMAIL', 'PROMPT_INJECTION' (the <KIND> of a redaction marker). */
+  kind: string;
+  /** 'inbound': arguments on their way to the tool; 'outbound': the result on its way to the model. */
+  direction: 'inbound' | 'outbound';
+  /** What the gateway did: 'block' fails the call, 'redact' replaces the value with [REDACTED:<KIND>]. */
+  action: 'block' | 'redact' | 'log';
+}
+
+/** One MCP tools/call, metered and recorded by mcp-runtime after the response. */
+export interface ToolCallRecordJob {
+  event_id: string;
+  organization_id: string;
+  environment: Environment;
+  tool_pack_id: string;
+  registered_user_id: string;
+  access_key_id: string;
+  /** Fully qualified, e.g. 'github_create_issue'. */
+  tool_name: string;
+  connector_slug: string;
+  status: ToolCallStatus;
+  duration_ms: number;
+  /** Every tools/call costs one credit, whatever its outcome. */
+  credits: number;
+  detections: ToolCallDetection[];
+  error_code: string | null;
+  /** ISO 8601 UTC */
+  occurred_at: string;
+}
+
+/** Ask unified-data to sync a linked account's records from its marketing platform. */
+export interface UnifiedDataSyncJob {
+  event_id: string;
+  organization_id: string;
+  environment: Environment;
+  linked_account_id: string;
+  /** The platform's integration slug, e.g. 'hubspot'. */
+  integration_slug: string;
+  /** Which normalized models to sync, e.g. ['events', 'contacts']. */
+  models: string[];
+  /** 'full' re-reads everything; 'incremental' continues from the last cursor. */
+  mode: 'full' | 'incremental';
+  trigger: 'account_linked' | 'schedule' | 'manual';
+  /** ISO 8601 UTC */
+  requested_at: string;
+}
+
+/** The payload each queue carries, so producers and consumers agree at compile time. */
+export interface QueuePayloads {
+  [QUEUE_NAMES.auditEvents]: AuditEventJob;
+  [QUEUE_NAMES.toolCallRecords]: ToolCallRecordJob;
+  [QUEUE_NAMES.registeredUserDeletions]: RegisteredUserDeletedJob;
+  [QUEUE_NAMES.unifiedDataSync]: UnifiedDataSyncJob;
+}
