@@ -1,0 +1,29 @@
+import { ConfigError, createLogger, startHttpService } from '@patchbay/service-kit';
+import { SERVICE_NAME, loadConfig } from './config';
+import { createEdgeServer, handleClientError } from './server';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(SERVICE_NAME, config.logLevel);
+  const handler = createEdgeServer(config, { logger });
+  const running = await startHttpService({
+    name: SERVICE_NAME,
+    app: handler,
+    port: config.port,
+    host: config.host,
+    logger,
+    onShutdown: [async () => handler.close()],
+  });
+  running.server.on('clientError', handleClientError);
+  const deployed = Object.entries(config.upstreams).map(([name, url]) => [name, url ? url.origin + url.pathname.replace(/\/$/, '') : 'not deployed']);
+  logger.info({ upstreams: Object.fromEntries(deployed), trust_forwarded: config.trustForwarded }, 'routing to services');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`${SERVICE_NAME} failed to start: ${(err as Error).message}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,154 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { AppError } from '@patchbay/errors';
+import type { Logger } from '@patchbay/service-kit';
+import type { EdgeConfig } from './config';
+import { DOCS_ASSETS_PREFIX, DocsSite } from './docs';
+import { publicBaseUrl, publicOrigin, upstreamRequestHeaders } from './forwarding';
+import { checkHealth } from './health';
+import { OpenApiCatalog, withServers } from './openapi';
+import { createUpstream, proxyRequest, type Upstream } from './proxy';
+import { parseRequestTarget } from './request-target';
+import { methodNotAllowed, notFound, sendError, sendJson } from './respond';
+import { RouteTable, SERVICES, type ServiceName } from './routes';
+import { requestIdFrom } from './trace-context';
+
+export interface EdgeDeps {
+  logger: Logger;
+  /** Clock for the OpenAPI cache; tests may pass their own. */
+  now?: () => number;
+}
+
+/** The edge's request handler, plus `close()` to drop its pooled upstream connections at shutdown. */
+export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => void) & { close: () => void };
+
+const READ_METHODS = ['GET', 'HEAD'];
+
+export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandler {
+  const { logger } = deps;
+  const routes = new RouteTable();
+  const upstreams = new Map<ServiceName, Upstream>();
+  for (const name of SERVICES) {
+    const url = config.upstreams[name];
+    if (url) upstreams.set(name, createUpstream(name, url));
+  }
+  const openApi = new OpenApiCatalog(upstreams, routes, { timeoutMs: config.probeTimeoutMs, cacheMs: config.openApiCacheMs, now: deps.now });
+  const docs = new DocsSite();
+
+  /** The edge's own endpoints; they answer before the route table. */
+  const ownEndpoints = new Map<string, (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> | void>([
+    [
+      '/healthz',
+      async (_req, res, requestId) => {
+        const report = await checkHealth(upstreams, config.probeTimeoutMs, requestId);
+        sendJson(res, report.status === 'ok' ? 200 : 503, report, { 'cache-control': 'no-store' });
+      },
+    ],
+    [
+      '/openapi.json',
+      async (req, res, requestId) => {
+        const merged = await openApi.get(requestId);
+        sendJson(res, 200, withServers(merged, publicBaseUrl(publicOrigin(req, config.trustForwarded))), { 'cache-control': 'no-cache' });
+      },
+    ],
+    ['/docs', (_req, res) => docs.sendPage(res)],
+    ['/docs/', (_req, res) => docs.sendPage(res)],
+  ]);
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    const requestId = requestIdFrom(req.headers);
+    res.setHeader('x-request-id', requestId);
+    const target = parseRequestTarget(req.url ?? '/');
+    const logPath = target.valid ? target.path : target.rawPath;
+    let upstreamName: ServiceName | null = null;
+
+    res.once('close', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      // 499 (as nginx logs it): the client went away before any answer was sent.
+      const status = res.headersSent ? res.statusCode : 499;
+      const line: Record<string, unknown> = { request_id: requestId, method, path: logPath, status, duration_ms: Math.round(durationMs * 1000) / 1000, upstream: upstreamName };
+      if (!res.writableFinished) line.aborted = true;
+      logger.info(line, 'request');
+    });
+
+    const fail = (error: unknown) => {
+      logger.error({ request_id: requestId, err: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'edge endpoint failed');
+      if (res.headersSent) res.destroy();
+      else sendError(res, new AppError('internal_error', 'An unexpected error occurred in the edge router. Retry later or contact support with the X-Request-Id.'));
+    };
+
+    if (!target.valid) {
+      sendError(res, notFound(method, target.rawPath));
+      return;
+    }
+
+    const own = ownEndpoints.get(target.path);
+    const asset = own === undefined && target.path.startsWith(DOCS_ASSETS_PREFIX) ? target.path.slice(DOCS_ASSETS_PREFIX.length) : undefined;
+    if (own !== undefined || asset !== undefined) {
+      if (!READ_METHODS.includes(method)) {
+        sendError(res, methodNotAllowed(method, target.path, READ_METHODS));
+        return;
+      }
+      if (own !== undefined) {
+        Promise.resolve()
+          .then(() => own(req, res, requestId))
+          .catch(fail);
+      } else {
+        docs.sendAsset(res, asset!).then((sent) => {
+          if (!sent) sendError(res, notFound(method, target.path));
+        }, fail);
+      }
+      return;
+    }
+
+    // Service-to-service routes are never reachable from outside, whatever a table row might say.
+    const service = target.segments[0]?.toLowerCase() === 'internal' ? undefined : routes.match(target.segments);
+    if (service === undefined) {
+      sendError(res, notFound(method, target.path));
+      return;
+    }
+    upstreamName = service;
+    const upstream = upstreams.get(service);
+    if (!upstream) {
+      sendError(res, new AppError('service_unavailable', `The ${service} service is not deployed on this Patchbay installation.`));
+      return;
+    }
+    const origin = publicOrigin(req, config.trustForwarded);
+    proxyRequest(req, res, upstream, {
+      path: target.path + target.search,
+      headers: upstreamRequestHeaders(req, requestId, origin, config.trustForwarded),
+      timeoutMs: config.upstreamTimeoutMs,
+    });
+  };
+
+  return Object.assign(handler, {
+    close: () => {
+      for (const upstream of upstreams.values()) upstream.agent.destroy();
+    },
+  });
+}
+
+/**
+ * Requests node:http cannot parse never reach the handler; they still get the JSON envelope and a
+ * request id, instead of a bare status line.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A response already under way on this connection cannot be followed by another status line.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || error.code === 'ECONNRESET' || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request was not received in time.']
+        : [400, 'Bad Request', 'The request could not be parsed as HTTP.'];
+  const body = JSON.stringify({ detail, code: 'invalid_request' });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestIdFrom({})}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
