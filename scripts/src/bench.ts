@@ -1,6 +1,7 @@
 import { authBenchmark } from './bench/auth';
 import type { Benchmark } from './bench/benchmark';
 import { UsageError } from './bench/options';
+import { wasInterrupted } from './bench/services';
 
 /** Every `pnpm bench <name>`; later benchmarks (mcp, gateway) are added here. */
 const BENCHMARKS: Benchmark[] = [authBenchmark];
@@ -32,6 +33,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    // Interrupted: the signal handler is stopping the services and exits when they are gone.
+    if (wasInterrupted()) return;
     process.stderr.write(`pnpm bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },

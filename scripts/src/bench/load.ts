@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 
@@ -45,7 +45,7 @@ function wrkVersion(): string | null {
   return match?.[1] ?? 'unknown version';
 }
 
-/** wrk when installed (microsecond percentiles), else autocannon (from npm, whole milliseconds). */
+/** wrk when installed (C, several threads possible), else autocannon (from npm, runs in this process). */
 export function pickLoadTool(preferred: LoadToolName | undefined, threads: number): LoadTool {
   const version = preferred === 'autocannon' ? null : wrkVersion();
   if (preferred === 'wrk' && version === null) throw new Error('--tool wrk: wrk is not installed (Debian: apt-get install wrk)');
@@ -55,7 +55,7 @@ export function pickLoadTool(preferred: LoadToolName | undefined, threads: numbe
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { version: acVersion } = require('autocannon/package.json') as { version: string };
   const why = preferred === 'autocannon' ? '' : ', because wrk is not installed';
-  return { name: 'autocannon', description: `autocannon ${acVersion} (in process${why}; latency in whole milliseconds)` };
+  return { name: 'autocannon', description: `autocannon ${acVersion} (in process${why}; latency from each response's time, to the microsecond)` };
 }
 
 export async function runLoad(tool: LoadTool, request: LoadRequest): Promise<LoadResult> {
@@ -63,12 +63,24 @@ export async function runLoad(tool: LoadTool, request: LoadRequest): Promise<Loa
   return tool.name === 'wrk' ? runWrk(request) : runAutocannon(request);
 }
 
+const runningWrk = new Set<ChildProcess>();
+
+/** Ends any load generator still running, when the benchmark is interrupted. */
+export function stopLoadGenerators(): void {
+  for (const child of runningWrk) child.kill('SIGTERM');
+}
+
 async function runWrk(request: LoadRequest): Promise<LoadResult> {
   const args = ['--latency', '-t', String(request.threads), '-c', String(request.connections), '-d', `${request.durationS}s`, '--timeout', '10s'];
   for (const [name, value] of Object.entries(request.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(request.url);
-  const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
-  return parseWrkOutput(stdout);
+  const run = execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
+  runningWrk.add(run.child);
+  try {
+    return parseWrkOutput((await run).stdout);
+  } finally {
+    runningWrk.delete(run.child);
+  }
 }
 
 const TIME_UNITS_US: Record<string, number> = { us: 1, ms: 1_000, s: 1_000_000, m: 60_000_000, h: 3_600_000_000 };
@@ -102,19 +114,40 @@ export function parseWrkOutput(output: string): LoadResult {
   };
 }
 
+/** Nearest-rank percentile of an ascending list. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+/**
+ * autocannon's own percentiles are whole milliseconds (its histogram's unit), too coarse for a hop that
+ * costs a fraction of one: every response time it reports (fractional ms) is kept and ranked here instead.
+ */
 async function runAutocannon(request: LoadRequest): Promise<LoadResult> {
-  const result = await autocannon({
-    url: request.url,
-    headers: request.headers,
-    connections: request.connections,
-    duration: request.durationS,
-    timeout: 10,
+  let latenciesMs = new Float64Array(1 << 16);
+  let count = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url: request.url, headers: request.headers, connections: request.connections, duration: request.durationS, timeout: 10 },
+      (err: unknown, res: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
+      if (count === latenciesMs.length) {
+        const grown = new Float64Array(latenciesMs.length * 2);
+        grown.set(latenciesMs);
+        latenciesMs = grown;
+      }
+      latenciesMs[count++] = responseTimeMs;
+    });
   });
+  const sorted = latenciesMs.subarray(0, count).sort();
   return {
     requests: result.requests.total,
     requestsPerSecond: result.requests.total / result.duration,
-    p50Us: result.latency.p50 * 1000,
-    p99Us: result.latency.p99 * 1000,
+    p50Us: percentile(sorted, 50) * 1000,
+    p99Us: percentile(sorted, 99) * 1000,
     non2xx: result.non2xx,
     // autocannon counts timeouts among its errors.
     socketErrors: result.errors,

@@ -14,16 +14,37 @@ export interface Target {
   expectStatus?: number;
 }
 
-export interface TargetResult extends LoadResult {
+export interface RoundResult extends LoadResult {
+  /** When the round ran, on the monotonic clock, to pick its samples out of a CPU profile. */
+  window: TimeWindow;
+  /** CPU microseconds each watched service used during the round (null without /proc). */
+  cpuUs: Record<string, number | null>;
+}
+
+export interface TargetResult {
   label: string;
   connections: number;
-  /** CPU microseconds each request cost each watched service during the measured run (null without /proc). */
+  rounds: RoundResult[];
+  requests: number;
+  requestsPerSecond: number;
+  /** Median over the rounds: one round disturbed by other work on the machine does not move it. */
+  p50Us: number;
+  /** Median over the rounds, as p50. */
+  p99Us: number;
+  non2xx: number;
+  socketErrors: number;
+  /** CPU microseconds each request cost each watched service (null without /proc). */
   cpuUsPerRequest: Record<string, number | null>;
-  /** When the measured run took place, on the monotonic clock, to pick its samples out of a CPU profile. */
-  window: TimeWindow;
 }
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 
 /** One request before loading, so a wrong key or a broken route fails the benchmark with the response in hand. */
 export async function checkTarget(target: Target): Promise<void> {
@@ -35,27 +56,76 @@ export async function checkTarget(target: Target): Promise<void> {
   }
 }
 
-/** A discarded warm-up run, then the measured run, sampling the CPU the watched services use. */
-export async function measureTarget(tool: LoadTool, options: LoadOptions, target: Target, watched: RunningService[]): Promise<TargetResult> {
-  const connections = target.connections ?? options.connections;
-  const request = { url: target.url, headers: target.headers, connections, threads: Math.min(options.threads, connections) };
-  if (options.warmupS > 0) {
-    progress(`${target.label}, ${connections} connection(s): warm-up ${options.warmupS} s`);
-    await runLoad(tool, { ...request, durationS: options.warmupS });
-  }
-  progress(`${target.label}, ${connections} connection(s): measuring ${options.durationS} s`);
-  const before = watched.map((s) => processCpuUs(s.pid));
-  const startUs = monotonicUs();
-  const result = await runLoad(tool, { ...request, durationS: options.durationS });
-  const window = { startUs, endUs: monotonicUs() };
-  const cpuUsPerRequest: Record<string, number | null> = {};
-  watched.forEach((service, i) => {
-    const start = before[i];
-    const end = processCpuUs(service.pid);
-    cpuUsPerRequest[service.name] = start == null || end === null || result.requests === 0 ? null : (end - start) / result.requests;
+/** Seconds per round: the measured time split into --rounds whole seconds (wrk's unit), at least one each. */
+export function roundSeconds(options: LoadOptions): number {
+  return Math.max(1, Math.round(options.durationS / options.rounds));
+}
+
+/**
+ * Warms every target up, then measures them in interleaved rounds (A B C, A B C, ...), so targets that
+ * are compared run seconds apart and a change in the machine's other work hits them alike.
+ */
+export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: RunningService[]): Promise<TargetResult[]> {
+  const requests = targets.map((target) => {
+    const connections = target.connections ?? options.connections;
+    return { url: target.url, headers: target.headers, connections, threads: Math.min(options.threads, connections) };
   });
-  if (result.non2xx > 0 || result.socketErrors > 0) {
-    progress(`${target.label}: ${result.non2xx} non-2xx responses and ${result.socketErrors} socket errors during the measured run`);
+  const describe = (i: number) => `${targets[i]!.label}, ${requests[i]!.connections} connection(s)`;
+  if (options.warmupS > 0) {
+    for (let i = 0; i < targets.length; i++) {
+      progress(`${describe(i)}: warm-up ${options.warmupS} s`);
+      await runLoad(tool, { ...requests[i]!, durationS: options.warmupS });
+    }
   }
-  return { ...result, label: target.label, connections, cpuUsPerRequest, window };
+  const seconds = roundSeconds(options);
+  const rounds: RoundResult[][] = targets.map(() => []);
+  for (let round = 1; round <= options.rounds; round++) {
+    for (let i = 0; i < targets.length; i++) {
+      progress(`${describe(i)}: round ${round}/${options.rounds}, ${seconds} s`);
+      const before = watched.map((s) => processCpuUs(s.pid));
+      const startUs = monotonicUs();
+      const result = await runLoad(tool, { ...requests[i]!, durationS: seconds });
+      const window = { startUs, endUs: monotonicUs() };
+      const cpuUs: Record<string, number | null> = {};
+      watched.forEach((service, w) => {
+        const start = before[w];
+        const end = processCpuUs(service.pid);
+        cpuUs[service.name] = start == null || end === null ? null : end - start;
+      });
+      rounds[i]!.push({ ...result, window, cpuUs });
+    }
+  }
+  return targets.map((target, i) => summarizeTarget(target.label, requests[i]!.connections, rounds[i]!, watched));
+}
+
+function summarizeTarget(label: string, connections: number, rounds: RoundResult[], watched: RunningService[]): TargetResult {
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  const elapsedS = rounds.reduce((sum, r) => sum + r.requests / (r.requestsPerSecond || Infinity), 0);
+  const cpuUsPerRequest: Record<string, number | null> = {};
+  for (const { name } of watched) {
+    const used = rounds.map((r) => r.cpuUs[name]);
+    cpuUsPerRequest[name] = used.some((u) => u == null) || requests === 0 ? null : used.reduce<number>((sum, u) => sum + (u ?? 0), 0) / requests;
+  }
+  const result: TargetResult = {
+    label,
+    connections,
+    rounds,
+    requests,
+    requestsPerSecond: elapsedS > 0 ? requests / elapsedS : 0,
+    p50Us: median(rounds.map((r) => r.p50Us)),
+    p99Us: median(rounds.map((r) => r.p99Us)),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    socketErrors: rounds.reduce((sum, r) => sum + r.socketErrors, 0),
+    cpuUsPerRequest,
+  };
+  if (result.non2xx > 0 || result.socketErrors > 0) {
+    progress(`${label}: ${result.non2xx} non-2xx responses and ${result.socketErrors} socket errors`);
+  }
+  return result;
+}
+
+/** What a hop adds, round by round (its rounds ran right after the direct ones), then the median. */
+export function medianAdded(hop: TargetResult, direct: TargetResult, pick: (r: RoundResult) => number): number {
+  const n = Math.min(hop.rounds.length, direct.rounds.length);
+  return median(Array.from({ length: n }, (_, i) => pick(hop.rounds[i]!) - pick(direct.rounds[i]!)));
 }

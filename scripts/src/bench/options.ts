@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 export interface LoadOptions {
   /** Seconds of measured load per target. */
   durationS: number;
+  /** Measured time is split into this many rounds, interleaved across targets; figures are medians over rounds. */
+  rounds: number;
   /** Seconds of load before each measured run, discarded, so JIT and connection pools are warm. */
   warmupS: number;
   connections: number;
@@ -19,6 +21,8 @@ export interface LoadOptions {
 }
 
 export const LOAD_OPTIONS_USAGE = `  --duration <s>       measured seconds per target, whole (default 10)
+  --rounds <n>         split them into n rounds, alternating between targets; latency figures are
+                       medians over rounds, so a burst of other work on the machine does not skew one side (default 5)
   --warmup <s>         warm-up seconds before each measured run (default 3)
   --connections <n>    concurrent connections (default 32)
   --threads <n>        wrk threads (default 1: on a small machine the generator competes with the services)
@@ -46,6 +50,7 @@ export function parseLoadOptions(args: string[]): LoadOptions {
       allowPositionals: false,
       options: {
         duration: { type: 'string' },
+        rounds: { type: 'string' },
         warmup: { type: 'string' },
         connections: { type: 'string' },
         threads: { type: 'string' },
@@ -67,6 +72,7 @@ export function parseLoadOptions(args: string[]): LoadOptions {
   const warmupS = warmupRaw === '0' ? 0 : positiveInteger('warmup', warmupRaw, 3);
   return {
     durationS: positiveInteger('duration', values.duration as string | undefined, 10),
+    rounds: positiveInteger('rounds', values.rounds as string | undefined, 5),
     warmupS,
     connections,
     threads: Math.min(threads, connections),

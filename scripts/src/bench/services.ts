@@ -2,8 +2,16 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { stopLoadGenerators } from './load';
 
 const OUTPUT_LINES_KEPT = 40;
+
+let interrupted = false;
+
+/** Whether Ctrl-C (or SIGTERM) stopped the benchmark: the failures that follow are expected, not worth reporting. */
+export function wasInterrupted(): boolean {
+  return interrupted;
+}
 
 /** A port nobody listens on right now (the kernel picks it; the service binds it a moment later). */
 export async function freePort(): Promise<number> {
@@ -50,8 +58,11 @@ interface Managed {
  */
 export class ServiceGroup {
   private readonly managed: Managed[] = [];
+  private stopping: Promise<void> | null = null;
   private readonly onSignal = (signal: NodeJS.Signals) => {
-    process.stderr.write(`[bench] ${signal}: stopping the services\n`);
+    interrupted = true;
+    process.stderr.write(`[bench] ${signal}: stopping the load generator and the services\n`);
+    stopLoadGenerators();
     void this.stopAll().finally(() => process.exit(130));
   };
 
@@ -62,6 +73,7 @@ export class ServiceGroup {
 
   async start(spec: ServiceSpec): Promise<RunningService> {
     const port = await freePort();
+    if (this.stopping) throw new Error(`not starting ${spec.name}: the benchmark is stopping`);
     const lines: string[] = [];
     const keep = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
@@ -90,8 +102,14 @@ export class ServiceGroup {
   }
 
   /** SIGTERM (the services drain and exit), then SIGKILL for any that is still there after the grace period. */
-  async stopAll(graceMs = 15_000): Promise<void> {
-    const all = this.managed.splice(0).reverse();
+  stopAll(graceMs = 15_000): Promise<void> {
+    // The signal handler and the benchmark's own clean-up may both ask: both wait for the same stop.
+    this.stopping ??= this.stopEach(graceMs);
+    return this.stopping;
+  }
+
+  private async stopEach(graceMs: number): Promise<void> {
+    const all = [...this.managed].reverse();
     for (const { service, child } of all) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
       const exited = once(child, 'exit');

@@ -1,0 +1,51 @@
+import { parseWrkOutput, parseWrkTime, percentile } from './load';
+
+const WRK_OUTPUT = `Running 1s test @ http://127.0.0.1:45999/
+  1 threads and 4 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   154.54us  485.34us   8.16ms   95.04%
+    Req/Sec    67.07k    20.42k   78.48k    80.00%
+  Latency Distribution
+     50%   48.00us
+     75%   51.00us
+     90%  136.00us
+     99%    2.66ms
+  66637 requests in 1.00s, 7.86MB read
+  Socket errors: connect 0, read 2, write 0, timeout 3
+  Non-2xx or 3xx responses: 6663
+Requests/sec:  66611.55
+Transfer/sec:      7.86MB
+`;
+
+describe('wrk output', () => {
+  it('reads throughput, p50 and p99 in microseconds, failed responses and socket errors', () => {
+    expect(parseWrkOutput(WRK_OUTPUT)).toEqual({
+      requests: 66637,
+      requestsPerSecond: 66611.55,
+      p50Us: 48,
+      p99Us: 2660,
+      non2xx: 6663,
+      socketErrors: 5,
+    });
+  });
+
+  it('converts every unit wrk prints to microseconds', () => {
+    expect(parseWrkTime('812.00us')).toBe(812);
+    expect(parseWrkTime('1.25ms')).toBe(1250);
+    expect(parseWrkTime('2.00s')).toBe(2_000_000);
+  });
+
+  it('refuses output without a latency distribution rather than reporting zeros', () => {
+    expect(() => parseWrkOutput(WRK_OUTPUT.replace(/Latency Distribution[\s\S]*?99%.*\n/, ''))).toThrow(/--latency/);
+  });
+});
+
+describe('percentile', () => {
+  it('takes the nearest rank of an ascending list', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 99)).toBe(99);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBe(0);
+  });
+});
