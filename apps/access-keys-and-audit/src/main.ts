@@ -1,3 +1,4 @@
+import { telemetry } from './telemetry';
 import { KeyVerifier } from '@patchbay/auth';
 import { applyMigrations, ensureDatabase } from '@patchbay/db';
 import { ConfigError, createLogger, createRedis, startHttpService } from '@patchbay/service-kit';
@@ -5,6 +6,7 @@ import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
 import { loadPrincipalByHash } from './domain/access-keys';
+import { startAuditConsumer } from './domain/audit-consumer';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,14 +20,21 @@ async function main(): Promise<void> {
   const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash) });
   await verifier.subscribe(subscriber);
+  // Audit events other services send over the queue.
+  const queueConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
+  const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger });
   const { app } = createApp({ db, redis, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier });
   await startHttpService({
     name: SERVICE_NAME,
     app,
     port: config.PORT,
     logger,
+    // Hooks run in reverse: telemetry flushes last.
     onShutdown: [
+      async () => telemetry.shutdown(),
       async () => db.$disconnect(),
+      async () => { queueConnection.disconnect(); },
+      async () => auditConsumer.close(),
       async () => { redis.disconnect(); },
       async () => verifier.close(),
     ],

@@ -1,3 +1,4 @@
+import { telemetry } from './telemetry';
 import { ConfigError, createLogger, startHttpService } from '@patchbay/service-kit';
 import { SERVICE_NAME, loadConfig } from './config';
 import { createEdgeServer, handleClientError } from './server';
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
     port: config.port,
     host: config.host,
     logger,
-    onShutdown: [async () => handler.close()],
+    onShutdown: [async () => telemetry.shutdown(), async () => handler.close()],
   });
   running.server.on('clientError', handleClientError);
   const deployed = Object.entries(config.upstreams).map(([name, url]) => [name, url ? url.origin + url.pathname.replace(/\/$/, '') : 'not deployed']);

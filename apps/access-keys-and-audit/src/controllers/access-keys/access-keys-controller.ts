@@ -1,7 +1,7 @@
 import { principalOf } from '@patchbay/auth';
 import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import type { Request as ExpressRequest } from 'express';
-import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from 'tsoa';
+import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { AccessKeyRecord, AccessKeyWithSecret } from '../../domain/access-keys';
 import { servicesOf } from '../../services';
 import type { ErrorBody, PaginatedList } from '../schemas';

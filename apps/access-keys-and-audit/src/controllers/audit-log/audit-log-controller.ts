@@ -1,7 +1,7 @@
 import { principalOf } from '@patchbay/auth';
 import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import type { Request as ExpressRequest } from 'express';
-import { Controller, Get, Query, Request, Response, Route, Security, Tags } from 'tsoa';
+import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { listAuditEvents, type AuditEventRecord } from '../../domain/audit-log';
 import { servicesOf } from '../../services';
 import type { ErrorBody, PaginatedList } from '../schemas';
