@@ -30,8 +30,11 @@ export interface ProviderClientOptions {
   defaultHeaders?: Record<string, string>;
   /** Pulls the provider's own error message out of an error body. */
   errorMessage?(body: unknown): string | undefined;
-  /** Decides that a non-429 response is really a rate limit (GitHub answers 403 with x-ratelimit-remaining: 0). */
-  isRateLimited?(status: number, headers: Headers): boolean;
+  /**
+   * Decides that a non-429 response is really a rate limit (GitHub answers 403 with x-ratelimit-remaining: 0;
+   * Google answers 403 with reason rateLimitExceeded in the body, so the parsed body is passed too).
+   */
+  isRateLimited?(status: number, headers: Headers, body: unknown): boolean;
 }
 
 /** Encodes each `{name}` of a path template with the value given. */
@@ -138,7 +141,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     const said = (options.errorMessage ?? defaultErrorMessage)(data) ?? defaultErrorMessage(data);
     const detail = said ? `: ${said}` : '';
     const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
-    if (res.status === 429 || options.isRateLimited?.(res.status, res.headers)) {
+    if (res.status === 429 || options.isRateLimited?.(res.status, res.headers, data)) {
       const wait = retryAfter !== undefined ? `retry after ${retryAfter} s` : 'retry later';
       throw new ToolError('rate_limited', `${provider} rate limit reached (HTTP ${res.status}); ${wait}.`, { status: res.status, retryAfterSeconds: retryAfter });
     }
