@@ -35,6 +35,12 @@ export interface ProviderClientOptions {
    * Google answers 403 with reason rateLimitExceeded in the body, so the parsed body is passed too).
    */
   isRateLimited?(status: number, headers: Headers, body: unknown): boolean;
+  /**
+   * Maps an error answer whose meaning is in its body or provider headers rather than its status
+   * (Linear answers a bad API key with HTTP 400 and AUTHENTICATION_ERROR; HubSpot's 429 tells the
+   * wait in its own headers); undefined falls back to the status mapping.
+   */
+  errorFromBody?(status: number, headers: Headers, body: unknown): ToolError | undefined;
 }
 
 /** Encodes each `{name}` of a path template with the value given. */
@@ -137,6 +143,8 @@ export function createProviderClient(options: ProviderClientOptions) {
       }
     }
     if (res.ok) return { status: res.status, headers: res.headers, data: data as T };
+    const fromBody = options.errorFromBody?.(res.status, res.headers, data);
+    if (fromBody) throw fromBody;
 
     const said = (options.errorMessage ?? defaultErrorMessage)(data) ?? defaultErrorMessage(data);
     const detail = said ? `: ${said}` : '';
