@@ -1,0 +1,45 @@
+import { KeyVerifier, VERIFIER_LOCAL, requireServiceToken } from '@patchbay/auth';
+import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
+import { Router, type Express } from 'express';
+import { SERVICE_NAME } from './config';
+import { RegisterRoutes } from './generated/routes';
+import openApiDocument from './generated/swagger.json';
+import type { AppServices } from './services';
+
+export interface AppDeps {
+  services: AppServices;
+  logger: Logger;
+  /** Verifies incoming keys (through access-keys-and-audit in production). */
+  verifier: KeyVerifier;
+  /**
+   * Extra routers mounted by features: `internal` under /internal/v1 (service token), `pages` at the
+   * root for browser pages (the magic link). Each feature adds its own in `routers.ts`.
+   */
+  internalRouters?: Router[];
+  pageRouters?: Router[];
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = createServiceApp({ logger: deps.logger });
+  app.locals.services = deps.services;
+  app.locals[VERIFIER_LOCAL] = deps.verifier;
+  const { db, redis } = deps.services;
+  app.get(
+    '/healthz',
+    healthHandler(SERVICE_NAME, [
+      { name: 'postgres', check: async () => { await db.$queryRaw`SELECT 1`; } },
+      { name: 'redis', check: () => pingRedis(redis) },
+    ]),
+  );
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+  const internal = Router();
+  internal.use(requireServiceToken(deps.services.config.PATCHBAY_SERVICE_TOKEN));
+  for (const router of deps.internalRouters ?? []) internal.use(router);
+  app.use('/internal/v1', internal);
+  for (const router of deps.pageRouters ?? []) app.use(router);
+  RegisterRoutes(app);
+  finishServiceApp(app, deps.logger);
+  return app;
+}

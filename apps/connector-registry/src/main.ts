@@ -1,0 +1,59 @@
+import { telemetry } from './telemetry';
+import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { baseUrlOverridesFromEnv, BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
+import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { OutboxRelay, QueueSet } from '@patchbay/queues';
+import { secretBoxFromEnv } from '@patchbay/secrets';
+import { ConfigError, createLogger, createRedis, startHttpService } from '@patchbay/service-kit';
+import { createApp } from './app';
+import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
+import { createPrisma } from './db';
+import { internalRouters, pageRouters } from './routers';
+import type { AppServices } from './services';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
+  const box = secretBoxFromEnv(process.env);
+  if (config.PATCHBAY_MIGRATE_ON_START) {
+    await ensureDatabase(config.DATABASE_URL);
+    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+  }
+  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
+  const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
+  const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
+  await verifier.subscribe(subscriber);
+  const queues = new QueueSet({ connection: createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:producer` }), logger });
+  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
+  relay.start();
+  const services: AppServices = {
+    db,
+    redis,
+    box,
+    config,
+    relay,
+    baseUrlOverrides: baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
+  };
+  const app = createApp({ services, logger, verifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
+  await startHttpService({
+    name: SERVICE_NAME,
+    app,
+    port: config.PORT,
+    logger,
+    // Hooks run in reverse: telemetry flushes last.
+    onShutdown: [
+      async () => telemetry.shutdown(),
+      async () => db.$disconnect(),
+      async () => queues.close(),
+      async () => relay.stop(),
+      async () => { redis.disconnect(); },
+      async () => verifier.close(),
+    ],
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `${SERVICE_NAME} failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

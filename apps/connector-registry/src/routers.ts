@@ -1,0 +1,12 @@
+import type { Router } from 'express';
+import type { AppServices } from './services';
+
+/** Internal routes (/internal/v1, service token) of each feature. */
+export function internalRouters(_services: AppServices): Router[] {
+  return [];
+}
+
+/** Browser pages served through the edge router (the magic link). */
+export function pageRouters(_services: AppServices): Router[] {
+  return [];
+}

@@ -1,0 +1,1 @@
+export { SecretBox, SecretDecryptionError, SecretKeyConfigError, generateEncryptionKey, secretBoxFromEnv } from './secret-box';
