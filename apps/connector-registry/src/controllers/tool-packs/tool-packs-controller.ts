@@ -1,0 +1,81 @@
+import { principalOf } from '@patchbay/auth';
+import { pageNumberList, parsePageParams } from '@patchbay/pagination';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { Request as ExpressRequest } from 'express';
+import { ToolPackService, type ToolPackConnectorInput, type ToolPackRecord } from '../../domain/tool-packs';
+import { afterCommit, servicesOf } from '../../services';
+import type { ErrorBody, PaginatedList } from '../schemas';
+
+export interface CreateToolPackBody {
+  /** 1 to 255 characters. */
+  name: string;
+  description: string;
+  connectors?: ToolPackConnectorInput[];
+}
+
+export interface UpdateToolPackBody {
+  name?: string;
+  description?: string;
+  /** Replaces the whole connector list when given. */
+  connectors?: ToolPackConnectorInput[];
+}
+
+@Route('api/v1/tool-packs')
+@Tags('Tool packs')
+@Security('access_key', ['management:all'])
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+export class ToolPacksController extends Controller {
+  /**
+   * Tool packs of the key's environment that the key may see, newest first.
+   * @param page Page number, from 1.
+   * @param page_size Items per page, 1 to 100 (default 20).
+   */
+  @Get('/')
+  public async listToolPacks(@Request() req: ExpressRequest, @Query() page?: string, @Query() page_size?: string): Promise<PaginatedList<ToolPackRecord>> {
+    const params = parsePageParams(page, page_size);
+    const { db, config } = servicesOf(req);
+    const { count, results } = await new ToolPackService(db).list(principalOf(req), params);
+    return pageNumberList(req, params, count, results, config.PATCHBAY_PUBLIC_URL);
+  }
+
+  /** Creates a tool pack. Each connector entry: connector_id, auth_scope (default INDIVIDUAL), tool_names (empty or omitted: every tool). */
+  @Post('/')
+  @SuccessResponse(201, 'Created')
+  @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed')
+  public async createToolPack(@Request() req: ExpressRequest, @Body() body: CreateToolPackBody): Promise<ToolPackRecord> {
+    const services = servicesOf(req);
+    const pack = await new ToolPackService(services.db).create(principalOf(req), body);
+    afterCommit(services);
+    this.setStatus(201);
+    return pack;
+  }
+
+  @Get('{id}')
+  @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
+  public async getToolPack(@Request() req: ExpressRequest, @Path() id: string): Promise<ToolPackRecord> {
+    return new ToolPackService(servicesOf(req).db).get(principalOf(req), id);
+  }
+
+  /** Changes name, description or connectors; omitted fields stay as they are. */
+  @Patch('{id}')
+  @Response<ErrorBody>(400, 'Invalid body')
+  @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
+  public async updateToolPack(@Request() req: ExpressRequest, @Path() id: string, @Body() body: UpdateToolPackBody): Promise<ToolPackRecord> {
+    const services = servicesOf(req);
+    const pack = await new ToolPackService(services.db).update(principalOf(req), id, body);
+    afterCommit(services);
+    return pack;
+  }
+
+  /** Deletes the tool pack. MCP endpoints of the pack stop answering. */
+  @Delete('{id}')
+  @SuccessResponse(204, 'Deleted')
+  @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
+  public async deleteToolPack(@Request() req: ExpressRequest, @Path() id: string): Promise<void> {
+    const services = servicesOf(req);
+    await new ToolPackService(services.db).delete(principalOf(req), id);
+    afterCommit(services);
+    this.setStatus(204);
+  }
+}
