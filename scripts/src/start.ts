@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { canConnect, ensureDatabase } from '@patchbay/db';
 import Redis from 'ioredis';
@@ -96,6 +96,20 @@ async function waitHealthy(name: string, port: number, child: ChildProcess): Pro
   throw new Error(`${name} did not become healthy on port ${port}`);
 }
 
+/**
+ * Secrets at rest (user credentials, OAuth client secrets) need a stable key: made once, kept in
+ * .data/encryption-keys (readable only by you). Losing it makes stored credentials unreadable.
+ */
+function encryptionKeys(): string {
+  if (process.env.PATCHBAY_ENCRYPTION_KEYS) return process.env.PATCHBAY_ENCRYPTION_KEYS;
+  const file = path.join(DATA_DIR, 'encryption-keys');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const keys = `local1:${randomBytes(32).toString('base64')}`;
+  writeFileSync(file, `${keys}\n`, { mode: 0o600 });
+  say(`Created an encryption key for secrets at rest in ${path.relative(process.cwd(), file)}; keep it with the database.`);
+  return keys;
+}
+
 /** On the very first start there is no organization: create one so a newcomer can call the API at once. */
 function firstRunOrganization(env: NodeJS.ProcessEnv): void {
   const cli = path.join(REPO_ROOT, 'apps', 'access-keys-and-audit', 'dist', 'cli', 'main.js');
@@ -125,6 +139,7 @@ async function main(): Promise<void> {
     REDIS_URL: redisUrl,
     // One token per run unless given: the services share it for /internal routes.
     PATCHBAY_SERVICE_TOKEN: process.env.PATCHBAY_SERVICE_TOKEN ?? randomBytes(24).toString('base64url'),
+    PATCHBAY_ENCRYPTION_KEYS: encryptionKeys(),
   };
   for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${portOf(app)}`;
 
