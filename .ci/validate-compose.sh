@@ -31,6 +31,8 @@ trap 'rm -rf "$work"' EXIT
 
 # The resolved form, as docker compose would run it (interpolated, merged, paths made absolute).
 # A clean file prints nothing on stderr; anything there (an unset variable, a deprecated key) fails.
+# Secrets the file requires (${VAR:?...}) get dummy values: this checks the file, not a deployment.
+export PATCHBAY_ENCRYPTION_KEYS="${PATCHBAY_ENCRYPTION_KEYS:-validate:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=}"
 if ! docker-compose --project-directory "$project_dir" -f "$compose_file" config >"$work/resolved.yml" 2>"$work/stderr"; then
   cat "$work/stderr" >&2
   echo "validate-compose: $compose_file is not a valid compose file" >&2
