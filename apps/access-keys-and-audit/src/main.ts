@@ -1,7 +1,7 @@
 import { telemetry } from './telemetry';
 import { KeyVerifier } from '@patchbay/auth';
 import { applyMigrations, ensureDatabase } from '@patchbay/db';
-import { ConfigError, createLogger, createRedis, startHttpService } from '@patchbay/service-kit';
+import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
@@ -41,11 +41,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-  } else {
-    process.stderr.write(`${SERVICE_NAME} failed to start: ${(err as Error).message}\n`);
-  }
-  process.exit(1);
-});
+runService(SERVICE_NAME, main);

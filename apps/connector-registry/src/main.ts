@@ -4,7 +4,7 @@ import { baseUrlOverridesFromEnv, BUILTIN_CONNECTORS } from '@patchbay/connector
 import { applyMigrations, ensureDatabase } from '@patchbay/db';
 import { OutboxRelay, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv } from '@patchbay/secrets';
-import { ConfigError, createLogger, createRedis, startHttpService } from '@patchbay/service-kit';
+import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     config,
     relay,
     baseUrlOverrides: baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
+    oauthOverrides: config.PATCHBAY_OAUTH_OVERRIDES,
   };
   const app = createApp({ services, logger, verifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
   await startHttpService({
@@ -53,7 +54,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `${SERVICE_NAME} failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService(SERVICE_NAME, main);

@@ -1,5 +1,5 @@
 import { telemetry } from './telemetry';
-import { ConfigError, createLogger, startHttpService } from '@patchbay/service-kit';
+import { createLogger, runService, startHttpService } from '@patchbay/service-kit';
 import { SERVICE_NAME, loadConfig } from './config';
 import { createEdgeServer, handleClientError } from './server';
 
@@ -20,11 +20,4 @@ async function main(): Promise<void> {
   logger.info({ upstreams: Object.fromEntries(deployed), trust_forwarded: config.trustForwarded }, 'routing to services');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-  } else {
-    process.stderr.write(`${SERVICE_NAME} failed to start: ${(err as Error).message}\n`);
-  }
-  process.exit(1);
-});
+runService(SERVICE_NAME, main);

@@ -38,3 +38,14 @@ export const commonEnv = {
 export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/**
+ * Runs a service's async main: a configuration problem prints its list of variables to fix, any
+ * other start-up failure one line; both exit 1 without a stack trace.
+ */
+export function runService(service: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `${service} failed to start: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}

@@ -21,10 +21,10 @@ import type { AccessKey, Organization } from '../generated/prisma/client';
 import { recordAuditEvent } from './audit-log';
 import { covers, expiryCovers, isUnrestrictedKey, restrictionCovers, type KeyDimensions } from './coverage';
 import { AUDIT_EVENT_TYPES } from './event-types';
+import { isUuid } from '@patchbay/service-kit';
 
 export const DEFAULT_KEY_LIFETIME_DAYS = 90;
 const SOURCE = 'access-keys-and-audit';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The wire shape of an access key. The secret appears only in `key`, on create and regenerate. */
 export interface AccessKeyRecord {
@@ -149,7 +149,7 @@ function validateIdList(field: string, value: string[] | null | undefined, error
     errors.push({ field: `body.${field}`, message: 'must list at least one id, or be null for unrestricted' });
     return;
   }
-  const bad = value.filter((v) => !UUID.test(v));
+  const bad = value.filter((v) => !isUuid(v));
   if (bad.length > 0) errors.push({ field: `body.${field}`, message: `must contain UUIDs only; not UUIDs: ${bad.slice(0, 5).join(', ')}` });
 }
 
@@ -328,7 +328,7 @@ export class AccessKeyService {
 
   /** A key of the caller's organization and environment; the other environment's keys are 404 like missing ones. */
   private async findInEnvironment(db: Tx, caller: KeyPrincipal, keyId: string): Promise<AccessKey> {
-    const row = UUID.test(keyId) ? await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, environment: caller.environment } }) : null;
+    const row = isUuid(keyId) ? await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, environment: caller.environment } }) : null;
     if (!row) throw new NotFoundError('Access key not found.');
     return row;
   }
@@ -339,7 +339,7 @@ export class AccessKeyService {
    * Authentication 9): a key of the other environment gets the same 403 as any key the caller does not cover.
    */
   private async findForAction(db: Tx, caller: KeyPrincipal, keyId: string): Promise<AccessKey> {
-    if (!UUID.test(keyId)) throw new NotFoundError('Access key not found.');
+    if (!isUuid(keyId)) throw new NotFoundError('Access key not found.');
     await db.$queryRaw`SELECT id FROM access_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
     const row = await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, revokedAt: null } });
     if (!row) throw new NotFoundError('Access key not found.');

@@ -3,21 +3,21 @@ import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Db } from '../db';
 import { storeDeliveredAuditEvent } from './audit-log';
 import { EVENT_TYPE_PATTERN } from './event-types';
+import { isUuid } from '@patchbay/service-kit';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTOR_TYPES = new Set(['access_key', 'admin_cli', 'system', 'service']);
 
 /** Checks an event from another service; a malformed one can never succeed, so it is not retried. */
 export function validateAuditJob(job: AuditEventJob): string[] {
   const problems: string[] = [];
-  if (!UUID.test(job.event_id ?? '')) problems.push('event_id must be a UUID');
-  if (!UUID.test(job.organization_id ?? '')) problems.push('organization_id must be a UUID');
+  if (!isUuid(job.event_id ?? '')) problems.push('event_id must be a UUID');
+  if (!isUuid(job.organization_id ?? '')) problems.push('organization_id must be a UUID');
   if (job.environment !== 'production' && job.environment !== 'test') problems.push('environment must be production or test');
   if (!EVENT_TYPE_PATTERN.test(job.event_type ?? '')) problems.push('event_type must look like resource.action');
   if (!ACTOR_TYPES.has(job.actor?.type)) problems.push('actor.type is unknown');
   if (Number.isNaN(Date.parse(job.occurred_at))) problems.push('occurred_at must be an ISO 8601 date-time');
   for (const [field, value] of [['actor.access_key_id', job.actor?.access_key_id], ['target_key_id', job.target_key_id], ['user_id', job.user_id]] as const) {
-    if (value != null && !UUID.test(value)) problems.push(`${field} must be a UUID`);
+    if (value != null && !isUuid(value)) problems.push(`${field} must be a UUID`);
   }
   if (typeof job.source_service !== 'string' || job.source_service === '') problems.push('source_service is required');
   return problems;

@@ -4,6 +4,7 @@ import type { PageParams } from '@patchbay/pagination';
 import type { Db, Tx } from '../db';
 import type { AuditEvent as AuditEventRow, Prisma } from '../generated/prisma/client';
 import { EVENT_TYPE_PATTERN, type ActorType } from './event-types';
+import { isUuid } from '@patchbay/service-kit';
 
 /** Default listing window; older events stay stored and are returned when asked for explicitly. */
 export const AUDIT_DEFAULT_WINDOW_DAYS = 90;
@@ -82,7 +83,6 @@ export interface AuditLogFilters {
   userId?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseDate(field: string, value: string | undefined, errors: FieldError[]): Date | undefined {
   if (value === undefined || value === '') return undefined;
@@ -108,7 +108,7 @@ export async function listAuditEvents(
   const errors: FieldError[] = [];
   const after = parseDate('created_after', filters.createdAfter, errors);
   const before = parseDate('created_before', filters.createdBefore, errors);
-  if (filters.userId !== undefined && !UUID.test(filters.userId)) errors.push({ field: 'query.user_id', message: 'must be a UUID' });
+  if (filters.userId !== undefined && !isUuid(filters.userId)) errors.push({ field: 'query.user_id', message: 'must be a UUID' });
   if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
   if (errors.length > 0) throw new ValidationError(errors);
 

@@ -5,9 +5,9 @@ import type { Organization, Plan } from '../generated/prisma/client';
 import { recordAuditEvent } from './audit-log';
 import { toAccessKeyRecord, type AccessKeyWithSecret } from './access-keys';
 import { AUDIT_EVENT_TYPES } from './event-types';
+import { isUuid } from '@patchbay/service-kit';
 
 const SOURCE = 'access-keys-and-audit';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Monthly credit allotments when the CLI is not given one (the spec leaves them to us). */
 export const DEFAULT_MONTHLY_CREDITS: Record<Plan, number> = { free: 1_000, paid: 100_000 };
@@ -175,7 +175,7 @@ export async function updateOrganization(db: Db, organizationId: string, input: 
 }
 
 async function getOrganizationRow(db: Db, organizationId: string): Promise<Organization> {
-  const org = UUID.test(organizationId) ? await db.organization.findUnique({ where: { id: organizationId } }) : null;
+  const org = isUuid(organizationId) ? await db.organization.findUnique({ where: { id: organizationId } }) : null;
   if (!org) throw new NotFoundError(`Organization ${organizationId} not found.`);
   return org;
 }
