@@ -1,4 +1,5 @@
 import { github } from './connectors/github';
+import { slack } from './connectors/slack';
 import type { ConnectorDefinition, ToolDefinition } from './core/types';
 
 /**
@@ -6,6 +7,7 @@ import type { ConnectorDefinition, ToolDefinition } from './core/types';
  */
 export const BUILTIN_CONNECTORS: readonly ConnectorDefinition[] = [
   github,
+  slack,
 ];
 
 const bySlug = new Map(BUILTIN_CONNECTORS.map((c) => [c.slug, c]));

@@ -38,13 +38,21 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-/** A route table for a fake provider: `route('GET', '/repos/:owner/:repo/issues', handler)`. */
+/**
+ * A route table for a fake provider: `route('GET', '/repos/:owner/:repo/issues', handler)`.
+ * `:name` matches one path segment; `*name` matches the rest of the path, slashes included
+ * (GitHub's `/contents/{path}`).
+ */
 export class FakeRoutes {
   private readonly routes: Route[] = [];
 
   route(method: string, path: string, handler: FakeHandler): this {
     const names: string[] = [];
-    const pattern = new RegExp(`^${path.replace(/:(\w+)/g, (_m, name: string) => { names.push(name); return '([^/]+)'; })}/?$`);
+    const source = path.replace(/([:*])(\w+)/g, (_m, kind: string, name: string) => {
+      names.push(name);
+      return kind === '*' ? '(.*?)' : '([^/]+)';
+    });
+    const pattern = new RegExp(`^${source}/?$`);
     this.routes.push({ method, pattern, names, handler });
     return this;
   }

@@ -1,5 +1,9 @@
 import type { ConnectorDefinition } from '../../core/types';
-import { createIssue, getIssue, listIssues } from './issues';
+import { addIssueComment } from './comments';
+import { getFileContents } from './contents';
+import { createIssue, getIssue, listIssues, searchIssues, updateIssue } from './issues';
+import { getPullRequest, listPullRequests } from './pulls';
+import { getRepository, listRepositories } from './repositories';
 
 export const github: ConnectorDefinition = {
   slug: 'github',
@@ -26,5 +30,17 @@ export const github: ConnectorDefinition = {
       credential_fields: [{ name: 'token', label: 'Personal access token', type: 'secret', required: true, description: 'A fine-grained or classic token with access to the repositories the agent should use.' }],
     },
   ],
-  tools: [listIssues, getIssue, createIssue],
+  tools: [
+    listRepositories,
+    getRepository,
+    listIssues,
+    getIssue,
+    searchIssues,
+    createIssue,
+    updateIssue,
+    addIssueComment,
+    listPullRequests,
+    getPullRequest,
+    getFileContents,
+  ],
 };
