@@ -1,4 +1,7 @@
 import { github } from './connectors/github';
+import { gmail } from './connectors/gmail';
+import { googleCalendar } from './connectors/google-calendar';
+import { jira } from './connectors/jira';
 import { slack } from './connectors/slack';
 import type { ConnectorDefinition, ToolDefinition } from './core/types';
 
@@ -7,6 +10,9 @@ import type { ConnectorDefinition, ToolDefinition } from './core/types';
  */
 export const BUILTIN_CONNECTORS: readonly ConnectorDefinition[] = [
   github,
+  gmail,
+  googleCalendar,
+  jira,
   slack,
 ];
 
