@@ -25,6 +25,23 @@ const schema = z.object({
   LINK_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
   /** Time limit of the MCP handshake when registering or refreshing a custom connector. */
   MCP_HANDSHAKE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /**
+   * OAuth endpoints by connector slug, for tests and self-hosted providers (JSON):
+   * {"github": {"authorize_url": "https://...", "token_url": "https://..."}}.
+   */
+  PATCHBAY_OAUTH_OVERRIDES: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return {};
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<slug>": {"authorize_url": "...", "token_url": "..."}}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string(), z.object({ authorize_url: z.string().url(), token_url: z.string().url() }))),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { linkPageRouter } from './pages/link/link-router';
 import type { AppServices } from './services';
 
 /** Internal routes (/internal/v1, service token) of each feature. */
@@ -7,6 +8,6 @@ export function internalRouters(_services: AppServices): Router[] {
 }
 
 /** Browser pages served through the edge router (the magic link). */
-export function pageRouters(_services: AppServices): Router[] {
-  return [];
+export function pageRouters(services: AppServices): Router[] {
+  return [linkPageRouter(services)];
 }

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db';
+import type { OAuthEndpointOverride } from './domain/oauth-client';
 
 /** What controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
 export interface AppServices {
@@ -15,6 +16,8 @@ export interface AppServices {
   relay: Pick<OutboxRelay, 'kick'>;
   /** Provider base URL overrides (tests, self-hosted), by connector slug. */
   baseUrlOverrides: Record<string, string>;
+  /** OAuth authorize/token URL overrides (tests, self-hosted providers), by connector slug: PATCHBAY_OAUTH_OVERRIDES. */
+  oauthOverrides?: Record<string, OAuthEndpointOverride>;
 }
 
 export function servicesOf(req: Request): AppServices {
