@@ -1,7 +1,10 @@
 import { github } from './connectors/github';
 import { gmail } from './connectors/gmail';
 import { googleCalendar } from './connectors/google-calendar';
+import { hubspot } from './connectors/hubspot';
 import { jira } from './connectors/jira';
+import { linear } from './connectors/linear';
+import { notion } from './connectors/notion';
 import { slack } from './connectors/slack';
 import type { ConnectorDefinition, ToolDefinition } from './core/types';
 
@@ -12,7 +15,10 @@ export const BUILTIN_CONNECTORS: readonly ConnectorDefinition[] = [
   github,
   gmail,
   googleCalendar,
+  hubspot,
   jira,
+  linear,
+  notion,
   slack,
 ];
 

@@ -1,0 +1,318 @@
+import { randomUUID } from 'node:crypto';
+import { FakeRoutes, bearerToken, startFakeServer, type FakeReply, type FakeServer } from './fake-server';
+
+/** Tokens the fake HubSpot understands. */
+export const HUBSPOT_FAKE_TOKENS = {
+  valid: 'pat-na1-fake-valid',
+  /** Over the ten-second burst limit: 429 with policyName TEN_SECONDLY_ROLLING and X-HubSpot-RateLimit-* headers, no Retry-After. */
+  rateLimited: 'pat-na1-fake-rate-limited',
+  /** A private app without crm.objects.deals.read: deals answer 403 MISSING_SCOPES. */
+  noDealScope: 'pat-na1-fake-no-deal-scope',
+  /** Authenticated, but every call answers 502. */
+  failing: 'pat-na1-fake-failing',
+} as const;
+
+interface CrmRecord {
+  id: string;
+  properties: Record<string, string | null>;
+  createdAt: string;
+  updatedAt: string;
+  archived: boolean;
+  associations: Array<{ toObjectType: string; toId: string; typeId: number }>;
+}
+
+const hubspotError = (status: number, category: string, message: string, extra: Record<string, unknown> = {}): FakeReply => ({
+  status,
+  body: { status: 'error', message, correlationId: randomUUID(), category, ...extra },
+});
+
+const CONTACT_PROPERTIES = new Set(['email', 'firstname', 'lastname', 'phone', 'mobilephone', 'company', 'jobtitle', 'lifecyclestage', 'website', 'address', 'city', 'state', 'zip', 'country', 'hs_lead_status', 'hubspot_owner_id']);
+const LIFECYCLE_STAGES = new Set(['subscriber', 'lead', 'marketingqualifiedlead', 'salesqualifiedlead', 'opportunity', 'customer', 'evangelist', 'other']);
+/** Properties HubSpot returns on every object whatever was asked for. */
+const ALWAYS = ['createdate', 'lastmodifieddate', 'hs_object_id'];
+
+/** HubSpot's "Property values were not valid" answer, listing each bad property. */
+function invalidProperties(problems: Array<{ name: string; error: string; message: string }>): FakeReply {
+  const listed = problems.map((p) => ({ isValid: false, message: p.message, error: p.error, name: p.name, localizedErrorMessage: p.message }));
+  return hubspotError(400, 'VALIDATION_ERROR', `Property values were not valid: ${JSON.stringify(listed)}`, {
+    errors: problems.map((p) => ({ message: p.message, code: p.error, context: { propertyName: [p.name] } })),
+  });
+}
+
+function checkContactProperties(props: unknown, contacts: CrmRecord[], selfId?: string): { reply: FakeReply } | { values: Record<string, string> } {
+  if (typeof props !== 'object' || props === null) return { reply: hubspotError(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1, column 1: properties must be an object') };
+  const problems: Array<{ name: string; error: string; message: string }> = [];
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(props as Record<string, unknown>)) {
+    const value = raw === null ? '' : String(raw);
+    if (!CONTACT_PROPERTIES.has(name)) problems.push({ name, error: 'PROPERTY_DOESNT_EXIST', message: `Property "${name}" does not exist` });
+    else if (name === 'email' && value !== '' && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) problems.push({ name, error: 'INVALID_EMAIL', message: `Email address ${value} is invalid` });
+    else if (name === 'lifecyclestage' && value !== '' && !LIFECYCLE_STAGES.has(value)) problems.push({ name, error: 'INVALID_OPTION', message: `${value} was not one of the allowed options` });
+    out[name] = value;
+  }
+  if (problems.length > 0) return { reply: invalidProperties(problems) };
+  if (out.email) {
+    const existing = contacts.find((c) => c.id !== selfId && !c.archived && c.properties.email?.toLowerCase() === out.email!.toLowerCase());
+    if (existing) return { reply: hubspotError(409, 'CONFLICT', `Contact already exists. Existing ID: ${existing.id}`) };
+  }
+  return { values: out };
+}
+
+/**
+ * A fake of HubSpot's CRM API v3 for contacts, deals and notes: Bearer private-app/OAuth tokens,
+ * `{"status": "error", "category"}` errors (401 INVALID_AUTHENTICATION, 404 OBJECT_NOT_FOUND,
+ * 400 VALIDATION_ERROR, 409 CONFLICT, 403 MISSING_SCOPES, 429 RATE_LIMITS), `paging.next.after`
+ * pagination, the search endpoint's filterGroups/sorts/query, and lookup by email with idProperty.
+ */
+export async function startFakeHubspot(seed: { contacts: number; deals: number } = { contacts: 5, deals: 5 }): Promise<FakeServer & { contacts: CrmRecord[]; deals: CrmRecord[]; notes: CrmRecord[] }> {
+  let clock = Date.UTC(2026, 0, 1);
+  const now = () => new Date((clock += 60_000)).toISOString();
+  let nextId = 1000;
+  const contacts: CrmRecord[] = Array.from({ length: seed.contacts }, (_, i) => {
+    const at = now();
+    const n = i + 1;
+    return {
+      id: String(100 + n),
+      properties: {
+        email: `person${n}@${n % 2 === 0 ? 'acme.com' : 'globex.com'}`,
+        firstname: `First${n}`,
+        lastname: `Last${n}`,
+        phone: null,
+        company: n % 2 === 0 ? 'Acme' : 'Globex',
+        jobtitle: null,
+        lifecyclestage: n % 3 === 0 ? 'customer' : 'lead',
+        createdate: at,
+        lastmodifieddate: at,
+        hs_object_id: String(100 + n),
+      },
+      createdAt: at,
+      updatedAt: at,
+      archived: false,
+      associations: [],
+    };
+  });
+  const deals: CrmRecord[] = Array.from({ length: seed.deals }, (_, i) => {
+    const at = now();
+    const n = i + 1;
+    return {
+      id: String(5000 + n),
+      properties: {
+        dealname: `Deal ${n}`,
+        amount: String(n * 1000),
+        dealstage: n % 2 === 0 ? 'closedwon' : 'appointmentscheduled',
+        pipeline: 'default',
+        closedate: `2026-06-${String(n % 28 || 1).padStart(2, '0')}T00:00:00Z`,
+        hubspot_owner_id: '77',
+        createdate: at,
+        hs_lastmodifieddate: at,
+        hs_object_id: String(5000 + n),
+      },
+      createdAt: at,
+      updatedAt: at,
+      archived: n % 10 === 0,
+      associations: [],
+    };
+  });
+  const notes: CrmRecord[] = [];
+  let base = '';
+
+  const render = (r: CrmRecord, wanted: string[]) => ({
+    id: r.id,
+    properties: Object.fromEntries([...new Set([...wanted, ...ALWAYS])].map((k) => [k, r.properties[k] ?? null])),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    archived: r.archived,
+  });
+  const requested = (raw: string | null | string[] | undefined, fallback: string[]) => {
+    const list = Array.isArray(raw) ? raw : raw ? raw.split(',') : [];
+    const names = list.map((s) => s.trim()).filter(Boolean);
+    return names.length > 0 ? names : fallback;
+  };
+  const contactNotFound = () => hubspotError(404, 'OBJECT_NOT_FOUND', 'resource not found');
+  const badLimit = (limit: number, max: number) => hubspotError(400, 'VALIDATION_ERROR', `limit must be between 1 and ${max}, was ${limit}`);
+
+  type Filter = { propertyName?: string; operator?: string; value?: unknown; highValue?: unknown; values?: unknown[] };
+  const filterMatches = (c: CrmRecord, f: Filter): boolean => {
+    const actual = c.properties[f.propertyName ?? ''] ?? null;
+    const a = actual?.toLowerCase() ?? null;
+    const v = f.value === undefined ? null : String(f.value).toLowerCase();
+    const num = (x: string | null) => (x !== null && x !== '' && !Number.isNaN(Number(x)) ? Number(x) : x);
+    const cmp = (x: string | null, y: string | null) => {
+      const [p, q] = [num(x), num(y)];
+      return p === null || q === null ? NaN : p < q ? -1 : p > q ? 1 : 0;
+    };
+    switch (f.operator) {
+      case 'EQ':
+        return a === v;
+      case 'NEQ':
+        return a !== v;
+      case 'LT':
+        return cmp(a, v) < 0;
+      case 'LTE':
+        return cmp(a, v) <= 0;
+      case 'GT':
+        return cmp(a, v) > 0;
+      case 'GTE':
+        return cmp(a, v) >= 0;
+      case 'BETWEEN':
+        return cmp(a, v) >= 0 && cmp(a, f.highValue === undefined ? null : String(f.highValue).toLowerCase()) <= 0;
+      case 'IN':
+        return a !== null && (f.values ?? []).map((x) => String(x).toLowerCase()).includes(a);
+      case 'NOT_IN':
+        return a === null || !(f.values ?? []).map((x) => String(x).toLowerCase()).includes(a);
+      case 'HAS_PROPERTY':
+        return a !== null && a !== '';
+      case 'NOT_HAS_PROPERTY':
+        return a === null || a === '';
+      case 'CONTAINS_TOKEN':
+        return a !== null && v !== null && a.includes(v.replace(/\*/g, ''));
+      case 'NOT_CONTAINS_TOKEN':
+        return a === null || v === null || !a.includes(v.replace(/\*/g, ''));
+      default:
+        return false;
+    }
+  };
+  const OPERATORS = new Set(['EQ', 'NEQ', 'LT', 'LTE', 'GT', 'GTE', 'BETWEEN', 'IN', 'NOT_IN', 'HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'CONTAINS_TOKEN', 'NOT_CONTAINS_TOKEN']);
+  const SEARCHABLE = ['firstname', 'lastname', 'email', 'phone', 'mobilephone', 'company'];
+
+  const routes = new FakeRoutes()
+    .route('POST', '/crm/v3/objects/contacts/search', (req) => {
+      const body = (req.json ?? {}) as { query?: string; filterGroups?: Array<{ filters?: Filter[] }>; sorts?: Array<{ propertyName?: string; direction?: string }>; properties?: string[]; limit?: number; after?: string };
+      const limit = body.limit ?? 10;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) return badLimit(limit, 200);
+      const groups = body.filterGroups ?? [];
+      if (groups.length > 5) return hubspotError(400, 'VALIDATION_ERROR', 'Too many filter groups: at most 5 are allowed');
+      for (const g of groups) {
+        for (const f of g.filters ?? []) {
+          if (!f.operator || !OPERATORS.has(f.operator)) return hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON on line 1: operator ${JSON.stringify(f.operator)} is not one of ${[...OPERATORS].join(', ')}`);
+          if (!f.propertyName) return hubspotError(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1: Cannot build Filter, some of required attributes are not set [propertyName]');
+        }
+      }
+      const q = body.query?.toLowerCase();
+      let matching = contacts.filter(
+        (c) =>
+          !c.archived &&
+          (!q || SEARCHABLE.some((p) => c.properties[p]?.toLowerCase().includes(q))) &&
+          (groups.length === 0 || groups.some((g) => (g.filters ?? []).every((f) => filterMatches(c, f)))),
+      );
+      const sort = body.sorts?.[0];
+      // Without sorts, search results come in ascending ID order.
+      matching = [...matching].sort((x, y) => {
+        if (sort?.propertyName) {
+          const [a, b] = [x.properties[sort.propertyName] ?? '', y.properties[sort.propertyName] ?? ''];
+          if (a !== b) return (a < b ? -1 : 1) * (sort.direction === 'DESCENDING' ? -1 : 1);
+        }
+        return Number(x.id) - Number(y.id);
+      });
+      const offset = body.after === undefined ? 0 : Number(body.after);
+      if (!Number.isInteger(offset) || offset < 0) return hubspotError(400, 'VALIDATION_ERROR', `Invalid input JSON on line 1: after must be an integer offset, was ${JSON.stringify(body.after)}`);
+      const slice = matching.slice(offset, offset + limit);
+      const wanted = body.properties && body.properties.length > 0 ? body.properties : ['email', 'firstname', 'lastname'];
+      return {
+        body: {
+          total: matching.length,
+          results: slice.map((c) => render(c, wanted)),
+          ...(offset + limit < matching.length ? { paging: { next: { after: String(offset + limit) } } } : {}),
+        },
+      };
+    })
+    .route('GET', '/crm/v3/objects/contacts/:id', (req) => {
+      const byEmail = req.query.get('idProperty') === 'email';
+      if (!byEmail && req.query.get('idProperty')) return hubspotError(400, 'VALIDATION_ERROR', `Property ${req.query.get('idProperty')} is not a unique identifier property`);
+      const contact = contacts.find((c) => !c.archived && (byEmail ? c.properties.email?.toLowerCase() === req.params.id!.toLowerCase() : c.id === req.params.id));
+      if (!contact) return contactNotFound();
+      return { body: render(contact, requested(req.query.get('properties'), ['email', 'firstname', 'lastname'])) };
+    })
+    .route('POST', '/crm/v3/objects/contacts', (req) => {
+      const checked = checkContactProperties((req.json as { properties?: unknown } | undefined)?.properties, contacts);
+      if ('reply' in checked) return checked.reply;
+      const at = now();
+      const id = String(++nextId);
+      const contact: CrmRecord = { id, properties: { ...checked.values, createdate: at, lastmodifieddate: at, hs_object_id: id }, createdAt: at, updatedAt: at, archived: false, associations: [] };
+      contacts.push(contact);
+      return { status: 201, body: render(contact, Object.keys(contact.properties)) };
+    })
+    .route('PATCH', '/crm/v3/objects/contacts/:id', (req) => {
+      const contact = contacts.find((c) => !c.archived && c.id === req.params.id);
+      if (!contact) return contactNotFound();
+      const checked = checkContactProperties((req.json as { properties?: unknown } | undefined)?.properties, contacts, contact.id);
+      if ('reply' in checked) return checked.reply;
+      const at = now();
+      Object.assign(contact.properties, checked.values, { lastmodifieddate: at });
+      contact.updatedAt = at;
+      return { body: render(contact, Object.keys(contact.properties)) };
+    })
+    .route('GET', '/crm/v3/objects/deals', (req) => {
+      const limit = Number(req.query.get('limit') ?? 10);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) return badLimit(limit, 100);
+      const archived = req.query.get('archived') === 'true';
+      const listed = deals.filter((d) => d.archived === archived).sort((a, b) => Number(a.id) - Number(b.id));
+      const after = req.query.get('after');
+      // List endpoints page by object ID: `after` is the ID to start from.
+      const start = after === null ? 0 : listed.findIndex((d) => Number(d.id) >= Number(after));
+      const slice = start < 0 ? [] : listed.slice(start, start + limit);
+      const next = start < 0 ? undefined : listed[start + limit];
+      const wanted = requested(req.query.getAll('properties').join(','), ['dealname', 'amount', 'dealstage', 'closedate', 'pipeline']);
+      const paging = next
+        ? { next: { after: next.id, link: `${base}/crm/v3/objects/deals?limit=${limit}&after=${next.id}${archived ? '&archived=true' : ''}` } }
+        : undefined;
+      return { body: { results: slice.map((d) => render(d, wanted)), ...(paging ? { paging } : {}) } };
+    })
+    .route('POST', '/crm/v3/objects/notes', (req) => {
+      const body = (req.json ?? {}) as { properties?: Record<string, unknown>; associations?: Array<{ to?: { id?: string }; types?: Array<{ associationCategory?: string; associationTypeId?: number }> }> };
+      const props = body.properties ?? {};
+      if (props.hs_timestamp === undefined || props.hs_timestamp === '') return invalidProperties([{ name: 'hs_timestamp', error: 'REQUIRED_PROPERTY', message: 'Property "hs_timestamp" is required' }]);
+      if (Number.isNaN(Date.parse(String(props.hs_timestamp))) && !/^\d+$/.test(String(props.hs_timestamp))) {
+        return invalidProperties([{ name: 'hs_timestamp', error: 'INVALID_DATE', message: `${String(props.hs_timestamp)} is not a valid timestamp` }]);
+      }
+      const associations: CrmRecord['associations'] = [];
+      for (const a of body.associations ?? []) {
+        const type = a.types?.[0];
+        if (type?.associationCategory !== 'HUBSPOT_DEFINED' || type.associationTypeId !== 202) {
+          return hubspotError(400, 'VALIDATION_ERROR', `Invalid association type ${JSON.stringify(type)}: a note is associated with a contact by HUBSPOT_DEFINED type 202`);
+        }
+        if (!contacts.some((c) => !c.archived && c.id === a.to?.id)) {
+          return hubspotError(404, 'OBJECT_NOT_FOUND', `One or more associations are invalid: no contact with ID ${String(a.to?.id)}`);
+        }
+        associations.push({ toObjectType: 'contacts', toId: a.to!.id!, typeId: 202 });
+      }
+      const at = now();
+      const id = String(++nextId);
+      const note: CrmRecord = {
+        id,
+        properties: { hs_note_body: props.hs_note_body === undefined ? null : String(props.hs_note_body), hs_timestamp: new Date(/^\d+$/.test(String(props.hs_timestamp)) ? Number(props.hs_timestamp) : String(props.hs_timestamp)).toISOString(), hs_createdate: at, hs_lastmodifieddate: at, hs_object_id: id },
+        createdAt: at,
+        updatedAt: at,
+        archived: false,
+        associations,
+      };
+      notes.push(note);
+      return { status: 201, body: render(note, Object.keys(note.properties)) };
+    });
+
+  const server = await startFakeServer({
+    routes,
+    notFound: { status: 404, body: '' },
+    before: (req): FakeReply | undefined => {
+      const token = bearerToken(req);
+      if (!token || !Object.values(HUBSPOT_FAKE_TOKENS).includes(token as never)) {
+        return hubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
+      }
+      if (token === HUBSPOT_FAKE_TOKENS.rateLimited) {
+        return {
+          ...hubspotError(429, 'RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.', { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }),
+          headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-max': '100', 'x-hubspot-ratelimit-remaining': '0' },
+        };
+      }
+      if (token === HUBSPOT_FAKE_TOKENS.noDealScope && req.path.startsWith('/crm/v3/objects/deals')) {
+        return hubspotError(403, 'MISSING_SCOPES', 'This app hasn\'t been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.', {
+          errors: [{ message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: ['crm.objects.deals.read'] } }],
+        });
+      }
+      if (token === HUBSPOT_FAKE_TOKENS.failing) return { status: 502, body: 'Bad Gateway' };
+      return undefined;
+    },
+  });
+  base = server.url;
+  return Object.assign(server, { contacts, deals, notes });
+}
