@@ -1,7 +1,7 @@
 import { assertToolPackInScope, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { PageParams } from '@patchbay/pagination';
-import type { Db } from '../db';
+import type { Db, Tx } from '../db';
 import type { AuthScope, ToolPack, ToolPackConnector } from '../generated/prisma/client';
 import { emitAudit } from './audit';
 import { recordOf, resolveConnectorById, toolNamesOf, type ResolvedConnector } from './connectors';
@@ -96,6 +96,18 @@ function validateText(input: ToolPackInput, creating: boolean): void {
   if (errors.length > 0) throw new ValidationError(errors);
 }
 
+/**
+ * Holds a share lock on each custom connector the pack will use, so a concurrent DELETE of that
+ * connector (which locks it for update) waits, then sees the pack and answers 409.
+ */
+async function lockCustomConnectors(tx: Tx, entries: ResolvedEntry[]): Promise<void> {
+  for (const entry of entries) {
+    if (entry.connector.kind !== 'custom') continue;
+    const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM custom_connectors WHERE id = ${entry.connector.id}::uuid FOR SHARE`;
+    if (rows.length === 0) throw ValidationError.forField('body.connectors', `connector ${entry.connector.slug} was deleted meanwhile`);
+  }
+}
+
 async function toRecord(db: Db, principal: KeyPrincipal, pack: PackRow): Promise<ToolPackRecord> {
   const connectors: ToolPackConnectorSummary[] = [];
   for (const entry of [...pack.connectors].sort((a, b) => a.position - b.position)) {
@@ -148,6 +160,7 @@ export class ToolPackService {
     validateText(input, true);
     const entries = await resolveEntries(this.db, principal, input.connectors ?? []);
     const pack = await this.db.$transaction(async (tx) => {
+      await lockCustomConnectors(tx, entries);
       const created = await tx.toolPack.create({
         data: {
           organizationId: principal.organizationId,
@@ -171,6 +184,7 @@ export class ToolPackService {
     const entries = input.connectors === undefined ? undefined : await resolveEntries(this.db, principal, input.connectors);
     const pack = await this.db.$transaction(async (tx) => {
       if (entries) {
+        await lockCustomConnectors(tx, entries);
         await tx.toolPackConnector.deleteMany({ where: { toolPackId: id } });
         await tx.toolPackConnector.createMany({ data: entries.map((e, position) => ({ toolPackId: id, connectorId: e.connector.id, connectorSlug: e.connector.slug, isCustom: e.connector.kind === 'custom', authScope: e.authScope, toolNames: e.toolNames, position })) });
       }
