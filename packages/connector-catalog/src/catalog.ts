@@ -2,10 +2,13 @@ import { github } from './connectors/github';
 import { gmail } from './connectors/gmail';
 import { googleCalendar } from './connectors/google-calendar';
 import { hubspot } from './connectors/hubspot';
+import { http } from './connectors/http';
 import { jira } from './connectors/jira';
 import { linear } from './connectors/linear';
 import { notion } from './connectors/notion';
+import { postgresql } from './connectors/postgresql';
 import { slack } from './connectors/slack';
+import { zendesk } from './connectors/zendesk';
 import type { ConnectorDefinition, ToolDefinition } from './core/types';
 
 /**
@@ -16,10 +19,13 @@ export const BUILTIN_CONNECTORS: readonly ConnectorDefinition[] = [
   gmail,
   googleCalendar,
   hubspot,
+  http,
   jira,
   linear,
   notion,
+  postgresql,
   slack,
+  zendesk,
 ];
 
 const bySlug = new Map(BUILTIN_CONNECTORS.map((c) => [c.slug, c]));

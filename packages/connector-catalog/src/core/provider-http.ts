@@ -123,6 +123,10 @@ export function createProviderClient(options: ProviderClientOptions) {
       if (timeout.aborted) throw new ToolError('timeout', `${provider} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
       if (err instanceof ToolError) throw err;
       if (ctx.signal.aborted) throw new ToolError('timeout', `The call to ${provider} was cancelled.`);
+      // The runtime's guarded fetch refuses private or otherwise blocked destinations this way
+      // (@patchbay/outbound); that is permanent, not a "retry later" network failure.
+      const cause = (err as { cause?: { name?: string; message?: string } }).cause;
+      if (cause?.name === 'BlockedDestinationError') throw new ToolError('blocked_destination', cause.message ?? `The ${provider} URL is not allowed.`);
       const reason = (err as { cause?: { code?: string } }).cause?.code ?? 'network error';
       throw new ToolError('provider_error', `${provider} could not be reached (${reason}); retry later.`);
     }
