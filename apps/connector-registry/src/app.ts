@@ -1,5 +1,5 @@
 import { KeyVerifier, VERIFIER_LOCAL, requireServiceToken } from '@patchbay/auth';
-import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
+import { createServiceApp, finishServiceApp, healthHandler, pingRedis, redactSecretPath, type Logger } from '@patchbay/service-kit';
 import { Router, type Express } from 'express';
 import { SERVICE_NAME } from './config';
 import { RegisterRoutes } from './generated/routes';
@@ -20,7 +20,7 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  const app = createServiceApp({ logger: deps.logger });
+  const app = createServiceApp({ logger: deps.logger, redactPath: redactSecretPath });
   app.locals.services = deps.services;
   app.locals[VERIFIER_LOCAL] = deps.verifier;
   const { db, redis } = deps.services;

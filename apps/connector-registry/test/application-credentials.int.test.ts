@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { clientSecretContext } from '../src/domain/application-credentials';
 import { bearer, expectAuditEvent, request, startHarness, type Harness } from './harness';
 
@@ -65,7 +66,7 @@ describe('application credentials', () => {
       credentialSealed: h.services.box.sealJson({ access_token: 't' }, `connection:${id}`),
       applicationCredentialId: appId,
     });
-    await h.db.connection.createMany({ data: [conn('11111111-1111-4111-8111-111111111111', app.id), conn('22222222-2222-4222-8222-222222222222', app.id), conn('33333333-3333-4333-8333-333333333333', other.id)] });
+    await h.db.connection.createMany({ data: [conn(randomUUID(), app.id), conn(randomUUID(), app.id), conn(randomUUID(), other.id)] });
     expect((await request(h.app).delete(`${base}${app.id}/`).set(bearer(org.master_key))).status).toBe(204);
     expect(await h.db.connection.count({ where: { organizationId: org.organization_id } })).toBe(1);
     expect((await request(h.app).get(`${base}${app.id}/`).set(bearer(org.master_key))).status).toBe(404);

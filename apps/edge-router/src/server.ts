@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError } from '@patchbay/errors';
-import type { Logger } from '@patchbay/service-kit';
+import { redactSecretPath, type Logger } from '@patchbay/service-kit';
 import type { EdgeConfig } from './config';
 import { DOCS_ASSETS_PREFIX, DocsSite } from './docs';
 import { publicBaseUrl, publicOrigin, upstreamRequestHeaders } from './forwarding';
@@ -61,7 +61,7 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
     const requestId = requestIdFrom(req.headers);
     res.setHeader('x-request-id', requestId);
     const target = parseRequestTarget(req.url ?? '/');
-    const logPath = target.valid ? target.path : target.rawPath;
+    const logPath = redactSecretPath(target.valid ? target.path : target.rawPath);
     let upstreamName: ServiceName | null = null;
 
     res.once('close', () => {

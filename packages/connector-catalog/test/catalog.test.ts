@@ -3,6 +3,14 @@ import { BUILTIN_CONNECTORS } from '../src/catalog';
 const SNAKE = /^[a-z][a-z0-9_]*$/;
 
 describe('built-in connector catalog', () => {
+  it('has at least 10 connectors and 60 tools, including the two that work offline (PostgreSQL, generic HTTP)', () => {
+    expect(BUILTIN_CONNECTORS.length).toBeGreaterThanOrEqual(10);
+    expect(BUILTIN_CONNECTORS.reduce((n, c) => n + c.tools.length, 0)).toBeGreaterThanOrEqual(60);
+    for (const slug of ['github', 'slack', 'linear', 'jira', 'notion', 'google-calendar', 'gmail', 'hubspot', 'zendesk', 'postgresql', 'http']) {
+      expect(BUILTIN_CONNECTORS.map((c) => c.slug)).toContain(slug);
+    }
+  });
+
   it('has unique slugs and, per connector, unique snake_case tool names', () => {
     const slugs = BUILTIN_CONNECTORS.map((c) => c.slug);
     expect(new Set(slugs).size).toBe(slugs.length);

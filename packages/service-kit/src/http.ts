@@ -9,7 +9,10 @@ import { requestContextStorage } from './logger';
 /** Request ids are accepted from the edge router when they look like ids, and made here otherwise. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestContext(logger: Logger): RequestHandler {
+/** Rewrites a path before it is logged, for paths that carry a secret (a magic-link token). */
+export type PathRedactor = (path: string) => string;
+
+export function requestContext(logger: Logger, redactPath: PathRedactor = (p) => p): RequestHandler {
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
@@ -18,7 +21,7 @@ export function requestContext(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       requestContextStorage.run({ requestId }, () => {
-        logger.info({ method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+        logger.info({ method: req.method, path: redactPath(req.path), status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
       });
     });
     requestContextStorage.run({ requestId }, () => next());
@@ -31,6 +34,8 @@ export interface ServiceAppOptions {
   jsonLimit?: string;
   /** Skip the per-request access log line (hot paths log through their own records). */
   accessLog?: boolean;
+  /** Masks secrets carried in paths before the access log writes them. */
+  redactPath?: PathRedactor;
 }
 
 /** The express app every service starts from: request id, access log, JSON bodies. */
@@ -40,7 +45,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('trust proxy', false);
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(options.logger));
+  app.use(requestContext(options.logger, options.redactPath));
   app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
   return app;
 }

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, requestContextStorage } from './logger';
+import { createLogger, redactSecretPath, requestContextStorage } from './logger';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -28,5 +28,14 @@ describe('createLogger', () => {
     expect(text).not.toContain('pb_live_secret');
     expect(text).not.toContain('"cs"');
     expect(text).not.toContain('pb_test_x');
+  });
+});
+
+describe('redactSecretPath', () => {
+  it('masks magic-link tokens and leaves other paths alone', () => {
+    expect(redactSecretPath('/link/lt_abc123/oauth/start')).toBe('/link/[REDACTED]/oauth/start');
+    expect(redactSecretPath('/link/lt_abc123')).toBe('/link/[REDACTED]');
+    expect(redactSecretPath('/link/oauth/callback')).toBe('/link/oauth/callback');
+    expect(redactSecretPath('/api/v1/tool-packs/')).toBe('/api/v1/tool-packs/');
   });
 });

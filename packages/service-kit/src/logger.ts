@@ -65,3 +65,15 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     destination,
   );
 }
+
+/**
+ * Paths that carry a secret in a segment: a magic-link token (`/link/lt_…`). Logs and traces write
+ * `[REDACTED]` in its place; the edge router and the services share this one list.
+ */
+const SECRET_PATH_SEGMENTS = [/^(\/link\/)(lt_[^/]+)/];
+
+export function redactSecretPath(path: string): string {
+  let out = path;
+  for (const pattern of SECRET_PATH_SEGMENTS) out = out.replace(pattern, '$1[REDACTED]');
+  return out;
+}

@@ -8,6 +8,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, resources, type tracing } from '@opentelemetry/sdk-node';
 import { nonBlank } from './env';
+import { redactSecretPath } from '@patchbay/service-kit';
 import { redactQuery, redisStatement, SENSITIVE_QUERY_PARAMS } from './redaction';
 
 /** Paths polled by orchestrators and load balancers: a span per probe would drown real traffic. */
@@ -28,6 +29,17 @@ export function createInstrumentations() {
       ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.includes(pathOf(req.url)),
       redactedQueryParams: [...SENSITIVE_QUERY_PARAMS],
       redactedQueryParamsServer: [...SENSITIVE_QUERY_PARAMS],
+      // A magic-link token travels in the path: overwrite every attribute that carries the path.
+      requestHook: (span, request) => {
+        const raw = 'method' in request && 'url' in request ? (request as IncomingMessage).url : (request as { path?: string }).path;
+        const path = pathOf(raw);
+        const redacted = redactSecretPath(path);
+        if (redacted === path) return;
+        span.setAttribute('url.path', redacted);
+        span.setAttribute('http.target', redacted);
+        span.setAttribute('http.route', redacted);
+        span.updateName(`${(request as { method?: string }).method ?? 'HTTP'} ${redacted}`);
+      },
     }),
     // Middleware spans (request id, JSON parsing, auth) would multiply each request's spans for
     // little insight; routers and handlers keep the route name on the trace.
