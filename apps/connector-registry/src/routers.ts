@@ -1,10 +1,11 @@
 import type { Router } from 'express';
+import { credentialResolveRouter } from './internal/credential-resolve';
 import { linkPageRouter } from './pages/link/link-router';
 import type { AppServices } from './services';
 
 /** Internal routes (/internal/v1, service token) of each feature. */
-export function internalRouters(_services: AppServices): Router[] {
-  return [];
+export function internalRouters(services: AppServices): Router[] {
+  return [credentialResolveRouter(services)];
 }
 
 /** Browser pages served through the edge router (the magic link). */

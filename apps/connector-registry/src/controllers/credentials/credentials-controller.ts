@@ -1,0 +1,28 @@
+import { principalOf } from '@patchbay/auth';
+import { Controller, Delete, Path, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { Request as ExpressRequest } from 'express';
+import { deleteUserCredential } from '../../domain/credentials';
+import { afterCommit, servicesOf } from '../../services';
+import type { ErrorBody } from '../schemas';
+
+@Route('api/v1/credentials')
+@Tags('Credentials')
+@Security('access_key', ['management:all'])
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+export class CredentialsController extends Controller {
+  /**
+   * Removes the registered user's stored credential for the connector (its INDIVIDUAL connection).
+   * Tool calls that need it fail until the user authenticates again; the registered user and its
+   * history stay.
+   */
+  @Delete('registered-users/{registered_user_id}/connectors/{connector_slug}')
+  @SuccessResponse(204, 'Deleted')
+  @Response<ErrorBody>(404, 'Unknown user, Resource not in API key scope., or no credential for this connector')
+  public async deleteRegisteredUserCredential(@Request() req: ExpressRequest, @Path() registered_user_id: string, @Path() connector_slug: string): Promise<void> {
+    const services = servicesOf(req);
+    await deleteUserCredential(services.db, principalOf(req), registered_user_id, connector_slug);
+    afterCommit(services);
+    this.setStatus(204);
+  }
+}
