@@ -10,6 +10,9 @@ import { customRecord, type ConnectorRecord } from './connectors';
 import { DiscoveryError, discoverTools, type DiscoveredServer } from './mcp-discovery';
 import { diffTools, hasChanges, type ToolChanges, type ToolDefinition } from './tool-definitions';
 
+/** Sealing context of a custom server's secret: bound to its connector so it cannot be moved to another. */
+export const customConnectorSecretContext = (id: string) => `custom-connector:${id}`;
+
 /** The body of POST /api/v1/connectors/ after validation. */
 export interface CustomConnectorRegistration {
   name: string;
@@ -214,7 +217,7 @@ export async function registerCustomConnector(services: AppServices, principal: 
 
   const id = randomUUID();
   // Bound to the connector's id: a sealed secret copied onto another row will not open.
-  const secretSealed = secret === null ? null : box.seal(secret, `custom-connector:${id}`);
+  const secretSealed = secret === null ? null : box.seal(secret, customConnectorSecretContext(id));
   try {
     await db.$transaction(async (tx) => {
       await tx.customConnector.create({
@@ -290,7 +293,7 @@ export interface RefreshResult {
 export async function refreshCustomConnector(services: AppServices, principal: KeyPrincipal, slug: string): Promise<RefreshResult> {
   const { db, box } = services;
   const current = await loadConnector(db, principal, slug);
-  const secret = current.secretSealed === null ? null : box.open(current.secretSealed, `custom-connector:${current.id}`);
+  const secret = current.secretSealed === null ? null : box.open(current.secretSealed, customConnectorSecretContext(current.id));
   const server = await discover(services, current.url, secret, 'refresh');
 
   const changes = await db.$transaction(async (tx) => {

@@ -3,6 +3,7 @@ import type { Db } from '../db';
 import { clientSecretContext } from './application-credentials';
 import { linkFlowContext } from './link-tokens';
 import { connectionSecretContext } from './store-credential';
+import { customConnectorSecretContext } from './custom-connectors';
 
 /** One sealed column: how to page through the rows still sealed with another key, and how to swap one value. */
 interface SealedColumn {
@@ -42,7 +43,7 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   {
     name: 'custom_connectors.secret_sealed',
     // The context custom-connectors.ts seals the server's secret with.
-    context: (id) => `custom-connector:${id}`,
+    context: customConnectorSecretContext,
     batch: (db, afterId, prefix, limit) =>
       db.customConnector
         .findMany({ where: { ...after(afterId), secretSealed: { not: null }, NOT: { secretSealed: { startsWith: prefix } } }, select: { id: true, secretSealed: true }, orderBy: { id: 'asc' }, take: limit })
