@@ -1,11 +1,12 @@
 import type { Router } from 'express';
 import { credentialResolveRouter } from './internal/credential-resolve';
+import { packToolsRouter } from './internal/pack-tools';
 import { linkPageRouter } from './pages/link/link-router';
 import type { AppServices } from './services';
 
 /** Internal routes (/internal/v1, service token) of each feature. */
 export function internalRouters(services: AppServices): Router[] {
-  return [credentialResolveRouter(services)];
+  return [credentialResolveRouter(services), packToolsRouter(services)];
 }
 
 /** Browser pages served through the edge router (the magic link). */
