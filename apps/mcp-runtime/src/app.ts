@@ -1,0 +1,27 @@
+import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
+import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
+import type { Express } from 'express';
+import type Redis from 'ioredis';
+import { SERVICE_NAME } from './config';
+import type { ToolExecutor } from './domain/execute';
+import type { RegistryClient } from './domain/registry-client';
+import { mcpParseErrorHandler, mcpRouter } from './mcp/mcp-endpoint';
+
+export interface AppDeps {
+  logger: Logger;
+  verifier: KeyVerifier;
+  redis: Redis;
+  registry: RegistryClient;
+  executor: ToolExecutor;
+}
+
+export function createApp(deps: AppDeps): Express {
+  // Tool arguments can be large (a document to file); results are streamed back by the transport.
+  const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb' });
+  app.locals[VERIFIER_LOCAL] = deps.verifier;
+  app.get('/healthz', healthHandler(SERVICE_NAME, [{ name: 'redis', check: () => pingRedis(deps.redis) }]));
+  app.use(mcpParseErrorHandler);
+  app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, logger: deps.logger }));
+  finishServiceApp(app, deps.logger);
+  return app;
+}

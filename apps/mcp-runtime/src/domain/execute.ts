@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import type { KeyPrincipal } from '@patchbay/auth';
+import { getBuiltinConnector, findTool, resolveBaseUrl, validateToolArguments, ToolError, type ToolLimits } from '@patchbay/connector-catalog';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PackTool, PackTools, RegistryClient } from './registry-client';
+
+/** How a call ended, for its record. */
+export type CallStatus = 'success' | 'error';
+
+export interface CallOutcome {
+  result: CallToolResult;
+  status: CallStatus;
+  /** Why it failed: a ToolError kind, invalid_input, credential_missing... */
+  errorCode: string | null;
+}
+
+export interface ExecutorDeps {
+  registry: RegistryClient;
+  /** Refuses private addresses for user-supplied hosts unless local development allows them. */
+  fetch: typeof fetch;
+  limits: ToolLimits;
+  baseUrlOverrides: Record<string, string>;
+}
+
+function textResult(text: string, isError: boolean, structured?: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}), ...(isError ? { isError: true } : {}) };
+}
+
+function failure(code: string, message: string): CallOutcome {
+  return { result: textResult(message, true), status: 'error', errorCode: code };
+}
+
+/**
+ * Runs one tools/call for a (tool pack, registered user) pair. Every failure a model can act on comes
+ * back as an `isError` result; credentials exist only inside the outbound request.
+ */
+export class ToolExecutor {
+  private readonly remotes = new Map<string, Promise<Client>>();
+
+  constructor(private readonly deps: ExecutorDeps) {}
+
+  async call(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: unknown): Promise<CallOutcome> {
+    const problems = validateToolArguments(tool, args);
+    if (problems.length > 0) {
+      return failure('invalid_input', `Invalid arguments for ${tool.fully_qualified_name}: ${problems.join('; ')}. Fix them and call the tool again.`);
+    }
+    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }) : this.callCustom(pack, tool, args);
+  }
+
+  private async callBuiltin(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: { input: unknown }): Promise<CallOutcome> {
+    const connector = getBuiltinConnector(tool.connector_slug);
+    const definition = connector ? findTool(connector, tool.name) : undefined;
+    if (!connector || !definition) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
+    const lookup = await this.deps.registry.credential(principal, pack.tool_pack.id, pack.registered_user.id, connector.slug);
+    if (!lookup.ok) {
+      if (lookup.code === 'unavailable') return failure('credential_unavailable', lookup.detail);
+      const why = lookup.code === 'credential_invalid' ? `The ${connector.name} connection of this user stopped working (${lookup.detail})` : `This user has not connected ${connector.name} yet`;
+      return failure(lookup.code, `${why}. Ask the user to connect ${connector.name}, then call the tool again.`);
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.deps.limits.timeoutMs);
+    try {
+      const output = await definition.execute(
+        {
+          credential: lookup.credential,
+          baseUrl: resolveBaseUrl(connector, lookup.credential, this.deps.baseUrlOverrides),
+          signal: controller.signal,
+          fetch: this.deps.fetch,
+          limits: this.deps.limits,
+        },
+        args.input as never,
+      );
+      const structured = output !== null && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : { result: output };
+      return { result: textResult(JSON.stringify(output), false, structured), status: 'success', errorCode: null };
+    } catch (err) {
+      if (err instanceof ToolError) {
+        const retry = err.retryAfterSeconds !== undefined ? ` (retry after ${err.retryAfterSeconds} s)` : '';
+        return failure(err.kind, `${err.message}${err.message.includes('retry after') ? '' : retry}`);
+      }
+      if (controller.signal.aborted) return failure('timeout', `${connector.name} did not answer within ${Math.round(this.deps.limits.timeoutMs / 1000)} s; retry later.`);
+      return failure('provider_error', `The call to ${connector.name} failed unexpectedly; retry later.`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A custom connector's tool goes to its remote MCP server, with its secret, over a reused client. */
+  private async callCustom(pack: PackTools, tool: PackTool, args: unknown): Promise<CallOutcome> {
+    const server = pack.custom_servers[tool.connector_slug];
+    if (!server) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
+    const key = `${server.url}#${createHash('sha256').update(server.secret ?? '').digest('hex')}`;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      let client: Client;
+      try {
+        client = await this.remoteClient(key, server.url, server.secret);
+      } catch {
+        this.remotes.delete(key);
+        return failure('provider_error', `The MCP server of ${tool.connector_name} could not be reached; retry later.`);
+      }
+      try {
+        const result = (await client.callTool({ name: tool.name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout: this.deps.limits.timeoutMs })) as CallToolResult;
+        return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
+      } catch (err) {
+        // A connection the server dropped: open a new one once.
+        this.remotes.delete(key);
+        await client.close().catch(() => undefined);
+        const message = err instanceof Error ? err.message : '';
+        if (attempt === 1 || /timed out|timeout/i.test(message)) {
+          return failure(/timed out|timeout/i.test(message) ? 'timeout' : 'provider_error', `The MCP server of ${tool.connector_name} failed: ${message.slice(0, 200) || 'no answer'}; retry later.`);
+        }
+      }
+    }
+    return failure('provider_error', `The MCP server of ${tool.connector_name} failed; retry later.`);
+  }
+
+  private remoteClient(key: string, url: string, secret: string | null): Promise<Client> {
+    let pending = this.remotes.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const client = new Client({ name: 'patchbay-mcp-runtime', version: '1.0.0' });
+        const transport = new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: secret ? { headers: { authorization: `Bearer ${secret}` } } : undefined,
+          fetch: this.deps.fetch,
+        });
+        await client.connect(transport, { timeout: this.deps.limits.timeoutMs });
+        return client;
+      })();
+      this.remotes.set(key, pending);
+    }
+    return pending;
+  }
+
+  async close(): Promise<void> {
+    const clients = await Promise.allSettled([...this.remotes.values()]);
+    this.remotes.clear();
+    await Promise.all(clients.map((c) => (c.status === 'fulfilled' ? c.value.close().catch(() => undefined) : undefined)));
+  }
+}

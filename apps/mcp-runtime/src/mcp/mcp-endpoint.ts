@@ -1,0 +1,122 @@
+import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, principalOf } from '@patchbay/auth';
+import { NotInScopeError } from '@patchbay/errors';
+import { isUuid, type Logger } from '@patchbay/service-kit';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { ToolExecutor } from '../domain/execute';
+import type { PackTools, RegistryClient } from '../domain/registry-client';
+
+export const MCP_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/:registeredUserId/mcp';
+export const TOOLS_LIST_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/:registeredUserId/tools/list';
+
+export interface McpDeps {
+  registry: RegistryClient;
+  executor: ToolExecutor;
+  logger: Logger;
+}
+
+function jsonRpcError(res: Response, status: number, id: unknown, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
+}
+
+/** The tools/list entry of a pack tool: `<connector_slug>__<tool_name>`, its description and input schema. */
+function listEntry(tool: PackTools['tools'][number]): Tool {
+  return {
+    name: tool.fully_qualified_name,
+    description: tool.description,
+    inputSchema: tool.input_schema as Tool['inputSchema'],
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+  };
+}
+
+/**
+ * Loads the pair named in the URL, within the key's restrictions. A tool pack or registered user the
+ * key may not use, one that does not exist, and one of the other environment all answer the same
+ * 404 `Resource not in API key scope.`: the URL never falls back to another user.
+ */
+async function loadPair(req: Request, registry: RegistryClient): Promise<PackTools> {
+  const principal = principalOf(req);
+  const toolPackId = String(req.params.toolPackId);
+  const registeredUserId = String(req.params.registeredUserId);
+  if (!isUuid(toolPackId) || !isUuid(registeredUserId)) throw new NotInScopeError();
+  assertToolPackInScope(principal, toolPackId);
+  assertRegisteredUserInScope(principal, registeredUserId);
+  const pack = await registry.packTools(principal, toolPackId, registeredUserId);
+  if (!pack) throw new NotInScopeError();
+  return pack;
+}
+
+/** Checks the JSON-RPC envelope the SDK would otherwise reject with a less precise code. */
+function invalidEnvelope(body: unknown): string | null {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const m of messages) {
+    if (typeof m !== 'object' || m === null) return 'the body must be a JSON-RPC 2.0 request object';
+    const { jsonrpc, method } = m as { jsonrpc?: unknown; method?: unknown };
+    if (jsonrpc !== '2.0') return 'jsonrpc must be the string "2.0"';
+    if (method !== undefined && typeof method !== 'string') return 'method must be a string';
+  }
+  return null;
+}
+
+function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boolean): Server {
+  const server = new Server({ name: 'patchbay', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: pack.tools.map(listEntry) }));
+  if (!listOnly) {
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const tool = pack.tools.find((t) => t.fully_qualified_name === request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the tools of this tool pack.`);
+      const outcome = await deps.executor.call(principalOf(req), pack, tool, request.params.arguments ?? {});
+      return outcome.result;
+    });
+  }
+  return server;
+}
+
+export function mcpRouter(deps: McpDeps): Router {
+  const router = Router();
+
+  const handle = (listOnly: boolean) => async (req: Request, res: Response) => {
+    const problem = invalidEnvelope(req.body);
+    if (problem) return jsonRpcError(res, 400, (req.body as { id?: unknown } | undefined)?.id, ErrorCode.InvalidRequest, `Invalid Request: ${problem}.`);
+    if (listOnly) {
+      const method = (req.body as { method?: string }).method;
+      if (method !== 'tools/list') return jsonRpcError(res, 400, (req.body as { id?: unknown }).id, ErrorCode.MethodNotFound, `Method not found: this endpoint answers tools/list only; use .../mcp for ${method ?? 'other methods'}.`);
+    }
+    const pack = await loadPair(req, deps.registry);
+    // Clients that POST bare JSON-RPC (curl, the spec's examples) rarely send the Accept header the
+    // transport insists on; we always answer JSON, so accept them.
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) req.headers.accept = 'application/json, text/event-stream';
+    const server = buildServer(deps, req, pack, listOnly);
+    // Stateless: a new server and transport per POST, so any replica can answer any request.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+
+  router.post(MCP_PATH, authenticate('runtime:all'), handle(false));
+  router.post(TOOLS_LIST_PATH, authenticate('runtime:all'), handle(true));
+  const notAllowed = (_req: Request, res: Response) => {
+    res.setHeader('Allow', 'POST');
+    jsonRpcError(res, 405, null, ErrorCode.ConnectionClosed, 'Method not allowed: this stateless endpoint takes POST only (no SSE stream, no sessions to delete).');
+  };
+  router.get(MCP_PATH, notAllowed);
+  router.delete(MCP_PATH, notAllowed);
+  return router;
+}
+
+/** Malformed JSON on the MCP paths is a JSON-RPC parse error, not the management API's envelope. */
+export const mcpParseErrorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  const isParseError = typeof err === 'object' && err !== null && (err as { type?: string }).type === 'entity.parse.failed';
+  if (isParseError && /\/registered-users\/[^/]+\/(mcp|tools\/list)\/?$/.test(req.path)) {
+    jsonRpcError(res, 400, null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON.');
+    return;
+  }
+  next(err);
+};

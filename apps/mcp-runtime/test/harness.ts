@@ -1,0 +1,112 @@
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { createGuardedFetch } from '@patchbay/outbound';
+import { GITHUB_FAKE_TOKENS, startFakeGithub } from '@patchbay/provider-fakes';
+import { createLogger, createRedis } from '@patchbay/service-kit';
+import {
+  TEST_REDIS_URL,
+  TEST_SERVICE_TOKEN,
+  startAccessKeysService,
+  startConnectorRegistryService,
+  type RunningAccessKeys,
+  type RunningRegistry,
+  type TestOrganization,
+} from '@patchbay/testing';
+import type Redis from 'ioredis';
+import { createApp } from '../src/app';
+import { ToolExecutor } from '../src/domain/execute';
+import { RegistryClient } from '../src/domain/registry-client';
+
+export interface Harness {
+  /** The runtime's base URL (a real HTTP server, so SDK clients can connect). */
+  url: string;
+  accessKeys: RunningAccessKeys;
+  registry: RunningRegistry;
+  github: Awaited<ReturnType<typeof startFakeGithub>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The runtime in-process on a real port, with the real access-keys-and-audit and connector-registry
+ * services as child processes and a fake GitHub as the only third party.
+ */
+export async function startHarness(): Promise<Harness> {
+  const accessKeys = await startAccessKeysService();
+  const registry = await startConnectorRegistryService({ registryDir: path.dirname(require.resolve('@patchbay/connector-registry/package.json')), accessKeysUrl: accessKeys.url });
+  const github = await startFakeGithub({ owner: 'octo-org', repo: 'hello', issues: 5 });
+  const redis: Redis = createRedis(TEST_REDIS_URL);
+  const subscriber = createRedis(TEST_REDIS_URL);
+  const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
+  await verifier.subscribe(subscriber);
+  const registryClient = new RegistryClient({ baseUrl: registry.url, serviceToken: TEST_SERVICE_TOKEN, cacheTtlMs: 0 });
+  const executor = new ToolExecutor({
+    registry: registryClient,
+    fetch: createGuardedFetch({ allowPrivateNetwork: true }, { requireHttps: false }),
+    limits: { timeoutMs: 5000, maxRows: 100, maxResponseBytes: 1024 * 1024 },
+    baseUrlOverrides: { github: github.url },
+  });
+  const app = createApp({ logger: createLogger('test', 'silent'), verifier, redis, registry: registryClient, executor });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    accessKeys,
+    registry,
+    github,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await executor.close();
+      await verifier.close();
+      redis.disconnect();
+      await github.close();
+      await registry.stop();
+      await accessKeys.stop();
+    },
+  };
+}
+
+export interface Scenario {
+  org: TestOrganization;
+  userId: string;
+  packId: string;
+  mcpUrl: string;
+}
+
+async function api(h: Harness, key: string, method: string, pathname: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${h.registry.url}${pathname}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * An organization with a registered user, a tool pack exposing GitHub's issue tools, and (unless
+ * `connect: false`) the user's GitHub token stored through the real magic-link form.
+ */
+export async function scenario(h: Harness, options: { connect?: boolean; token?: string } = {}): Promise<Scenario> {
+  const org = await h.accessKeys.createOrganization();
+  const user = await api(h, org.master_key, 'POST', '/api/v1/registered-users', { origin_user_id: `u-${Math.random().toString(36).slice(2)}`, origin_user_name: 'Ada', shared_credential_group: { origin_company_id: 'acme', origin_company_name: 'Acme', custom_groupings: {} } });
+  const connectors = await api(h, org.master_key, 'GET', '/api/v1/connectors/?search=github');
+  const pack = await api(h, org.master_key, 'POST', '/api/v1/tool-packs/', {
+    name: 'Triage',
+    description: 'Issue tools',
+    connectors: [{ connector_id: connectors.results[0].id, auth_scope: 'INDIVIDUAL', tool_names: ['list_issues', 'get_issue', 'create_issue'] }],
+  });
+  if (options.connect !== false) {
+    const link = await api(h, org.master_key, 'POST', `/api/v1/registered-users/${user.id}/link-token/`, { connector: 'github' });
+    const res = await fetch(`${h.registry.url}/link/${link.link_token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: options.token ?? GITHUB_FAKE_TOKENS.valid }), redirect: 'manual' });
+    if (res.status >= 400) throw new Error(`connecting GitHub failed: ${res.status} ${await res.text()}`);
+  }
+  return { org, userId: user.id, packId: pack.id, mcpUrl: `${h.url}/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp` };
+}
+
+/** A bare JSON-RPC POST, as curl or the spec's examples send it (no initialize, no Accept header). */
+export async function rpc(url: string, key: string, body: unknown, raw?: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
