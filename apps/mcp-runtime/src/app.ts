@@ -1,5 +1,6 @@
 import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
+import type { Meter } from '@patchbay/metering';
 import type { Express } from 'express';
 import type Redis from 'ioredis';
 import { SERVICE_NAME } from './config';
@@ -13,6 +14,7 @@ export interface AppDeps {
   redis: Redis;
   registry: RegistryClient;
   executor: ToolExecutor;
+  meter: Meter;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -21,7 +23,7 @@ export function createApp(deps: AppDeps): Express {
   app.locals[VERIFIER_LOCAL] = deps.verifier;
   app.get('/healthz', healthHandler(SERVICE_NAME, [{ name: 'redis', check: () => pingRedis(deps.redis) }]));
   app.use(mcpParseErrorHandler);
-  app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, logger: deps.logger }));
+  app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, meter: deps.meter, logger: deps.logger }));
   finishServiceApp(app, deps.logger);
   return app;
 }

@@ -1,6 +1,7 @@
 import { telemetry } from './telemetry';
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS, baseUrlOverridesFromEnv } from '@patchbay/connector-catalog';
+import { Meter } from '@patchbay/metering';
 import { createGuardedFetch } from '@patchbay/outbound';
 import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
     limits: { timeoutMs: config.TOOL_CALL_TIMEOUT_MS, maxRows: config.TOOL_MAX_ROWS, maxResponseBytes: config.TOOL_MAX_RESPONSE_BYTES },
     baseUrlOverrides: baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
   });
-  const app = createApp({ logger, verifier, redis, registry, executor });
+  const app = createApp({ logger, verifier, redis, registry, executor, meter: new Meter(redis) });
   await startHttpService({
     name: SERVICE_NAME,
     app,

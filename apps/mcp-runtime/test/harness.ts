@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { Meter } from '@patchbay/metering';
 import { createGuardedFetch } from '@patchbay/outbound';
 import { GITHUB_FAKE_TOKENS, startFakeGithub } from '@patchbay/provider-fakes';
 import { createLogger, createRedis } from '@patchbay/service-kit';
@@ -46,7 +47,7 @@ export async function startHarness(): Promise<Harness> {
     limits: { timeoutMs: 5000, maxRows: 100, maxResponseBytes: 1024 * 1024 },
     baseUrlOverrides: { github: github.url },
   });
-  const app = createApp({ logger: createLogger('test', 'silent'), verifier, redis, registry: registryClient, executor });
+  const app = createApp({ logger: createLogger('test', 'silent'), verifier, redis, registry: registryClient, executor, meter: new Meter(redis, { keyPrefix: `test-metering-${process.pid}:` }) });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -87,21 +88,25 @@ async function api(h: Harness, key: string, method: string, pathname: string, bo
  * An organization with a registered user, a tool pack exposing GitHub's issue tools, and (unless
  * `connect: false`) the user's GitHub token stored through the real magic-link form.
  */
-export async function scenario(h: Harness, options: { connect?: boolean; token?: string } = {}): Promise<Scenario> {
-  const org = await h.accessKeys.createOrganization();
-  const user = await api(h, org.master_key, 'POST', '/api/v1/registered-users', { origin_user_id: `u-${Math.random().toString(36).slice(2)}`, origin_user_name: 'Ada', shared_credential_group: { origin_company_id: 'acme', origin_company_name: 'Acme', custom_groupings: {} } });
-  const connectors = await api(h, org.master_key, 'GET', '/api/v1/connectors/?search=github');
-  const pack = await api(h, org.master_key, 'POST', '/api/v1/tool-packs/', {
+export async function scenario(
+  h: Harness,
+  options: { connect?: boolean; token?: string; plan?: 'free' | 'paid'; credits?: number; environment?: 'production' | 'test'; org?: TestOrganization } = {},
+): Promise<Scenario & { key: string }> {
+  const org = options.org ?? (await h.accessKeys.createOrganization({ plan: options.plan, credits: options.credits }));
+  const adminKey = options.environment === 'test' ? org.test_key : org.master_key;
+  const user = await api(h, adminKey, 'POST', '/api/v1/registered-users', { origin_user_id: `u-${Math.random().toString(36).slice(2)}`, origin_user_name: 'Ada', shared_credential_group: { origin_company_id: 'acme', origin_company_name: 'Acme', custom_groupings: {} } });
+  const connectors = await api(h, adminKey, 'GET', '/api/v1/connectors/?search=github');
+  const pack = await api(h, adminKey, 'POST', '/api/v1/tool-packs/', {
     name: 'Triage',
     description: 'Issue tools',
     connectors: [{ connector_id: connectors.results[0].id, auth_scope: 'INDIVIDUAL', tool_names: ['list_issues', 'get_issue', 'create_issue'] }],
   });
   if (options.connect !== false) {
-    const link = await api(h, org.master_key, 'POST', `/api/v1/registered-users/${user.id}/link-token/`, { connector: 'github' });
+    const link = await api(h, adminKey, 'POST', `/api/v1/registered-users/${user.id}/link-token/`, { connector: 'github' });
     const res = await fetch(`${h.registry.url}/link/${link.link_token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: options.token ?? GITHUB_FAKE_TOKENS.valid }), redirect: 'manual' });
     if (res.status >= 400) throw new Error(`connecting GitHub failed: ${res.status} ${await res.text()}`);
   }
-  return { org, userId: user.id, packId: pack.id, mcpUrl: `${h.url}/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp` };
+  return { org, key: adminKey, userId: user.id, packId: pack.id, mcpUrl: `${h.url}/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp` };
 }
 
 /** A bare JSON-RPC POST, as curl or the spec's examples send it (no initialize, no Accept header). */

@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import { rateLimitHeaders, type Meter } from '@patchbay/metering';
 import type { ToolExecutor } from '../domain/execute';
 import type { PackTools, RegistryClient } from '../domain/registry-client';
 
@@ -14,7 +15,50 @@ export const TOOLS_LIST_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/
 export interface McpDeps {
   registry: RegistryClient;
   executor: ToolExecutor;
+  /** Rate limit and credits of tools/call, one Redis round trip. */
+  meter: Meter;
   logger: Logger;
+}
+
+/** The tools/call requests of a body (a batch may hold several). */
+function toolCallCount(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter((m) => (m as { method?: unknown })?.method === 'tools/call').length;
+}
+
+/**
+ * Charges one credit per tools/call before it runs (so a call that then fails or is blocked by a
+ * security rule is still counted) and enforces the per-user rate limit. Refusals are HTTP answers:
+ * 429 with Retry-After and the rate-limit headers, or 402 billing_limit_reached.
+ */
+async function meterToolCalls(deps: McpDeps, req: Request, res: Response, pack: PackTools): Promise<boolean> {
+  const calls = toolCallCount(req.body);
+  const principal = principalOf(req);
+  for (let i = 0; i < calls; i += 1) {
+    const decision = await deps.meter.check({
+      organizationId: principal.organizationId,
+      registeredUserId: pack.registered_user.id,
+      plan: principal.organization.plan,
+      monthlyCredits: principal.organization.monthlyCredits,
+      rateLimitPerMinute: principal.organization.mcpRateLimitPerMinute,
+    });
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+    if (decision.reason === 'rate_limited') {
+      res.status(429).json({
+        detail: `This registered user made more than ${decision.rateLimit.limit} tool calls in the last minute; retry after ${decision.rateLimit.retryAfterSeconds ?? 1} s.`,
+        code: 'rate_limited',
+      });
+      return false;
+    }
+    if (decision.reason === 'billing_limit_reached') {
+      res.status(402).json({
+        detail: `The organization has used its ${decision.credits.allotment} credits of ${decision.credits.cycle}; tool calls resume in the next billing cycle (tools/list and the management API keep working). Upgrade to a paid plan to continue now.`,
+        code: 'billing_limit_reached',
+      });
+      return false;
+    }
+  }
+  return true;
 }
 
 function jsonRpcError(res: Response, status: number, id: unknown, code: number, message: string): void {
@@ -85,6 +129,7 @@ export function mcpRouter(deps: McpDeps): Router {
       if (method !== 'tools/list') return jsonRpcError(res, 400, (req.body as { id?: unknown }).id, ErrorCode.MethodNotFound, `Method not found: this endpoint answers tools/list only; use .../mcp for ${method ?? 'other methods'}.`);
     }
     const pack = await loadPair(req, deps.registry);
+    if (!listOnly && !(await meterToolCalls(deps, req, res, pack))) return;
     // Clients that POST bare JSON-RPC (curl, the spec's examples) rarely send the Accept header the
     // transport insists on; we always answer JSON, so accept them.
     const accept = req.headers.accept ?? '';
