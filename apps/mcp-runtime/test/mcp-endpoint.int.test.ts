@@ -116,11 +116,21 @@ describe('JSON-RPC errors use the standard codes', () => {
 });
 
 describe('credentials and scope', () => {
-  it('a user who has not connected the connector gets an isError result that says so', async () => {
+  it('a user who has not connected the connector gets an isError result that says so and carries a fresh magic_link_url', async () => {
     const s = await scenario(h, { connect: false });
     const res = await rpc(s.mcpUrl, s.org.master_key, { id: 1, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__get_issue', arguments: { input: { owner: 'octo-org', repo: 'hello', issue_number: 1 } } } });
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toContain('has not connected GitHub');
+    const link = res.body.result.structuredContent as { magic_link_url: string; connector: string };
+    expect(link.connector).toBe('github');
+    expect(link.magic_link_url).toMatch(new RegExp(`^${h.url}/link/lt_`));
+    expect(res.body.result.content[0].text).toContain(link.magic_link_url);
+    // The link works: the user connects through it, and the same call now succeeds.
+    const token = link.magic_link_url.split('/link/')[1]!;
+    const connect = await fetch(`${h.registry.url}/link/${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: 'ghp_fake_valid_token' }), redirect: 'manual' });
+    expect(connect.status).toBeLessThan(400);
+    const retry = await rpc(s.mcpUrl, s.org.master_key, { id: 2, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__get_issue', arguments: { input: { owner: 'octo-org', repo: 'hello', issue_number: 1 } } } });
+    expect(retry.body.result.isError).toBeFalsy();
   });
 
   it('a rejected stored credential is an isError result asking to reconnect, without the credential', async () => {

@@ -28,8 +28,13 @@ function textResult(text: string, isError: boolean, structured?: Record<string, 
   return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}), ...(isError ? { isError: true } : {}) };
 }
 
-function failure(code: string, message: string): CallOutcome {
-  return { result: textResult(message, true), status: 'error', errorCode: code };
+function failure(code: string, message: string, structured?: Record<string, unknown>): CallOutcome {
+  return { result: textResult(message, true, structured), status: 'error', errorCode: code };
+}
+
+/** What a call knows of the request it came in (the agent's public URL, for magic links). */
+export interface CallContext {
+  publicBaseUrl: string;
 }
 
 /**
@@ -41,15 +46,15 @@ export class ToolExecutor {
 
   constructor(private readonly deps: ExecutorDeps) {}
 
-  async call(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: unknown): Promise<CallOutcome> {
+  async call(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: unknown, context: CallContext): Promise<CallOutcome> {
     const problems = validateToolArguments(tool, args);
     if (problems.length > 0) {
       return failure('invalid_input', `Invalid arguments for ${tool.fully_qualified_name}: ${problems.join('; ')}. Fix them and call the tool again.`);
     }
-    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }) : this.callCustom(pack, tool, args);
+    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }, context) : this.callCustom(pack, tool, args);
   }
 
-  private async callBuiltin(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: { input: unknown }): Promise<CallOutcome> {
+  private async callBuiltin(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: { input: unknown }, context: CallContext): Promise<CallOutcome> {
     const connector = getBuiltinConnector(tool.connector_slug);
     const definition = connector ? findTool(connector, tool.name) : undefined;
     if (!connector || !definition) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
@@ -57,7 +62,10 @@ export class ToolExecutor {
     if (!lookup.ok) {
       if (lookup.code === 'unavailable') return failure('credential_unavailable', lookup.detail);
       const why = lookup.code === 'credential_invalid' ? `The ${connector.name} connection of this user stopped working (${lookup.detail})` : `This user has not connected ${connector.name} yet`;
-      return failure(lookup.code, `${why}. Ask the user to connect ${connector.name}, then call the tool again.`);
+      // A fresh magic link, so the agent can ask the user to connect and then retry (as Merge does).
+      const link = await this.deps.registry.magicLink(principal, pack.registered_user.id, connector.slug, tool.auth_scope, context.publicBaseUrl);
+      const ask = link ? ` Ask the user to open ${link.magic_link_url} to connect ${connector.name} (the link expires at ${link.expires_at}), then call the tool again.` : ` Ask the user to connect ${connector.name}, then call the tool again.`;
+      return failure(lookup.code, `${why}.${ask}`, { error: lookup.code, connector: connector.slug, magic_link_url: link?.magic_link_url ?? null, expires_at: link?.expires_at ?? null });
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.deps.limits.timeoutMs);

@@ -84,6 +84,21 @@ export class RegistryClient {
     for (const key of this.cache.keys()) if (key.startsWith(`${organizationId}:`)) this.cache.delete(key);
   }
 
+  /** A fresh magic link the user opens to connect the connector; null when the registry cannot make one. */
+  async magicLink(principal: KeyPrincipal, registeredUserId: string, connectorSlug: string, authScope: PackTool['auth_scope'], publicBaseUrl: string): Promise<{ magic_link_url: string; expires_at: string } | null> {
+    const res = await this.post('/internal/v1/link-tokens', {
+      organization_id: principal.organizationId,
+      environment: principal.environment,
+      registered_user_id: registeredUserId,
+      connector_slug: connectorSlug,
+      auth_scope: authScope,
+      acting_key_id: principal.keyId,
+      public_base_url: publicBaseUrl,
+    }).catch(() => null);
+    if (!res || res.status !== 201) return null;
+    return (await res.json()) as { magic_link_url: string; expires_at: string };
+  }
+
   async credential(principal: KeyPrincipal, toolPackId: string, registeredUserId: string, connectorSlug: string): Promise<CredentialLookup> {
     const res = await this.post('/internal/v1/credentials/resolve', {
       organization_id: principal.organizationId,

@@ -1,5 +1,6 @@
 import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, principalOf } from '@patchbay/auth';
 import { NotInScopeError } from '@patchbay/errors';
+import { publicRequestUrl } from '@patchbay/pagination';
 import { isUuid, type Logger } from '@patchbay/service-kit';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -111,7 +112,7 @@ function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boo
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const tool = pack.tools.find((t) => t.fully_qualified_name === request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the tools of this tool pack.`);
-      const outcome = await deps.executor.call(principalOf(req), pack, tool, request.params.arguments ?? {});
+      const outcome = await deps.executor.call(principalOf(req), pack, tool, request.params.arguments ?? {}, { publicBaseUrl: publicRequestUrl(req).origin });
       return outcome.result;
     });
   }
