@@ -106,6 +106,23 @@ describe('the running suite through the edge router', () => {
     expect(Object.keys(spec.paths)).toContain('/api/v1/access-keys');
   });
 
+  it('serves MCP through the edge: tools/list of a tool pack, and a tools/call that hands back a magic link to the edge', async () => {
+    const master = firstRunKey('master key (production)');
+    const json = async (res: Response) => (await res.json()) as any;
+    const user = await json(await call('/api/v1/registered-users', { key: master, method: 'POST', body: JSON.stringify({ origin_user_id: 'e2e-user', origin_user_name: 'E2E', shared_credential_group: { origin_company_id: 'e2e', origin_company_name: 'E2E', custom_groupings: {} } }) }));
+    const github = (await json(await call('/api/v1/connectors/?search=github', { key: master }))).results[0];
+    const pack = await json(await call('/api/v1/tool-packs/', { key: master, method: 'POST', body: JSON.stringify({ name: 'E2E', description: 'd', connectors: [{ connector_id: github.id, auth_scope: 'INDIVIDUAL', tool_names: ['get_issue'] }] }) }));
+    const mcp = `/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp`;
+    const listed = await json(await call(mcp, { key: master, method: 'POST', body: JSON.stringify({ id: 1, jsonrpc: '2.0', method: 'tools/list' }) }));
+    expect(listed.result.tools.map((t: { name: string }) => t.name)).toEqual(['github__get_issue']);
+    const called = await json(await call(mcp, { key: master, method: 'POST', body: JSON.stringify({ id: 2, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__get_issue', arguments: { input: { owner: 'o', repo: 'r', issue_number: 1 } } } }) }));
+    expect(called.result.isError).toBe(true);
+    expect(called.result.structuredContent.magic_link_url).toMatch(new RegExp(`^${EDGE}/link/lt_`));
+    const page = await fetch(called.result.structuredContent.magic_link_url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('GitHub');
+  });
+
   it('answers paths of services not deployed yet with a JSON 503', async () => {
     const res = await call('/api/mktg/v1/events');
     expect(res.status).toBe(503);
