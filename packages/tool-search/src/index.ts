@@ -1,0 +1,10 @@
+export { ToolIndex, SCORE_SCALE } from './tool-index';
+export type { SearchableTool, SearchHit, SearchOptions, SearchResult } from './tool-index';
+export { humanName } from './human-name';
+export { catalogSearchableTools } from './catalog-tools';
+export { validateSearchRequest, DEFAULT_MAX_RESULTS, MAX_INTENT_CHARACTERS, MAX_MAX_RESULTS, MIN_MAX_RESULTS } from './validate-request';
+export type { SearchFieldError, SearchRequest } from './validate-request';
+export { LABELLED_INTENTS_FILE, evaluateRanking, loadLabelledIntents } from './labelled-set';
+export type { AccuracyFigures, LabelledIntent, LabelledSplit, RankingEvaluation, RankingMiss } from './labelled-set';
+export { toSearchResponse } from './search-response';
+export type { SearchResponse, SearchResponseTool } from './search-response';
