@@ -7,6 +7,7 @@ import { SERVICE_NAME } from './config';
 import type { ToolExecutor } from './domain/execute';
 import type { RegistryClient } from './domain/registry-client';
 import { mcpParseErrorHandler, mcpRouter } from './mcp/mcp-endpoint';
+import { searchRouter } from './mcp/search-endpoint';
 
 export interface AppDeps {
   logger: Logger;
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', healthHandler(SERVICE_NAME, [{ name: 'redis', check: () => pingRedis(deps.redis) }]));
   app.use(mcpParseErrorHandler);
   app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, meter: deps.meter, logger: deps.logger }));
+  app.use(searchRouter(deps.registry));
   finishServiceApp(app, deps.logger);
   return app;
 }

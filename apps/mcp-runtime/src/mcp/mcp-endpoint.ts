@@ -81,7 +81,7 @@ function listEntry(tool: PackTools['tools'][number]): Tool {
  * key may not use, one that does not exist, and one of the other environment all answer the same
  * 404 `Resource not in API key scope.`: the URL never falls back to another user.
  */
-async function loadPair(req: Request, registry: RegistryClient): Promise<PackTools> {
+export async function loadPair(req: Request, registry: RegistryClient): Promise<PackTools> {
   const principal = principalOf(req);
   const toolPackId = String(req.params.toolPackId);
   const registeredUserId = String(req.params.registeredUserId);
