@@ -2,11 +2,12 @@ import { authBenchmark } from './bench/auth';
 import type { Benchmark } from './bench/benchmark';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
+import { registryBenchmark } from './bench/registry';
 import { searchBenchmark } from './bench/search';
 import { wasInterrupted } from './bench/services';
 
 /** Every `pnpm bench <name>`; later benchmarks (mcp, gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));
