@@ -3,11 +3,12 @@ import type { Benchmark } from './bench/benchmark';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
 import { registryBenchmark } from './bench/registry';
+import { scanBenchmark } from './bench/scan';
 import { searchBenchmark } from './bench/search';
 import { wasInterrupted } from './bench/services';
 
 /** Every `pnpm bench <name>`; later benchmarks (mcp, gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));
