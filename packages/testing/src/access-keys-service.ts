@@ -1,9 +1,9 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN } from './env';
-import { waitFor } from './wait';
+import { startServiceProcess } from './service-process';
 
 const run = promisify(execFile);
 
@@ -62,28 +62,8 @@ export async function startAccessKeysService(options: { databaseUrl?: string; re
     LOG_LEVEL: 'warn',
     OTEL_SDK_DISABLED: 'true',
   };
-  let output = '';
-  const child: ChildProcess = spawn(process.execPath, [path.join(dir, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`access-keys-and-audit exited: ${output}`);
-        try {
-          return (await fetch(`${url}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      },
-      30_000,
-      'access-keys-and-audit healthy',
-    );
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
-  }
+  const service = await startServiceProcess('access-keys-and-audit', dir, env);
+  const url = service.url;
   const cli = async (args: string[]) => {
     const { stdout } = await run(process.execPath, [path.join(dir, 'dist', 'cli', 'main.js'), ...args], { env });
     return JSON.parse(stdout) as Record<string, unknown>;
@@ -105,11 +85,6 @@ export async function startAccessKeysService(options: { databaseUrl?: string; re
       if (res.status !== 201) throw new Error(`createKey failed: ${res.status} ${await res.text()}`);
       return (await res.json()) as { id: string; key: string };
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: service.stop,
   };
 }

@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { freePort } from './access-keys-service';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN } from './env';
-import { waitFor } from './wait';
+import { startServiceProcess } from './service-process';
 
 export interface RunningRegistry {
   url: string;
@@ -32,35 +30,5 @@ export async function startConnectorRegistryService(options: { registryDir: stri
     OTEL_SDK_DISABLED: 'true',
     ...options.env,
   };
-  let output = '';
-  const child: ChildProcess = spawn(process.execPath, [path.join(dir, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`connector-registry exited: ${output}`);
-        try {
-          return (await fetch(`${url}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      },
-      30_000,
-      'connector-registry healthy',
-    );
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return startServiceProcess('connector-registry', dir, env);
 }
