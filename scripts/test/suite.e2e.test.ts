@@ -104,6 +104,8 @@ describe('the running suite through the edge router', () => {
     expect(body.services['access-keys-and-audit']?.status).toBe('ok');
     const spec = (await (await call('/openapi.json')).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(spec.paths)).toContain('/api/v1/access-keys');
+    expect(Object.keys(spec.paths)).toContain('/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp');
+    expect(Object.keys(spec.paths)).toContain('/api/v1/tool-packs');
   });
 
   it('serves MCP through the edge: tools/list of a tool pack, and a tools/call that hands back a magic link to the edge', async () => {

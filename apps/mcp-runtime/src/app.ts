@@ -8,6 +8,7 @@ import type { ToolExecutor } from './domain/execute';
 import type { RegistryClient } from './domain/registry-client';
 import { mcpParseErrorHandler, mcpRouter } from './mcp/mcp-endpoint';
 import { searchRouter } from './mcp/search-endpoint';
+import { openApiDocument } from './openapi';
 
 export interface AppDeps {
   logger: Logger;
@@ -23,6 +24,9 @@ export function createApp(deps: AppDeps): Express {
   const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb' });
   app.locals[VERIFIER_LOCAL] = deps.verifier;
   app.get('/healthz', healthHandler(SERVICE_NAME, [{ name: 'redis', check: () => pingRedis(deps.redis) }]));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
   app.use(mcpParseErrorHandler);
   app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, meter: deps.meter, logger: deps.logger }));
   app.use(searchRouter(deps.registry));

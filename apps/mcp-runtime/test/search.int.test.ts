@@ -62,3 +62,14 @@ describe('tool search', () => {
     expect(res.body.code).toBe('not_in_scope');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the MCP endpoint, its list-only variant and search', async () => {
+    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp',
+      '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/search',
+      '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/tools/list',
+    ]);
+  });
+});

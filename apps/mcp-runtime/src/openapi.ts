@@ -1,0 +1,123 @@
+/**
+ * The runtime's OpenAPI document, merged by the edge router into /openapi.json. Written by hand:
+ * the MCP endpoint speaks JSON-RPC, which tsoa does not describe.
+ */
+const pairParameters = [
+  { name: 'tool_pack_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+  { name: 'registered_user_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'The registered user the tools run for; never falls back to another user.' },
+];
+
+const errorBody = { $ref: '#/components/schemas/RuntimeError' };
+const jsonRpcRequest = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: {
+    jsonrpc: { type: 'string', enum: ['2.0'] },
+    id: { oneOf: [{ type: 'integer' }, { type: 'string' }] },
+    method: { type: 'string', enum: ['initialize', 'ping', 'tools/list', 'tools/call'] },
+    params: { type: 'object', description: 'tools/call: {name: "<connector_slug>__<tool_name>", arguments: {input: {...}}}' },
+  },
+};
+const commonResponses = {
+  '401': { description: 'Missing, invalid, revoked or expired key', content: { 'application/json': { schema: errorBody } } },
+  '403': { description: 'The key lacks runtime:all', content: { 'application/json': { schema: errorBody } } },
+  '404': { description: 'Resource not in API key scope. (also for a missing pack or user, or the other environment)', content: { 'application/json': { schema: errorBody } } },
+};
+
+export const openApiDocument = {
+  openapi: '3.0.0',
+  info: { title: 'Patchbay MCP runtime', version: '1.0.0', description: 'The MCP endpoint agents call, its list-only variant and tool search.' },
+  components: {
+    securitySchemes: { access_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },
+    schemas: {
+      RuntimeError: { type: 'object', required: ['detail', 'code'], properties: { detail: { type: 'string' }, code: { type: 'string' } } },
+      JsonRpcRequest: jsonRpcRequest,
+    },
+  },
+  security: [{ access_key: ['runtime:all'] }],
+  paths: {
+    '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp': {
+      post: {
+        tags: ['MCP'],
+        summary: 'MCP over Streamable HTTP (stateless, JSON responses)',
+        description:
+          'JSON-RPC 2.0: initialize, ping, tools/list (free) and tools/call (one credit each, charged before the call runs). Tool names are <connector_slug>__<tool_name>. Tool failures are results with isError: true; an unconnected user gets a magic_link_url in structuredContent.',
+        parameters: pairParameters,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
+        responses: {
+          '200': { description: 'JSON-RPC response (result or error: -32601 unknown method, -32602 unknown tool)' },
+          '400': { description: 'JSON-RPC error: -32700 parse error, -32600 invalid request' },
+          '402': { description: 'billing_limit_reached: free plan over its monthly allotment (tools/call only)', content: { 'application/json': { schema: errorBody } } },
+          '429': { description: 'rate_limited: per-registered-user limit per minute; Retry-After and RateLimit-* headers', content: { 'application/json': { schema: errorBody } } },
+          ...commonResponses,
+        },
+      },
+    },
+    '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/tools/list': {
+      post: {
+        tags: ['MCP'],
+        summary: 'List-only variant: {id, jsonrpc: "2.0", method: "tools/list"}',
+        parameters: pairParameters,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
+        responses: { '200': { description: 'Same as tools/list on the MCP endpoint' }, ...commonResponses },
+      },
+    },
+    '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/search': {
+      post: {
+        tags: ['Tool search'],
+        summary: 'Rank the tools of this pack for an intent',
+        parameters: pairParameters,
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['intent'],
+                additionalProperties: false,
+                properties: {
+                  intent: { type: 'string', maxLength: 500 },
+                  connector_slugs: { type: 'array', items: { type: 'string' } },
+                  max_results: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'Ranked tools',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    tools: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          name: { type: 'string' },
+                          fully_qualified_name: { type: 'string' },
+                          human_name: { type: 'string' },
+                          description: { type: 'string' },
+                          input_schema: { type: 'object' },
+                          relevance_score: { type: 'number', minimum: 0, maximum: 1 },
+                          reasoning: { type: 'string' },
+                        },
+                      },
+                    },
+                    total_results: { type: 'integer' },
+                    intent: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          '400': { description: 'A field is invalid; the errors list names it', content: { 'application/json': { schema: errorBody } } },
+          ...commonResponses,
+        },
+      },
+    },
+  },
+};
