@@ -5,7 +5,7 @@ import Redis from 'ioredis';
 import type { Benchmark } from './benchmark';
 import { DEFAULT_REDIS_URL } from './backends';
 import { median } from './measure';
-import { UsageError } from './options';
+import { UsageError, positiveInteger } from './options';
 import { formatInt, machineDescription, machineLoad, print, progress, table } from './report';
 
 const USAGE = `pnpm bench meter [options]
@@ -31,13 +31,6 @@ interface MeterBenchOptions {
   warmup: number;
   inFlight: number;
   help: boolean;
-}
-
-function positiveInteger(flag: string, value: string | undefined, fallback: number, allowZero = false): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < (allowZero ? 0 : 1)) throw new UsageError(`--${flag} must be a ${allowZero ? '' : 'positive '}whole number, got "${value}"`);
-  return n;
 }
 
 function parseOptions(args: string[]): MeterBenchOptions {

@@ -34,10 +34,11 @@ export const LOAD_OPTIONS_USAGE = `  --duration <s>       measured seconds per t
 
 export class UsageError extends Error {}
 
-function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
+/** A whole-number flag value (positive unless zero is allowed), or the fallback when absent. */
+export function positiveInteger(flag: string, value: string | undefined, fallback: number, allowZero = false): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`--${flag} must be a positive whole number, got "${value}"`);
+  if (!Number.isSafeInteger(n) || n < (allowZero ? 0 : 1)) throw new UsageError(`--${flag} must be a ${allowZero ? '' : 'positive '}whole number, got "${value}"`);
   return n;
 }
 
