@@ -1,14 +1,18 @@
 import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
-import type { Meter } from '@patchbay/metering';
 import type { Express } from 'express';
 import type Redis from 'ioredis';
 import { SERVICE_NAME } from './config';
 import type { ToolExecutor } from './domain/execute';
 import type { RegistryClient } from './domain/registry-client';
+import type { RuleSetCache } from './domain/rule-set-cache';
+import type { ToolCallRecorder } from './domain/tool-call-records';
+import { RegisterRoutes } from './generated/routes';
+import generatedDocument from './generated/swagger.json';
 import { mcpParseErrorHandler, mcpRouter } from './mcp/mcp-endpoint';
 import { searchRouter } from './mcp/search-endpoint';
-import { openApiDocument } from './openapi';
+import { mergeOpenApi } from './openapi';
+import type { AppServices } from './services';
 
 export interface AppDeps {
   logger: Logger;
@@ -16,20 +20,33 @@ export interface AppDeps {
   redis: Redis;
   registry: RegistryClient;
   executor: ToolExecutor;
-  meter: Meter;
+  rules: RuleSetCache;
+  recorder: ToolCallRecorder;
+  /** What the management controllers use (security rules, tool-call records, usage); holds the meter too. */
+  services: AppServices;
 }
 
 export function createApp(deps: AppDeps): Express {
   // Tool arguments can be large (a document to file); results are streamed back by the transport.
   const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb' });
   app.locals[VERIFIER_LOCAL] = deps.verifier;
-  app.get('/healthz', healthHandler(SERVICE_NAME, [{ name: 'redis', check: () => pingRedis(deps.redis) }]));
+  app.locals.services = deps.services;
+  const { db } = deps.services;
+  app.get(
+    '/healthz',
+    healthHandler(SERVICE_NAME, [
+      { name: 'postgres', check: async () => { await db.$queryRaw`SELECT 1`; } },
+      { name: 'redis', check: () => pingRedis(deps.redis) },
+    ]),
+  );
+  const openApiDocument = mergeOpenApi(generatedDocument);
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
   app.use(mcpParseErrorHandler);
-  app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, meter: deps.meter, logger: deps.logger }));
+  app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, meter: deps.services.meter, rules: deps.rules, recorder: deps.recorder, logger: deps.logger }));
   app.use(searchRouter(deps.registry));
+  RegisterRoutes(app);
   finishServiceApp(app, deps.logger);
   return app;
 }

@@ -1,11 +1,18 @@
+import path from 'node:path';
 import { booleanFromEnv, commonEnv, loadEnv } from '@patchbay/service-kit';
 import { z } from 'zod';
 
 export const SERVICE_NAME = 'mcp-runtime';
+export const DB_SCHEMA = 'mcp_runtime';
+export const MIGRATIONS_DIR = path.resolve(__dirname, '..', 'prisma', 'migrations');
 
 const schema = z.object({
   ...commonEnv,
   PORT: z.coerce.number().int().min(0).max(65535).default(8083),
+  /** Security rules, their overrides and the tool-call records (schema mcp_runtime). */
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/patchbay'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  PATCHBAY_MIGRATE_ON_START: booleanFromEnv.default(true),
   /** Where keys are verified. */
   ACCESS_KEYS_URL: z.string().url().default('http://127.0.0.1:8081'),
   /** Where tool packs, registered users and credentials are resolved. */
@@ -19,6 +26,12 @@ const schema = z.object({
   TOOL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   /** How long the tools of a (tool pack, registered user) pair are reused before asking the registry again. */
   PACK_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  /** How long a tool pack's compiled security rules are reused; rule changes also reach every replica over Redis at once. */
+  SECURITY_RULES_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** Tool-call records older than this are deleted (the spec's default retention is 90 days). */
+  TOOL_CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Tool-call records written to the database at once by this replica's queue consumer. */
+  TOOL_CALL_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(20),
 });
 
 export type Config = z.infer<typeof schema>;

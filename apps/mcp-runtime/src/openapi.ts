@@ -1,12 +1,14 @@
 /**
- * The runtime's OpenAPI document, merged by the edge router into /openapi.json. Written by hand:
- * the MCP endpoint speaks JSON-RPC, which tsoa does not describe.
+ * The runtime's OpenAPI document, merged by the edge router into /openapi.json. The MCP endpoint and
+ * search are written by hand (the MCP endpoint speaks JSON-RPC, which tsoa does not describe); the
+ * management routes (security rules, tool-call records, usage) come from tsoa.
  */
 const pairParameters = [
   { name: 'tool_pack_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
   { name: 'registered_user_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'The registered user the tools run for; never falls back to another user.' },
 ];
 
+const runtimeSecurity = [{ access_key: ['runtime:all'] }];
 const errorBody = { $ref: '#/components/schemas/RuntimeError' };
 const jsonRpcRequest = {
   type: 'object',
@@ -24,9 +26,9 @@ const commonResponses = {
   '404': { description: 'Resource not in API key scope. (also for a missing pack or user, or the other environment)', content: { 'application/json': { schema: errorBody } } },
 };
 
-export const openApiDocument = {
+const mcpDocument = {
   openapi: '3.0.0',
-  info: { title: 'Patchbay MCP runtime', version: '1.0.0', description: 'The MCP endpoint agents call, its list-only variant and tool search.' },
+  info: { title: 'Patchbay MCP runtime', version: '1.0.0', description: "The MCP endpoint agents call, its list-only variant, tool search, the security gateway's rules, tool-call records and credit usage." },
   components: {
     securitySchemes: { access_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },
     schemas: {
@@ -34,11 +36,11 @@ export const openApiDocument = {
       JsonRpcRequest: jsonRpcRequest,
     },
   },
-  security: [{ access_key: ['runtime:all'] }],
   paths: {
     '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp': {
       post: {
         tags: ['MCP'],
+        security: runtimeSecurity,
         summary: 'MCP over Streamable HTTP (stateless, JSON responses)',
         description:
           'JSON-RPC 2.0: initialize, ping, tools/list (free) and tools/call (one credit each, charged before the call runs). Tool names are <connector_slug>__<tool_name>. Tool failures are results with isError: true; an unconnected user gets a magic_link_url in structuredContent.',
@@ -56,6 +58,7 @@ export const openApiDocument = {
     '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/tools/list': {
       post: {
         tags: ['MCP'],
+        security: runtimeSecurity,
         summary: 'List-only variant: {id, jsonrpc: "2.0", method: "tools/list"}',
         parameters: pairParameters,
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
@@ -65,6 +68,7 @@ export const openApiDocument = {
     '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/search': {
       post: {
         tags: ['Tool search'],
+        security: runtimeSecurity,
         summary: 'Rank the tools of this pack for an intent',
         parameters: pairParameters,
         requestBody: {
@@ -121,3 +125,24 @@ export const openApiDocument = {
     },
   },
 };
+
+interface OpenApiLike {
+  info?: unknown;
+  paths?: Record<string, unknown>;
+  components?: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+  tags?: unknown[];
+}
+
+/** The tsoa document of the management routes with the hand-written MCP paths and schemas added. */
+export function mergeOpenApi(generated: OpenApiLike): Record<string, unknown> {
+  return {
+    ...generated,
+    info: mcpDocument.info,
+    paths: { ...mcpDocument.paths, ...generated.paths },
+    components: {
+      ...generated.components,
+      schemas: { ...generated.components?.schemas, ...mcpDocument.components.schemas },
+      securitySchemes: { ...generated.components?.securitySchemes, ...mcpDocument.components.securitySchemes },
+    },
+  };
+}

@@ -1,11 +1,9 @@
 import type { Server } from 'node:http';
 import path from 'node:path';
-import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
-import { Meter } from '@patchbay/metering';
-import { createGuardedFetch } from '@patchbay/outbound';
 import { GITHUB_FAKE_TOKENS, startFakeGithub } from '@patchbay/provider-fakes';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger } from '@patchbay/service-kit';
 import {
+  TEST_DATABASE_URL,
   TEST_REDIS_URL,
   TEST_SERVICE_TOKEN,
   startAccessKeysService,
@@ -14,10 +12,8 @@ import {
   type RunningRegistry,
   type TestOrganization,
 } from '@patchbay/testing';
-import type Redis from 'ioredis';
-import { createApp } from '../src/app';
-import { ToolExecutor } from '../src/domain/execute';
-import { RegistryClient } from '../src/domain/registry-client';
+import { loadConfig } from '../src/config';
+import { createRuntime } from '../src/runtime';
 
 export interface Harness {
   /** The runtime's base URL (a real HTTP server, so SDK clients can connect). */
@@ -29,27 +25,32 @@ export interface Harness {
 }
 
 /**
- * The runtime in-process on a real port, with the real access-keys-and-audit and connector-registry
+ * The runtime in-process on a real port, wired exactly as main.ts wires it (its database schema,
+ * Redis, queues and record workers), with the real access-keys-and-audit and connector-registry
  * services as child processes and a fake GitHub as the only third party.
  */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
   const accessKeys = await startAccessKeysService();
   const registry = await startConnectorRegistryService({ registryDir: path.dirname(require.resolve('@patchbay/connector-registry/package.json')), accessKeysUrl: accessKeys.url });
   const github = await startFakeGithub({ owner: 'octo-org', repo: 'hello', issues: 5 });
-  const redis: Redis = createRedis(TEST_REDIS_URL);
-  const subscriber = createRedis(TEST_REDIS_URL);
-  const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
-  await verifier.subscribe(subscriber);
-  const registryClient = new RegistryClient({ baseUrl: registry.url, serviceToken: TEST_SERVICE_TOKEN, cacheTtlMs: 0 });
-  const executor = new ToolExecutor({
-    registry: registryClient,
-    fetch: createGuardedFetch({ allowPrivateNetwork: true }, { requireHttps: false }),
-    limits: { timeoutMs: 5000, maxRows: 100, maxResponseBytes: 1024 * 1024 },
-    baseUrlOverrides: { github: github.url },
+  const config = loadConfig({
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    ACCESS_KEYS_URL: accessKeys.url,
+    CONNECTOR_REGISTRY_URL: registry.url,
+    PATCHBAY_SERVICE_TOKEN: TEST_SERVICE_TOKEN,
+    PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
+    // Migrations ran in the global setup.
+    PATCHBAY_MIGRATE_ON_START: 'false',
+    PACK_CACHE_TTL_MS: '0',
+    TOOL_CALL_TIMEOUT_MS: '5000',
+    TOOL_MAX_ROWS: '100',
+    TOOL_MAX_RESPONSE_BYTES: String(1024 * 1024),
+    ...env,
   });
-  const app = createApp({ logger: createLogger('test', 'silent'), verifier, redis, registry: registryClient, executor, meter: new Meter(redis, { keyPrefix: `test-metering-${process.pid}:` }) });
+  const runtime = await createRuntime(config, createLogger('test', 'silent'), { baseUrlOverrides: { github: github.url }, meterKeyPrefix: `test-metering-${process.pid}:` });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = runtime.app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as { port: number };
   return {
@@ -60,9 +61,7 @@ export async function startHarness(): Promise<Harness> {
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
-      await executor.close();
-      await verifier.close();
-      redis.disconnect();
+      await runtime.close();
       await github.close();
       await registry.stop();
       await accessKeys.stop();
@@ -77,7 +76,7 @@ export interface Scenario {
   mcpUrl: string;
 }
 
-async function api(h: Harness, key: string, method: string, pathname: string, body?: unknown): Promise<any> {
+export async function api(h: Harness, key: string, method: string, pathname: string, body?: unknown): Promise<any> {
   const res = await fetch(`${h.registry.url}${pathname}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
@@ -112,6 +111,13 @@ export async function scenario(
 /** A bare JSON-RPC POST, as curl or the spec's examples send it (no initialize, no Accept header). */
 export async function rpc(url: string, key: string, body: unknown, raw?: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: raw ?? JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A management API request that returns the status and parsed body whatever the outcome. */
+export async function request(baseUrl: string, key: string, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${baseUrl}${pathname}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

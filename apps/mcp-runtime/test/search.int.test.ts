@@ -64,12 +64,22 @@ describe('tool search', () => {
 });
 
 describe('OpenAPI', () => {
-  it('documents the MCP endpoint, its list-only variant and search', async () => {
-    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  it('documents the MCP endpoint, its list-only variant, search and the management routes', async () => {
+    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown }>> };
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/security-rules',
+      '/api/v1/security-rules/{rule_id}',
+      '/api/v1/tool-call-records',
+      '/api/v1/tool-call-records/{record_id}',
       '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp',
       '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/search',
       '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/tools/list',
+      '/api/v1/tool-packs/{tool_pack_id}/security-rules',
+      '/api/v1/tool-packs/{tool_pack_id}/security-rules/{rule_id}/override',
+      '/api/v1/usage',
     ]);
+    // The agent-facing routes need runtime:all, the management routes management:all.
+    expect(doc.paths['/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp']!.post!.security).toEqual([{ access_key: ['runtime:all'] }]);
+    expect(doc.paths['/api/v1/security-rules']!.post!.security).toEqual([{ access_key: ['management:all'] }]);
   });
 });

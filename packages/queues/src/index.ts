@@ -13,6 +13,10 @@ export type {
 } from './payloads';
 export { DEFAULT_JOB_OPTIONS, OUTBOX_TABLE_SQL, OutboxRelay, addToOutbox } from './outbox';
 export type { OutboxDatabase, OutboxEvent, OutboxRelayOptions, OutboxWriter, QueueResolver, RelayQueue } from './outbox';
+export { DirectProducer } from './direct';
+export type { DirectProducerOptions } from './direct';
+export { emitAuditEvent } from './audit';
+export type { AuditChange, AuditPrincipal } from './audit';
 export { createConsumer } from './consumer';
 export type { ConsumerOptions, DeliveryInfo, EventHandler } from './consumer';
 export { QueueSet } from './queue-set';

@@ -44,17 +44,23 @@ export interface RegisteredUserDeletedJob {
   deleted_at: string;
 }
 
-export type ToolCallStatus = 'success' | 'error' | 'blocked' | 'rate_limited';
+/** How a tools/call ended: 'blocked' when a security rule of action block fired (inbound or outbound). */
+export type ToolCallStatus = 'success' | 'error' | 'blocked';
 
-/** A security-gateway rule that matched during a tool call. */
+/** A security-gateway rule that matched during a tool call (the shape of @patchbay/security-gateway's Detection). */
 export interface ToolCallDetection {
   rule_id: string;
-  /** What the rule looks for, e.g. 'EMAIL', 'PROMPT_INJECTION' (the <KIND> of a redaction marker). */
+  rule_name: string;
+  /** What the rule looks for: a detector kind such as 'EMAIL_ADDRESS', or a custom rule's label (the <KIND> of a redaction marker). */
   kind: string;
   /** 'inbound': arguments on their way to the tool; 'outbound': the result on its way to the model. */
   direction: 'inbound' | 'outbound';
-  /** What the gateway did: 'block' fails the call, 'redact' replaces the value with [REDACTED:<KIND>]. */
-  action: 'block' | 'redact' | 'log';
+  /** What the rule did: 'allow' only records, 'redact' replaced the match with [REDACTED:<KIND>], 'block' failed the call. */
+  action: 'allow' | 'redact' | 'block';
+  /** JSONPath of the string that matched, with matched keys masked; never the matched value. */
+  path: string;
+  /** Matches of this rule in that string. */
+  count: number;
 }
 
 /** One MCP tools/call, metered and recorded by mcp-runtime after the response. */
@@ -65,14 +71,19 @@ export interface ToolCallRecordJob {
   tool_pack_id: string;
   registered_user_id: string;
   access_key_id: string;
-  /** Fully qualified, e.g. 'github_create_issue'. */
+  /** Fully qualified, e.g. 'github__create_issue'. */
   tool_name: string;
   connector_slug: string;
   status: ToolCallStatus;
   duration_ms: number;
   /** Every tools/call costs one credit, whatever its outcome. */
   credits: number;
+  /** 'YYYY-MM' (UTC): the billing cycle the credit was counted in. */
+  billing_cycle: string;
+  /** Whether the credit was beyond a paid plan's monthly allotment (billed as overage at month end). */
+  overage: boolean;
   detections: ToolCallDetection[];
+  /** Why it failed: invalid_input, credential_missing, timeout, security_rule_blocked... null on success. */
   error_code: string | null;
   /** ISO 8601 UTC */
   occurred_at: string;

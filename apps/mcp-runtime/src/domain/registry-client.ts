@@ -84,6 +84,14 @@ export class RegistryClient {
     for (const key of this.cache.keys()) if (key.startsWith(`${organizationId}:`)) this.cache.delete(key);
   }
 
+  /** Whether the tool pack exists in the key's organization and environment (security-rule overrides name one). */
+  async toolPackExists(principal: KeyPrincipal, toolPackId: string): Promise<boolean> {
+    const res = await this.post('/internal/v1/tool-packs/lookup', { organization_id: principal.organizationId, environment: principal.environment, tool_pack_id: toolPackId });
+    if (res.status === 404) return false;
+    if (res.ok) return true;
+    throw new ServiceUnavailableError('Tool packs cannot be looked up right now; retry shortly.');
+  }
+
   /** A fresh magic link the user opens to connect the connector; null when the registry cannot make one. */
   async magicLink(principal: KeyPrincipal, registeredUserId: string, connectorSlug: string, authScope: PackTool['auth_scope'], publicBaseUrl: string): Promise<{ magic_link_url: string; expires_at: string } | null> {
     const res = await this.post('/internal/v1/link-tokens', {

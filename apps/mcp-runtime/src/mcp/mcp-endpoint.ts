@@ -6,9 +6,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
-import { rateLimitHeaders, type Meter } from '@patchbay/metering';
+import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
 import type { ToolExecutor } from '../domain/execute';
+import { callWithGateway } from '../domain/gateway-call';
 import type { PackTools, RegistryClient } from '../domain/registry-client';
+import type { RuleSetCache } from '../domain/rule-set-cache';
+import type { ToolCallRecorder } from '../domain/tool-call-records';
 
 export const MCP_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/:registeredUserId/mcp';
 export const TOOLS_LIST_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/:registeredUserId/tools/list';
@@ -18,6 +21,10 @@ export interface McpDeps {
   executor: ToolExecutor;
   /** Rate limit and credits of tools/call, one Redis round trip. */
   meter: Meter;
+  /** The security gateway's compiled rules per tool pack. */
+  rules: RuleSetCache;
+  /** Sends every tools/call's record over the queue. */
+  recorder: ToolCallRecorder;
   logger: Logger;
 }
 
@@ -32,9 +39,10 @@ function toolCallCount(body: unknown): number {
  * security rule is still counted) and enforces the per-user rate limit. Refusals are HTTP answers:
  * 429 with Retry-After and the rate-limit headers, or 402 billing_limit_reached.
  */
-async function meterToolCalls(deps: McpDeps, req: Request, res: Response, pack: PackTools): Promise<boolean> {
+async function meterToolCalls(deps: McpDeps, req: Request, res: Response, pack: PackTools): Promise<MeterDecision[] | null> {
   const calls = toolCallCount(req.body);
   const principal = principalOf(req);
+  const decisions: MeterDecision[] = [];
   for (let i = 0; i < calls; i += 1) {
     const decision = await deps.meter.check({
       organizationId: principal.organizationId,
@@ -44,22 +52,23 @@ async function meterToolCalls(deps: McpDeps, req: Request, res: Response, pack: 
       rateLimitPerMinute: principal.organization.mcpRateLimitPerMinute,
     });
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+    decisions.push(decision);
     if (decision.reason === 'rate_limited') {
       res.status(429).json({
         detail: `This registered user made more than ${decision.rateLimit.limit} tool calls in the last minute; retry after ${decision.rateLimit.retryAfterSeconds ?? 1} s.`,
         code: 'rate_limited',
       });
-      return false;
+      return null;
     }
     if (decision.reason === 'billing_limit_reached') {
       res.status(402).json({
         detail: `The organization has used its ${decision.credits.allotment} credits of ${decision.credits.cycle}; tool calls resume in the next billing cycle (tools/list and the management API keep working). Upgrade to a paid plan to continue now.`,
         code: 'billing_limit_reached',
       });
-      return false;
+      return null;
     }
   }
-  return true;
+  return decisions;
 }
 
 function jsonRpcError(res: Response, status: number, id: unknown, code: number, message: string): void {
@@ -105,15 +114,19 @@ function invalidEnvelope(body: unknown): string | null {
   return null;
 }
 
-function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boolean): Server {
+function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boolean, decisions: MeterDecision[]): Server {
   const server = new Server({ name: 'patchbay', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: pack.tools.map(listEntry) }));
   if (!listOnly) {
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const tool = pack.tools.find((t) => t.fully_qualified_name === request.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the tools of this tool pack.`);
-      const outcome = await deps.executor.call(principalOf(req), pack, tool, request.params.arguments ?? {}, { publicBaseUrl: publicRequestUrl(req).origin });
-      return outcome.result;
+      // Each tools/call of the body was metered, in order, before the server ran; an unknown tool
+      // still cost its credit and is recorded.
+      const decision = decisions.shift();
+      const { name } = request.params;
+      const tool = pack.tools.find((t) => t.fully_qualified_name === name);
+      const ending = await callWithGateway(deps, principalOf(req), pack, tool, name, request.params.arguments ?? {}, { publicBaseUrl: publicRequestUrl(req).origin, decision });
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the tools of this tool pack.`);
+      return ending.result;
     });
   }
   return server;
@@ -130,12 +143,13 @@ export function mcpRouter(deps: McpDeps): Router {
       if (method !== 'tools/list') return jsonRpcError(res, 400, (req.body as { id?: unknown }).id, ErrorCode.MethodNotFound, `Method not found: this endpoint answers tools/list only; use .../mcp for ${method ?? 'other methods'}.`);
     }
     const pack = await loadPair(req, deps.registry);
-    if (!listOnly && !(await meterToolCalls(deps, req, res, pack))) return;
+    const decisions = listOnly ? [] : await meterToolCalls(deps, req, res, pack);
+    if (!decisions) return;
     // Clients that POST bare JSON-RPC (curl, the spec's examples) rarely send the Accept header the
     // transport insists on; we always answer JSON, so accept them.
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) req.headers.accept = 'application/json, text/event-stream';
-    const server = buildServer(deps, req, pack, listOnly);
+    const server = buildServer(deps, req, pack, listOnly, decisions);
     // Stateless: a new server and transport per POST, so any replica can answer any request.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

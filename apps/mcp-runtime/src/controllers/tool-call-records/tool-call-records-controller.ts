@@ -1,0 +1,56 @@
+import { principalOf } from '@patchbay/auth';
+import { parseCursorPageSize, type CursorList } from '@patchbay/pagination';
+import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { Request as ExpressRequest } from 'express';
+import type { ToolCallRecordView } from '../../domain/tool-call-records';
+import { servicesOf } from '../../services';
+import type { ErrorBody } from '../schemas';
+
+@Route('api/v1/tool-call-records')
+@Tags('Tool-call records')
+@Security('access_key', ['management:all'])
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(403, 'The key lacks management:all')
+export class ToolCallRecordsController extends Controller {
+  /**
+   * Every MCP tools/call of the key's environment, newest first, kept 90 days (a deleted registered user's records are deleted with them).
+   * Records arrive over a queue, usually within a second of the call. A key restricted to tool packs or registered users sees only theirs.
+   * @param registered_user_id Only calls for this registered user.
+   * @param tool_pack_id Only calls through this tool pack.
+   * @param tool_name Only this tool, as called: `<connector_slug>__<tool_name>`.
+   * @param connector_slug Only tools of this connector.
+   * @param status success, error or blocked.
+   * @param created_after Inclusive lower bound on the call time (ISO 8601).
+   * @param created_before Inclusive upper bound on the call time (ISO 8601).
+   * @param cursor The `next` or `previous` value of an earlier page.
+   * @param page_size Items per page, 1 to 100 (default 100).
+   */
+  @Get('/')
+  @Response<ErrorBody>(400, 'Invalid filter or cursor')
+  public async listToolCallRecords(
+    @Request() req: ExpressRequest,
+    @Query() registered_user_id?: string,
+    @Query() tool_pack_id?: string,
+    @Query() tool_name?: string,
+    @Query() connector_slug?: string,
+    @Query() status?: string,
+    @Query() created_after?: string,
+    @Query() created_before?: string,
+    @Query() cursor?: string,
+    @Query() page_size?: string,
+  ): Promise<CursorList<ToolCallRecordView>> {
+    const size = parseCursorPageSize(page_size);
+    return servicesOf(req).toolCallRecords.list(
+      principalOf(req),
+      { registered_user_id, tool_pack_id, tool_name, connector_slug, status, created_after, created_before },
+      cursor,
+      size,
+    );
+  }
+
+  @Get('{record_id}')
+  @Response<ErrorBody>(404, 'No such record in the key\'s organization and environment, or past retention')
+  public async getToolCallRecord(@Request() req: ExpressRequest, @Path() record_id: string): Promise<ToolCallRecordView> {
+    return servicesOf(req).toolCallRecords.get(principalOf(req), record_id);
+  }
+}

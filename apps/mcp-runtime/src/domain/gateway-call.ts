@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { KeyPrincipal } from '@patchbay/auth';
+import type { MeterDecision } from '@patchbay/metering';
+import type { ToolCallStatus } from '@patchbay/queues';
+import { ScanError, type BlockedBy, type Detection, type ScanDirection } from '@patchbay/security-gateway';
+import type { Logger } from '@patchbay/service-kit';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallContext, ToolExecutor } from './execute';
+import type { PackTool, PackTools } from './registry-client';
+import type { RuleSetCache } from './rule-set-cache';
+import type { ToolCallRecorder } from './tool-call-records';
+
+export interface GatewayCallDeps {
+  executor: ToolExecutor;
+  rules: RuleSetCache;
+  recorder: ToolCallRecorder;
+  logger: Logger;
+}
+
+export interface GatewayCallContext extends CallContext {
+  /** The meter's decision for this call (its credit was counted before the call ran). */
+  decision: MeterDecision | undefined;
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The tool result of a call a block rule stopped: says a security rule fired and names it, never the matched value. */
+export function blockedResult(by: BlockedBy, direction: ScanDirection): CallToolResult {
+  const what = direction === 'inbound' ? 'the tool was not called' : "the tool's result was withheld";
+  return {
+    content: [{ type: 'text', text: `Blocked by security rule "${by.rule_name}" (${by.kind}, rule ${by.rule_id}): ${what}. The call still counts one credit; change the ${direction === 'inbound' ? 'arguments' : 'request'} or ask an administrator about the rule.` }],
+    structuredContent: { error: 'security_rule_blocked', rule_id: by.rule_id, rule_name: by.rule_name, kind: by.kind, direction },
+    isError: true,
+  };
+}
+
+interface Ending {
+  result: CallToolResult;
+  status: ToolCallStatus;
+  errorCode: string | null;
+}
+
+/**
+ * One tools/call through the security gateway: inbound rules scan the arguments before the tool
+ * runs, outbound rules scan its result before the model sees it (redacting or blocking), and the
+ * call's record (status, duration, credit, detections without values) leaves over the queue.
+ */
+export async function callWithGateway(
+  deps: GatewayCallDeps,
+  principal: KeyPrincipal,
+  pack: PackTools,
+  tool: PackTool | undefined,
+  calledName: string,
+  args: unknown,
+  context: GatewayCallContext,
+): Promise<Ending> {
+  const started = performance.now();
+  const detections: Detection[] = [];
+  let ending: Ending;
+  try {
+    ending = tool ? await gatewayCall(deps, principal, pack, tool, args, context, detections) : { result: errorResult(''), status: 'error', errorCode: 'unknown_tool' };
+  } catch (err) {
+    ending = { result: errorResult(''), status: 'error', errorCode: 'internal_error' };
+    record(deps, principal, pack, tool, calledName, context, ending, detections, started);
+    throw err;
+  }
+  record(deps, principal, pack, tool, calledName, context, ending, detections, started);
+  return ending;
+}
+
+async function gatewayCall(
+  deps: GatewayCallDeps,
+  principal: KeyPrincipal,
+  pack: PackTools,
+  tool: PackTool,
+  args: unknown,
+  context: CallContext,
+  detections: Detection[],
+): Promise<Ending> {
+  const scanner = await deps.rules.scannerFor(principal.organizationId, principal.environment, pack.tool_pack.id);
+  try {
+    let input = args;
+    if (scanner) {
+      const inbound = scanner.scan(args, 'inbound');
+      detections.push(...inbound.detections);
+      if (inbound.blocked) return { result: blockedResult(inbound.blocked, 'inbound'), status: 'blocked', errorCode: 'security_rule_blocked' };
+      input = inbound.value;
+    }
+    const outcome = await deps.executor.call(principal, pack, tool, input, context);
+    if (!scanner) return { result: outcome.result, status: outcome.status, errorCode: outcome.errorCode };
+    const outbound = scanner.scan(outcome.result, 'outbound');
+    detections.push(...outbound.detections);
+    if (outbound.blocked) return { result: blockedResult(outbound.blocked, 'outbound'), status: 'blocked', errorCode: 'security_rule_blocked' };
+    return { result: outbound.value as CallToolResult, status: outcome.status, errorCode: outcome.errorCode };
+  } catch (err) {
+    // A value the scanner cannot read, or a custom pattern exhausting the regex engine: fail closed.
+    if (!(err instanceof ScanError)) throw err;
+    deps.logger.warn({ tool: tool.fully_qualified_name, error: err.message }, 'security scan failed; call refused');
+    return {
+      result: errorResult(`The security gateway could not scan this call (${err.message}), so it was refused. Retry with smaller arguments, or ask an administrator to simplify the custom rule.`),
+      status: 'error',
+      errorCode: 'security_scan_failed',
+    };
+  }
+}
+
+function record(
+  deps: GatewayCallDeps,
+  principal: KeyPrincipal,
+  pack: PackTools,
+  tool: PackTool | undefined,
+  calledName: string,
+  context: GatewayCallContext,
+  ending: Ending,
+  detections: Detection[],
+  started: number,
+): void {
+  const occurredAt = new Date();
+  const credits = context.decision?.credits;
+  void deps.recorder.record({
+    event_id: randomUUID(),
+    organization_id: principal.organizationId,
+    environment: principal.environment,
+    tool_pack_id: pack.tool_pack.id,
+    registered_user_id: pack.registered_user.id,
+    access_key_id: principal.keyId,
+    tool_name: tool?.fully_qualified_name ?? calledName,
+    connector_slug: tool?.connector_slug ?? calledName.split('__')[0] ?? '',
+    status: ending.status,
+    duration_ms: Math.round(performance.now() - started),
+    credits: 1,
+    billing_cycle: credits?.cycle ?? occurredAt.toISOString().slice(0, 7),
+    overage: credits ? credits.used > credits.allotment : false,
+    detections,
+    error_code: ending.errorCode,
+    occurred_at: occurredAt.toISOString(),
+  });
+}

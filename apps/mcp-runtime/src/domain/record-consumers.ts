@@ -1,0 +1,66 @@
+import { QUEUE_NAMES, createConsumer, type QueueLogger } from '@patchbay/queues';
+import type { ConnectionOptions, Worker } from 'bullmq';
+import type { Db } from '../db';
+import { deleteRegisteredUserRecords, logRecordOutcome, storeToolCallRecord, sweepExpiredRecords } from './tool-call-records';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export interface RecordWorkersOptions {
+  db: Db;
+  /** A connection with maxRetriesPerRequest: null (BullMQ workers block). */
+  connection: ConnectionOptions;
+  logger: QueueLogger;
+  retentionDays: number;
+  concurrency: number;
+  prefix?: string;
+  /** How often expired records are deleted. Default hourly; the first sweep runs at start. */
+  sweepIntervalMs?: number;
+}
+
+export interface RecordWorkers {
+  close(): Promise<void>;
+}
+
+/**
+ * This replica's share of the record pipeline: stores tool-call records from the queue, deletes a
+ * deleted registered user's records, and deletes records past retention. Any number of replicas can
+ * run it: each job goes to one worker, and every step is idempotent.
+ */
+export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers {
+  const { db, logger, retentionDays } = options;
+  const workers: Worker[] = [
+    createConsumer({
+      queue: QUEUE_NAMES.toolCallRecords,
+      connection: options.connection,
+      logger,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      handler: async (job) => logRecordOutcome(logger, job.event_id, await storeToolCallRecord(db, job, retentionDays)),
+    }),
+    createConsumer({
+      queue: QUEUE_NAMES.registeredUserDeletions,
+      connection: options.connection,
+      logger,
+      prefix: options.prefix,
+      handler: async (job) => {
+        const deleted = await deleteRegisteredUserRecords(db, job);
+        logger.info({ event_id: job.event_id, deleted }, 'deleted the tool-call records of a deleted registered user');
+      },
+    }),
+  ];
+  const sweep = () => {
+    sweepExpiredRecords(db, retentionDays).then(
+      (deleted) => { if (deleted > 0) logger.info({ deleted, retention_days: retentionDays }, 'deleted tool-call records past retention'); },
+      (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'retention sweep failed; retrying at the next interval'),
+    );
+  };
+  sweep();
+  const timer = setInterval(sweep, options.sweepIntervalMs ?? HOUR_MS);
+  timer.unref();
+  return {
+    async close() {
+      clearInterval(timer);
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}

@@ -1,0 +1,243 @@
+import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
+import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
+import { cursorList, decodeCursor, type CursorList } from '@patchbay/pagination';
+import { QUEUE_NAMES, UnrecoverableError, type DirectProducer, type QueueLogger, type RegisteredUserDeletedJob, type ToolCallRecordJob } from '@patchbay/queues';
+import { isUuid } from '@patchbay/service-kit';
+import type { Db } from '../db';
+import type { Prisma, ToolCallRecord as RecordRow } from '../generated/prisma/client';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const STATUSES = ['success', 'error', 'blocked'] as const;
+type Status = (typeof STATUSES)[number];
+
+/** A tool-call record as the API shows it. Never arguments, results, credentials or matched values. */
+export interface ToolCallRecordView {
+  id: string;
+  /** `<connector_slug>__<tool_name>`, as the agent called it. */
+  tool_name: string;
+  connector_slug: string;
+  tool_pack_id: string;
+  registered_user_id: string;
+  /** The key the agent called with. */
+  access_key_id: string;
+  /** success, error (the tool answered with isError) or blocked (a security rule of action block fired). */
+  status: Status;
+  /** Why it failed: invalid_input, credential_missing, credential_invalid, timeout, rate_limited, provider_error, remote_error, security_rule_blocked... */
+  error_code: string | null;
+  duration_ms: number;
+  /** Credits the call cost (1; every tools/call costs one whatever its outcome). */
+  credits: number;
+  /** 'YYYY-MM' (UTC): the billing cycle the credit counts in. */
+  billing_cycle: string;
+  /** Whether the credit was beyond a paid plan's monthly allotment. */
+  overage: boolean;
+  /** Security-gateway rules that matched: rule, kind, direction, action, JSON path and count; never the matched value. */
+  detections: ToolCallRecordJob['detections'];
+  occurred_at: string;
+}
+
+function viewOf(row: RecordRow): ToolCallRecordView {
+  return {
+    id: row.id,
+    tool_name: row.toolName,
+    connector_slug: row.connectorSlug,
+    tool_pack_id: row.toolPackId,
+    registered_user_id: row.registeredUserId,
+    access_key_id: row.accessKeyId,
+    status: row.status,
+    error_code: row.errorCode,
+    duration_ms: row.durationMs,
+    credits: row.credits,
+    billing_cycle: row.billingCycle,
+    overage: row.overage,
+    detections: row.detections as unknown as ToolCallRecordJob['detections'],
+    occurred_at: row.occurredAt.toISOString(),
+  };
+}
+
+/** Queue options of a record: deduplicated by the consumer's primary key, so completed jobs need not stay in Redis. */
+const RECORD_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 2000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;
+
+/**
+ * Sends each tool call's record after the call: straight onto the queue (no database write on the
+ * call path), or into the outbox while Redis is unreachable.
+ */
+export class ToolCallRecorder {
+  constructor(private readonly producer: Pick<DirectProducer, 'send'>) {}
+
+  /** Fire and forget: the agent's answer never waits for its record. */
+  record(job: ToolCallRecordJob): Promise<'queued' | 'outbox' | 'lost'> {
+    return this.producer.send(QUEUE_NAMES.toolCallRecords, job, RECORD_JOB_OPTIONS);
+  }
+}
+
+function validateRecordJob(job: ToolCallRecordJob): string[] {
+  const problems: string[] = [];
+  for (const field of ['event_id', 'organization_id', 'tool_pack_id', 'registered_user_id', 'access_key_id'] as const) {
+    if (!isUuid(job[field] ?? '')) problems.push(`${field} must be a UUID`);
+  }
+  if (job.environment !== 'production' && job.environment !== 'test') problems.push('environment must be production or test');
+  if (!STATUSES.includes(job.status)) problems.push('status is unknown');
+  if (!/^\d{4}-\d{2}$/.test(job.billing_cycle ?? '')) problems.push('billing_cycle must be YYYY-MM');
+  if (Number.isNaN(Date.parse(job.occurred_at))) problems.push('occurred_at must be an ISO 8601 date-time');
+  if (!Array.isArray(job.detections)) problems.push('detections must be a list');
+  return problems;
+}
+
+/**
+ * Stores one delivered record. Idempotent on event_id. A record of a registered user deleted in the
+ * meantime is removed right after the insert (the deletion's tombstone is permanent, so whichever of
+ * the two jobs runs second removes it), and one older than the retention window is not stored.
+ */
+export async function storeToolCallRecord(db: Db, job: ToolCallRecordJob, retentionDays: number, now = new Date()): Promise<'stored' | 'duplicate' | 'expired' | 'user_deleted'> {
+  const problems = validateRecordJob(job);
+  if (problems.length > 0) throw new UnrecoverableError(`invalid tool-call record: ${problems.join('; ')}`);
+  const occurredAt = new Date(job.occurred_at);
+  if (occurredAt.getTime() < now.getTime() - retentionDays * DAY_MS) return 'expired';
+  const { count } = await db.toolCallRecord.createMany({
+    data: [
+      {
+        id: job.event_id,
+        organizationId: job.organization_id,
+        environment: job.environment,
+        toolPackId: job.tool_pack_id,
+        registeredUserId: job.registered_user_id,
+        accessKeyId: job.access_key_id,
+        toolName: job.tool_name.slice(0, 255),
+        connectorSlug: job.connector_slug.slice(0, 255),
+        status: job.status,
+        errorCode: job.error_code?.slice(0, 64) ?? null,
+        durationMs: Math.max(0, Math.round(job.duration_ms)),
+        credits: job.credits,
+        billingCycle: job.billing_cycle,
+        overage: job.overage,
+        detections: job.detections as unknown as Prisma.InputJsonValue,
+        occurredAt,
+      },
+    ],
+    skipDuplicates: true,
+  });
+  const removed = await db.$executeRaw`DELETE FROM "tool_call_records" r USING "deleted_registered_users" d WHERE r."id" = ${job.event_id}::uuid AND d."registered_user_id" = r."registered_user_id"`;
+  if (removed > 0) return 'user_deleted';
+  return count === 1 ? 'stored' : 'duplicate';
+}
+
+/** A registered user was deleted in connector-registry: their records go, and a tombstone stops late ones. */
+export async function deleteRegisteredUserRecords(db: Db, job: RegisteredUserDeletedJob): Promise<number> {
+  if (!isUuid(job.registered_user_id ?? '') || !isUuid(job.organization_id ?? '') || (job.environment !== 'production' && job.environment !== 'test')) {
+    throw new UnrecoverableError('invalid registered-user deletion: registered_user_id and organization_id must be UUIDs, environment production or test');
+  }
+  await db.deletedRegisteredUser.createMany({
+    data: [{ registeredUserId: job.registered_user_id, organizationId: job.organization_id, environment: job.environment, deletedAt: new Date(job.deleted_at || Date.now()) }],
+    skipDuplicates: true,
+  });
+  const { count } = await db.toolCallRecord.deleteMany({ where: { registeredUserId: job.registered_user_id, organizationId: job.organization_id, environment: job.environment } });
+  return count;
+}
+
+/**
+ * Deletes records past the retention window, in batches so no statement holds locks for long, and
+ * tombstones old enough that no record of theirs can still arrive (one older than the window is not stored).
+ */
+export async function sweepExpiredRecords(db: Db, retentionDays: number, now = new Date(), batchSize = 10_000): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
+  let total = 0;
+  for (;;) {
+    const deleted = await db.$executeRaw`DELETE FROM "tool_call_records" WHERE "id" IN (SELECT "id" FROM "tool_call_records" WHERE "occurred_at" < ${cutoff} LIMIT ${batchSize})`;
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  await db.deletedRegisteredUser.deleteMany({ where: { deletedAt: { lt: new Date(cutoff.getTime() - DAY_MS) } } });
+  return total;
+}
+
+export interface RecordFilters {
+  registered_user_id?: string;
+  tool_pack_id?: string;
+  tool_name?: string;
+  connector_slug?: string;
+  status?: string;
+  created_after?: string;
+  created_before?: string;
+}
+
+function parseDate(field: string, value: string | undefined, errors: FieldError[]): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) errors.push({ field: `query.${field}`, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' });
+  return date;
+}
+
+/** Only ids the key may see: an id outside its restrictions matches nothing, like one that does not exist. */
+function restrictedIds(allowed: string[] | null, asked: string | undefined): string | { in: string[] } | undefined {
+  if (asked !== undefined) return allowed === null || allowed.includes(asked) ? asked : { in: [] };
+  return allowed === null ? undefined : { in: allowed };
+}
+
+export class ToolCallRecordService {
+  constructor(private readonly db: Db) {}
+
+  private where(principal: KeyPrincipal, filters: RecordFilters): Prisma.ToolCallRecordWhereInput {
+    const errors: FieldError[] = [];
+    for (const field of ['registered_user_id', 'tool_pack_id'] as const) {
+      const value = filters[field];
+      if (value !== undefined && !isUuid(value)) errors.push({ field: `query.${field}`, message: 'must be a UUID' });
+    }
+    if (filters.status !== undefined && !STATUSES.includes(filters.status as Status)) errors.push({ field: 'query.status', message: `must be one of ${STATUSES.join(', ')}` });
+    const after = parseDate('created_after', filters.created_after, errors);
+    const before = parseDate('created_before', filters.created_before, errors);
+    if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
+    if (errors.length > 0) throw new ValidationError(errors);
+    return {
+      organizationId: principal.organizationId,
+      environment: principal.environment,
+      registeredUserId: restrictedIds(registeredUserIdFilter(principal), filters.registered_user_id),
+      toolPackId: restrictedIds(toolPackIdFilter(principal), filters.tool_pack_id),
+      ...(filters.tool_name ? { toolName: filters.tool_name } : {}),
+      ...(filters.connector_slug ? { connectorSlug: filters.connector_slug } : {}),
+      ...(filters.status ? { status: filters.status as Status } : {}),
+      ...(after || before ? { occurredAt: { ...(after ? { gte: after } : {}), ...(before ? { lte: before } : {}) } } : {}),
+    };
+  }
+
+  /** Newest first, with keyset cursors (stable while new calls are recorded). */
+  async list(principal: KeyPrincipal, filters: RecordFilters, cursor: string | undefined, pageSize: number): Promise<CursorList<ToolCallRecordView>> {
+    const where = this.where(principal, filters);
+    const from = cursor ? decodeCursor(cursor) : null;
+    let position: Prisma.ToolCallRecordWhereInput = {};
+    if (from) {
+      const [at, id] = from.key;
+      if (typeof at !== 'number' || typeof id !== 'string' || !isUuid(id)) throw ValidationError.forField('query.cursor', 'is not a cursor this API returned; send the next or previous value of an earlier page unchanged');
+      const t = new Date(at);
+      position =
+        from.direction === 'next'
+          ? { OR: [{ occurredAt: { lt: t } }, { occurredAt: t, id: { lt: id } }] }
+          : { OR: [{ occurredAt: { gt: t } }, { occurredAt: t, id: { gt: id } }] };
+    }
+    const backwards = from?.direction === 'previous';
+    const rows = await this.db.toolCallRecord.findMany({
+      where: { AND: [where, position] },
+      orderBy: backwards ? [{ occurredAt: 'asc' }, { id: 'asc' }] : [{ occurredAt: 'desc' }, { id: 'desc' }],
+      take: pageSize + 1,
+    });
+    const ordered = backwards ? rows.reverse() : rows;
+    const page = cursorList(ordered, { pageSize, from, keyOf: (row) => [row.occurredAt.getTime(), row.id] });
+    return { ...page, results: page.results.map(viewOf) };
+  }
+
+  async get(principal: KeyPrincipal, id: string): Promise<ToolCallRecordView> {
+    const row = isUuid(id) ? await this.db.toolCallRecord.findFirst({ where: { id, ...this.where(principal, {}) } }) : null;
+    if (!row) throw new NotFoundError('No tool-call record with this id in the organization and environment of the key (records are kept 90 days).');
+    return viewOf(row);
+  }
+}
+
+/** Logs what a consumer did with a delivery worth mentioning. */
+export function logRecordOutcome(logger: QueueLogger, eventId: string, outcome: string): void {
+  if (outcome !== 'stored') logger.info({ event_id: eventId, outcome }, 'tool-call record not stored');
+}

@@ -1,0 +1,76 @@
+import type { KeyPrincipal } from '@patchbay/auth';
+import { ValidationError } from '@patchbay/errors';
+import { billingCycleBounds, isBillingCycle, type Meter } from '@patchbay/metering';
+import type { Db } from '../db';
+
+/** An organization's credit usage in one billing cycle (calendar month, UTC). */
+export interface UsageView {
+  /** 'YYYY-MM' */
+  cycle: string;
+  period_start: string;
+  /** The first instant of the next cycle, when a free plan's credits are available again. */
+  period_end: string;
+  plan: 'free' | 'paid';
+  /** Credits included in the plan per cycle. */
+  monthly_credits: number;
+  /** tools/call counted this cycle, production and test keys together, including overage. */
+  credits_used: number;
+  /** Included credits left (0 once used up). */
+  credits_remaining: number;
+  /** Credits beyond the allotment (paid plans), billed at month end. */
+  overage_credits: number;
+  /** A free plan that used its allotment: tools/call answers 402 billing_limit_reached until period_end. */
+  billing_limit_reached: boolean;
+  /** tools/call per registered user per rolling minute (set by the Patchbay admin CLI). */
+  rate_limit_per_minute: number;
+}
+
+/** What the tool-call records hold for a cycle, by organization (the durable copy of the meter). */
+export async function recordedUsage(db: Db, cycle: string, organizationId?: string): Promise<Array<{ organizationId: string; used: number; overage: number }>> {
+  const rows = organizationId
+    ? await db.$queryRaw<Array<{ organization_id: string; used: bigint; overage: bigint }>>`
+        SELECT organization_id, SUM(credits)::bigint AS used, SUM(CASE WHEN overage THEN credits ELSE 0 END)::bigint AS overage
+        FROM "tool_call_records" WHERE billing_cycle = ${cycle} AND organization_id = ${organizationId}::uuid GROUP BY organization_id`
+    : await db.$queryRaw<Array<{ organization_id: string; used: bigint; overage: bigint }>>`
+        SELECT organization_id, SUM(credits)::bigint AS used, SUM(CASE WHEN overage THEN credits ELSE 0 END)::bigint AS overage
+        FROM "tool_call_records" WHERE billing_cycle = ${cycle} GROUP BY organization_id`;
+  return rows.map((r) => ({ organizationId: r.organization_id, used: Number(r.used), overage: Number(r.overage) }));
+}
+
+/**
+ * Reads the meter (exact, Redis) and the records (durable, a moment behind) and reports the larger:
+ * they agree unless Redis lost its data, and then the records are the better count.
+ */
+export async function readUsage(db: Db, meter: Meter, principal: KeyPrincipal, cycle?: string): Promise<UsageView> {
+  if (cycle !== undefined && cycle !== '' && !isBillingCycle(cycle)) throw ValidationError.forField('query.cycle', "must be a billing cycle 'YYYY-MM', e.g. 2026-11");
+  const metered = await meter.usage(principal.organizationId, cycle || undefined);
+  const [recorded] = await recordedUsage(db, metered.cycle, principal.organizationId);
+  const used = Math.max(metered.used, recorded?.used ?? 0);
+  const overage = Math.max(metered.overage, recorded?.overage ?? 0);
+  const { plan, monthlyCredits, mcpRateLimitPerMinute } = principal.organization;
+  const bounds = billingCycleBounds(metered.cycle);
+  return {
+    cycle: metered.cycle,
+    period_start: new Date(bounds.start).toISOString(),
+    period_end: new Date(bounds.end).toISOString(),
+    plan,
+    monthly_credits: monthlyCredits,
+    credits_used: used,
+    credits_remaining: Math.max(0, monthlyCredits - (used - overage)),
+    overage_credits: overage,
+    billing_limit_reached: plan === 'free' && used >= monthlyCredits,
+    rate_limit_per_minute: mcpRateLimitPerMinute,
+  };
+}
+
+/**
+ * After Redis lost its data, puts each organization's count for the current cycle back from the
+ * records. seedCycle only sets a counter that is missing, so a live meter is never overwritten.
+ */
+export async function seedMeterFromRecords(db: Db, meter: Meter, cycle: string): Promise<number> {
+  let seeded = 0;
+  for (const row of await recordedUsage(db, cycle)) {
+    if (await meter.seedCycle(row.organizationId, cycle, row.used, row.overage)) seeded += 1;
+  }
+  return seeded;
+}

@@ -1,0 +1,112 @@
+import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { BUILTIN_CONNECTORS, baseUrlOverridesFromEnv } from '@patchbay/connector-catalog';
+import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { Meter, billingCycle } from '@patchbay/metering';
+import { createGuardedFetch } from '@patchbay/outbound';
+import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
+import { createRedis, type Logger } from '@patchbay/service-kit';
+import type { Express } from 'express';
+import { createApp } from './app';
+import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
+import { createPrisma } from './db';
+import { ToolExecutor } from './domain/execute';
+import { startRecordWorkers } from './domain/record-consumers';
+import { RegistryClient } from './domain/registry-client';
+import { RuleSetCache, publishRulesChanged } from './domain/rule-set-cache';
+import { SecurityRuleService } from './domain/security-rules';
+import { ToolCallRecordService, ToolCallRecorder } from './domain/tool-call-records';
+import { seedMeterFromRecords } from './domain/usage';
+
+export interface RuntimeOptions {
+  /** Provider base URLs by connector slug (tests, self-hosted); default from PATCHBAY_<SLUG>_BASE_URL. */
+  baseUrlOverrides?: Record<string, string>;
+  /** Redis key prefix of the meter (tests isolate theirs). */
+  meterKeyPrefix?: string;
+}
+
+export interface Runtime {
+  app: Express;
+  /** Stops the workers, then closes every connection (the HTTP server is the caller's). */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything the runtime runs on, wired once: main.ts serves it, the integration tests serve the
+ * same thing on a random port.
+ */
+export async function createRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
+  if (config.PATCHBAY_MIGRATE_ON_START) {
+    await ensureDatabase(config.DATABASE_URL);
+    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+  }
+  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
+  const keySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
+  const rulesSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:rules-invalidation` });
+  // Producer adds fail fast while Redis is down, so a record falls back to the outbox at once.
+  const producerConnection = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
+  const workerConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
+
+  const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
+  await verifier.subscribe(keySubscriber);
+  const registry = new RegistryClient({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN, cacheTtlMs: config.PACK_CACHE_TTL_MS });
+  const executor = new ToolExecutor({
+    registry,
+    fetch: createGuardedFetch({ allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK }, { requireHttps: !config.PATCHBAY_ALLOW_PRIVATE_NETWORK }),
+    limits: { timeoutMs: config.TOOL_CALL_TIMEOUT_MS, maxRows: config.TOOL_MAX_ROWS, maxResponseBytes: config.TOOL_MAX_RESPONSE_BYTES },
+    baseUrlOverrides: options.baseUrlOverrides ?? baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
+  });
+  const meter = new Meter(redis, options.meterKeyPrefix ? { keyPrefix: options.meterKeyPrefix } : {});
+  const rules = new RuleSetCache(db, { ttlMs: config.SECURITY_RULES_CACHE_TTL_MS });
+  await rules.subscribe(rulesSubscriber);
+
+  const queues = new QueueSet({ connection: producerConnection, logger });
+  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
+  relay.start();
+  const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
+  const workers = startRecordWorkers({ db, connection: workerConnection, logger, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY });
+
+  // If Redis lost its data (a restart without persistence), put this cycle's counts back from the records.
+  const seed = () => {
+    seedMeterFromRecords(db, meter, billingCycle(Date.now())).then(
+      (seeded) => { if (seeded > 0) logger.warn({ organizations: seeded }, 'credit meter restored from tool-call records'); },
+      (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'could not restore the credit meter from records'),
+    );
+  };
+  seed();
+  redis.on('ready', seed);
+
+  const securityRules = new SecurityRuleService({
+    db,
+    toolPackExists: (principal, toolPackId) => registry.toolPackExists(principal, toolPackId),
+    rulesChanged: (organizationId, environment) => {
+      rules.invalidate(organizationId, environment);
+      publishRulesChanged(redis, organizationId, environment);
+    },
+  });
+  const app = createApp({
+    logger,
+    verifier,
+    redis,
+    registry,
+    executor,
+    rules,
+    recorder,
+    services: { db, meter, securityRules, toolCallRecords: new ToolCallRecordService(db), relay, publicBaseUrl: config.PATCHBAY_PUBLIC_URL },
+  });
+
+  return {
+    app,
+    async close() {
+      redis.off('ready', seed);
+      await workers.close();
+      await relay.stop();
+      await queues.close();
+      await executor.close();
+      await rules.close();
+      await verifier.close();
+      await db.$disconnect();
+      for (const connection of [redis, producerConnection, workerConnection]) connection.disconnect();
+    },
+  };
+}
