@@ -1,5 +1,6 @@
 import { authBenchmark } from './bench/auth';
 import type { Benchmark } from './bench/benchmark';
+import { mcpBenchmark } from './bench/mcp';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
 import { registryBenchmark } from './bench/registry';
@@ -7,8 +8,8 @@ import { scanBenchmark } from './bench/scan';
 import { searchBenchmark } from './bench/search';
 import { wasInterrupted } from './bench/services';
 
-/** Every `pnpm bench <name>`; later benchmarks (mcp, gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark];
+/** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

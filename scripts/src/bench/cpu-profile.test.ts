@@ -40,6 +40,25 @@ describe('CPU profile summary', () => {
     expect(summary.inclusiveOwnCode).toEqual([{ name: 'handler  apps/edge-router/dist/server.js:46', timeUs: 20, share: 20 / 30 }]);
   });
 
+  it('groups self time as the classifier names each stack, innermost frame first, with the top functions of each group', () => {
+    const stacks: string[][] = [];
+    const summary = summarizeCpuProfile(newestProfile(dir)!, ROOT, {
+      groupBy: (stack) => {
+        stacks.push(stack.map((f) => `${f.functionName}@${f.origin}@${f.file}`));
+        return stack.some((f) => f.origin === 'apps/edge-router/dist/server.js') ? 'handler' : 'elsewhere';
+      },
+    });
+    expect(stacks).toContainEqual(['writev@(native / V8 builtins)@', 'handler@apps/edge-router/dist/server.js@apps/edge-router/dist/server.js', '(root)@(root)@']);
+    expect(stacks).toContainEqual(['write@pino@pino/lib/proto.js', '(root)@(root)@']);
+    expect(summary.selfByGroup.map((g) => [g.name, g.timeUs])).toEqual([
+      ['handler', 20],
+      ['elsewhere', 10],
+    ]);
+    expect(summary.selfByGroup[0]!.functions.map((f) => f.name)).toEqual(['writev  (native / V8 builtins):0', 'handler  apps/edge-router/dist/server.js:46']);
+    // Idle time belongs to no group.
+    expect(summarizeCpuProfile(newestProfile(dir)!, ROOT).selfByGroup).toEqual([]);
+  });
+
   it('counts only the samples inside the given windows', () => {
     const summary = summarizeCpuProfile(newestProfile(dir)!, ROOT, { windows: [{ startUs: 1_000, endUs: 1_025 }] });
     expect(summary.windowed).toBe(true);

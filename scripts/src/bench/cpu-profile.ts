@@ -30,6 +30,26 @@ export interface TimeWindow {
   endUs: number;
 }
 
+/** One frame of a sampled stack, as a grouping rule sees it. */
+export interface StackFrame {
+  functionName: string;
+  /** Where the code lives, as the origin summary names it: a package, node:<module>, a path in the repository. */
+  origin: string;
+  /** The file: inside its package (`@modelcontextprotocol/sdk/dist/cjs/client/index.js`), or in the repository; '' for V8's own frames. */
+  file: string;
+}
+
+/**
+ * Names the group a sample belongs to (a stage of a request, say) from its stack, innermost frame
+ * first. Only the synchronous stack is there: code resumed after an await shows its own frames.
+ */
+export type StackClassifier = (stack: readonly StackFrame[]) => string;
+
+export interface ProfileGroup extends ProfileEntry {
+  /** The functions with the most self time in the group. */
+  functions: ProfileEntry[];
+}
+
 export interface ProfileSummary {
   file: string;
   /** Whether only samples inside the given windows were counted (start-up and warm-up left out). */
@@ -41,6 +61,8 @@ export interface ProfileSummary {
   selfByFunction: ProfileEntry[];
   /** Time spent in a function or anything it called, for our own code only (apps/ and packages/). */
   inclusiveOwnCode: ProfileEntry[];
+  /** Self time by the groups the classifier named (empty without one), every group, largest first. */
+  selfByGroup: ProfileGroup[];
 }
 
 /** The newest .cpuprofile in a folder (`node --cpu-prof --cpu-prof-dir=<dir>` writes one when the process exits). */
@@ -70,6 +92,13 @@ function origin(node: CpuProfileNode, repoRoot: string): string {
   return file;
 }
 
+function fileOf(node: CpuProfileNode, repoRoot: string): string {
+  const file = node.callFrame.url.replace(/^file:\/\//, '');
+  const nm = file.lastIndexOf('/node_modules/');
+  if (nm !== -1) return file.slice(nm + '/node_modules/'.length);
+  return file.startsWith(repoRoot) ? path.relative(repoRoot, file) : file;
+}
+
 function isOwnCode(node: CpuProfileNode, repoRoot: string): boolean {
   const file = node.callFrame.url.replace(/^file:\/\//, '');
   return file.startsWith(repoRoot) && !file.includes('/node_modules/');
@@ -90,7 +119,11 @@ function top(map: Map<string, number>, busyUs: number, limit: number): ProfileEn
 }
 
 /** Self and inclusive time from a .cpuprofile; with windows, only the samples taken inside them. */
-export function summarizeCpuProfile(file: string, repoRoot: string, options: { windows?: TimeWindow[]; limit?: number } = {}): ProfileSummary {
+export function summarizeCpuProfile(
+  file: string,
+  repoRoot: string,
+  options: { windows?: TimeWindow[]; limit?: number; groupBy?: StackClassifier; functionsPerGroup?: number } = {},
+): ProfileSummary {
   const limit = options.limit ?? 15;
   const windows = options.windows ?? [];
   const inWindow = (t: number) => windows.length === 0 || windows.some((w) => t >= w.startUs && t < w.endUs);
@@ -115,6 +148,15 @@ export function summarizeCpuProfile(file: string, repoRoot: string, options: { w
   const byOrigin = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const inclusive = new Map<string, number>();
+  const byGroup = new Map<string, Map<string, number>>();
+  const stackOf = (id: number): StackFrame[] => {
+    const stack: StackFrame[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const frame = byId.get(cur);
+      if (frame) stack.push({ functionName: frame.callFrame.functionName, origin: origin(frame, repoRoot), file: fileOf(frame, repoRoot) });
+    }
+    return stack;
+  };
   let idleUs = 0;
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
@@ -127,6 +169,12 @@ export function summarizeCpuProfile(file: string, repoRoot: string, options: { w
     byOrigin.set(o, (byOrigin.get(o) ?? 0) + us);
     const f = functionLabel(node, repoRoot);
     byFunction.set(f, (byFunction.get(f) ?? 0) + us);
+    if (options.groupBy) {
+      const group = options.groupBy(stackOf(id));
+      let functions = byGroup.get(group);
+      if (!functions) byGroup.set(group, (functions = new Map()));
+      functions.set(f, (functions.get(f) ?? 0) + us);
+    }
     // Each own function on the stack once, so recursion does not count twice.
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
@@ -139,6 +187,12 @@ export function summarizeCpuProfile(file: string, repoRoot: string, options: { w
     }
   }
   const busyUs = totalUs - idleUs;
+  const selfByGroup: ProfileGroup[] = [...byGroup.entries()]
+    .map(([name, functions]) => {
+      const timeUs = [...functions.values()].reduce((sum, us) => sum + us, 0);
+      return { name, timeUs, share: busyUs > 0 ? timeUs / busyUs : 0, functions: top(functions, busyUs, options.functionsPerGroup ?? 5) };
+    })
+    .sort((a, b) => b.timeUs - a.timeUs);
   return {
     file,
     windowed: windows.length > 0,
@@ -147,5 +201,6 @@ export function summarizeCpuProfile(file: string, repoRoot: string, options: { w
     selfByOrigin: top(byOrigin, busyUs, limit),
     selfByFunction: top(byFunction, busyUs, limit),
     inclusiveOwnCode: top(inclusive, busyUs, limit),
+    selfByGroup,
   };
 }

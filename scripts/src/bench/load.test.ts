@@ -1,4 +1,4 @@
-import { parseWrkOutput, parseWrkTime, percentile } from './load';
+import { parseWrkOutput, parseWrkTime, percentile, wrkScript } from './load';
 
 const WRK_OUTPUT = `Running 1s test @ http://127.0.0.1:45999/
   1 threads and 4 connections
@@ -37,6 +37,16 @@ describe('wrk output', () => {
 
   it('refuses output without a latency distribution rather than reporting zeros', () => {
     expect(() => parseWrkOutput(WRK_OUTPUT.replace(/Latency Distribution[\s\S]*?99%.*\n/, ''))).toThrow(/--latency/);
+  });
+});
+
+describe('wrk request script', () => {
+  it('sets the method and puts the body in a long string that the body cannot close', () => {
+    expect(wrkScript('POST', '{"a":1}')).toBe('wrk.method = "POST"\nwrk.body = [[\n{"a":1}]]\n');
+    expect(wrkScript('POST', '{"a":[[1]]}')).toBe('wrk.method = "POST"\nwrk.body = [=[\n{"a":[[1]]}]=]\n');
+    // A body ending in "]" would close "]]" one character early.
+    expect(wrkScript('POST', '[1]')).toBe('wrk.method = "POST"\nwrk.body = [=[\n[1]]=]\n');
+    expect(wrkScript('DELETE', undefined)).toBe('wrk.method = "DELETE"\n');
   });
 });
 

@@ -1,4 +1,7 @@
 import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 
@@ -14,7 +17,10 @@ export interface LoadTool {
 
 export interface LoadRequest {
   url: string;
+  /** GET unless given; a body is sent with every request (a JSON-RPC POST, for example). */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  body?: string;
   durationS: number;
   connections: number;
   threads: number;
@@ -70,9 +76,28 @@ export function stopLoadGenerators(): void {
   for (const child of runningWrk) child.kill('SIGTERM');
 }
 
+/**
+ * The Lua script that makes wrk send another method or a body (wrk has no flags for either). The body
+ * goes in a long bracket string, whose level is picked so that nothing in the body can close it.
+ */
+export function wrkScript(method: string, body: string | undefined): string {
+  let eq = '';
+  // The first closing bracket Lua finds must be the one after the body, also where the body's end and the bracket overlap.
+  while (body !== undefined && `${body}]${eq}]`.indexOf(`]${eq}]`) !== body.length) eq += '=';
+  // A newline right after the opening bracket is dropped by Lua: start the string with one so a body that begins with a newline keeps it.
+  return `wrk.method = "${method}"\n${body === undefined ? '' : `wrk.body = [${eq}[\n${body}]${eq}]\n`}`;
+}
+
 async function runWrk(request: LoadRequest): Promise<LoadResult> {
   const args = ['--latency', '-t', String(request.threads), '-c', String(request.connections), '-d', `${request.durationS}s`, '--timeout', '10s'];
   for (const [name, value] of Object.entries(request.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  let scriptDir: string | null = null;
+  if (request.method !== undefined || request.body !== undefined) {
+    scriptDir = mkdtempSync(path.join(tmpdir(), 'patchbay-bench-wrk-'));
+    const script = path.join(scriptDir, 'request.lua');
+    writeFileSync(script, wrkScript(request.method ?? 'GET', request.body));
+    args.push('-s', script);
+  }
   args.push(request.url);
   const run = execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
   runningWrk.add(run.child);
@@ -80,6 +105,7 @@ async function runWrk(request: LoadRequest): Promise<LoadResult> {
     return parseWrkOutput((await run).stdout);
   } finally {
     runningWrk.delete(run.child);
+    if (scriptDir) rmSync(scriptDir, { recursive: true, force: true });
   }
 }
 
@@ -130,7 +156,16 @@ async function runAutocannon(request: LoadRequest): Promise<LoadResult> {
   let count = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
-      { url: request.url, headers: request.headers, connections: request.connections, duration: request.durationS, timeout: 10 },
+      {
+        url: request.url,
+        // autocannon refuses an explicit undefined method.
+        ...(request.method ? { method: request.method } : {}),
+        headers: request.headers,
+        body: request.body,
+        connections: request.connections,
+        duration: request.durationS,
+        timeout: 10,
+      },
       (err: unknown, res: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
     );
     instance.on('response', (_client, _status, _bytes, responseTimeMs) => {

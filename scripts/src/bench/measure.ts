@@ -7,7 +7,11 @@ import { processCpuUs, type RunningService } from './services';
 export interface Target {
   label: string;
   url: string;
+  /** GET unless given. */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
+  /** Sent with every request. */
+  body?: string;
   /** Defaults to the --connections flag. */
   connections?: number;
   /** What must answer: a benchmark of 401s or 502s measures the wrong thing. */
@@ -48,11 +52,12 @@ export function median(values: number[]): number {
 
 /** One request before loading, so a wrong key or a broken route fails the benchmark with the response in hand. */
 export async function checkTarget(target: Target): Promise<void> {
-  const res = await fetch(target.url, { headers: target.headers, signal: AbortSignal.timeout(10_000) });
+  const method = target.method ?? 'GET';
+  const res = await fetch(target.url, { method, headers: target.headers, body: target.body, signal: AbortSignal.timeout(10_000) });
   const body = await res.text();
   const expected = target.expectStatus ?? 200;
   if (res.status !== expected) {
-    throw new Error(`${target.label}: GET ${target.url} answered ${res.status}, expected ${expected}:\n${body.slice(0, 500)}`);
+    throw new Error(`${target.label}: ${method} ${target.url} answered ${res.status}, expected ${expected}:\n${body.slice(0, 500)}`);
   }
 }
 
@@ -68,7 +73,7 @@ export function roundSeconds(options: LoadOptions): number {
 export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: RunningService[]): Promise<TargetResult[]> {
   const requests = targets.map((target) => {
     const connections = target.connections ?? options.connections;
-    return { url: target.url, headers: target.headers, connections, threads: Math.min(options.threads, connections) };
+    return { url: target.url, method: target.method, headers: target.headers, body: target.body, connections, threads: Math.min(options.threads, connections) };
   });
   const describe = (i: number) => `${targets[i]!.label}, ${requests[i]!.connections} connection(s)`;
   if (options.warmupS > 0) {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { benchTools, createPagedMcpServer, toolsPage } from './registry-mcp-server';
+import { benchTools, createPagedMcpServer, echoCall, toolsPage } from './registry-mcp-server';
 
 describe('the MCP server pnpm bench registry registers', () => {
   it('splits 50 tools into pages of 17, 17 and 16 linked by cursors', () => {
@@ -28,8 +28,10 @@ describe('the MCP server pnpm bench registry registers', () => {
         pages.push(page.tools.length);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
+      const called = await client.callTool({ name: 'tool_002', arguments: { query: 'q' } });
       await client.close();
       expect(pages).toEqual([17, 17, 16]);
+      expect(called.structuredContent).toEqual({ tool: 'tool_002', arguments: { query: 'q' } });
 
       const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(refused.status).toBe(401);
@@ -37,5 +39,14 @@ describe('the MCP server pnpm bench registry registers', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  it('echoes a call to one of its tools, and answers an unknown tool with an error result', () => {
+    const tools = benchTools(2);
+    expect(echoCall(tools, 'tool_001', { query: 'x' })).toEqual({
+      content: [{ type: 'text', text: '{"tool":"tool_001","arguments":{"query":"x"}}' }],
+      structuredContent: { tool: 'tool_001', arguments: { query: 'x' } },
+    });
+    expect(echoCall(tools, 'tool_009', {})).toMatchObject({ isError: true });
   });
 });

@@ -1,12 +1,12 @@
 import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * A remote MCP server of the shape `pnpm bench registry` registers: the official SDK in stateless mode
  * (a new server and transport per POST, JSON replies), `toolCount` tools served `pageSize` per
- * tools/list page, and a bearer secret. Run as a child process (PORT, TOOL_COUNT, PAGE_SIZE, SECRET),
+ * tools/list page, and a bearer secret. Every tool echoes its arguments (`pnpm bench mcp` calls one). Run as a child process (PORT, TOOL_COUNT, PAGE_SIZE, SECRET),
  * so its work does not share an event loop with the benchmark's clock.
  */
 export interface PagedMcpServerOptions {
@@ -42,10 +42,18 @@ export function toolsPage(tools: Tool[], pageSize: number, cursor: string | unde
   return { tools: tools.slice(start, end), ...(end < tools.length ? { nextCursor: String(end) } : {}) };
 }
 
+/** What a tools/call answers: the tool's name and arguments back, so a caller can check its call arrived whole. */
+export function echoCall(tools: Tool[], name: string, args: Record<string, unknown> | undefined): CallToolResult {
+  if (!tools.some((t) => t.name === name)) return { content: [{ type: 'text', text: `Unknown tool: ${name}` }], isError: true };
+  const echoed = { tool: name, arguments: args ?? {} };
+  return { content: [{ type: 'text', text: JSON.stringify(echoed) }], structuredContent: echoed };
+}
+
 async function answerMcp(tools: Tool[], pageSize: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const mcp = new McpServer({ name: 'patchbay-bench-server', version: '1.0.0' }, { capabilities: { tools: {} } });
   // Answered by hand: McpServer's own tools/list has no pagination.
   mcp.server.setRequestHandler(ListToolsRequestSchema, (request) => toolsPage(tools, pageSize, request.params?.cursor));
+  mcp.server.setRequestHandler(CallToolRequestSchema, (request) => echoCall(tools, request.params.name, request.params.arguments));
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();

@@ -31,8 +31,8 @@ import {
   type RegistryPath,
   type ServerEverything,
 } from './registry-registration';
-import { ServiceGroup, type RunningService } from './services';
-import { BENCH_LOG_LEVEL, appEntryOf, benchServiceToken, createBenchOrganization, startAccessKeys, startEdgeRouter, type BenchOrganization } from './suite-services';
+import { ServiceGroup } from './services';
+import { BENCH_LOG_LEVEL, benchServiceToken, createBenchOrganization, startAccessKeys, startConnectorRegistry, startEdgeRouter, type BenchOrganization } from './suite-services';
 
 /** Where the issue asks to look again: a page of a list slower than this at p50 on one connection. */
 const LIST_P50_LIMIT_MS = 20;
@@ -101,26 +101,6 @@ export function parseRegistryOptions(args: string[]): RegistryOptions {
   const load = parseLoadOptions(rest);
   if (load.profile || load.bareProxy) throw new UsageError('pnpm bench registry does not take --profile or --bare-proxy (pnpm bench auth does)');
   return { registrations: own.registrations!, users: own.users!, connectionsPerUser: own['connections-per-user']!, load };
-}
-
-async function startConnectorRegistry(group: ServiceGroup, backends: Backends, accessKeys: RunningService, serviceToken: string): Promise<RunningService> {
-  return group.start({
-    name: 'connector-registry',
-    entry: appEntryOf('connector-registry'),
-    env: {
-      DATABASE_URL: backends.databaseUrl,
-      REDIS_URL: backends.redisUrl,
-      ACCESS_KEYS_URL: accessKeys.baseUrl,
-      PATCHBAY_SERVICE_TOKEN: serviceToken,
-      // A new key each run: nothing sealed by a run needs to open in another one.
-      PATCHBAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-      PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
-      // The MCP servers are on 127.0.0.1, which the registry refuses otherwise.
-      PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
-      LOG_LEVEL: BENCH_LOG_LEVEL,
-      NODE_ENV: 'production',
-    },
-  });
 }
 
 interface ListTarget {

@@ -35,6 +35,26 @@ export async function startAccessKeys(group: ServiceGroup, backends: Backends, s
   });
 }
 
+export async function startConnectorRegistry(group: ServiceGroup, backends: Backends, accessKeys: RunningService, serviceToken: string): Promise<RunningService> {
+  return group.start({
+    name: 'connector-registry',
+    entry: appEntryOf('connector-registry'),
+    env: {
+      DATABASE_URL: backends.databaseUrl,
+      REDIS_URL: backends.redisUrl,
+      ACCESS_KEYS_URL: accessKeys.baseUrl,
+      PATCHBAY_SERVICE_TOKEN: serviceToken,
+      // A new key each run: nothing sealed by a run needs to open in another one.
+      PATCHBAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+      PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
+      // The MCP servers are on 127.0.0.1, which the registry refuses otherwise.
+      PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
+      LOG_LEVEL: BENCH_LOG_LEVEL,
+      NODE_ENV: 'production',
+    },
+  });
+}
+
 /** The edge router in front of the given services (an upstream left out is "not deployed"). */
 export async function startEdgeRouter(
   group: ServiceGroup,
@@ -61,15 +81,27 @@ export interface BenchOrganization {
   masterKey: string;
 }
 
+/** Settings for a benchmark's organization other than the CLI's defaults (free plan, 30 tool calls a minute per user). */
+export interface BenchOrganizationSettings {
+  plan?: 'free' | 'paid';
+  monthlyCredits?: number;
+  mcpRateLimitPerMinute?: number;
+}
+
 /** A fresh organization through the admin CLI, as an operator would make one. */
-export async function createBenchOrganization(backends: Backends): Promise<BenchOrganization> {
+export async function createBenchOrganization(backends: Backends, settings: BenchOrganizationSettings = {}): Promise<BenchOrganization> {
   const cli = path.join(REPO_ROOT, 'apps', 'access-keys-and-audit', 'dist', 'cli', 'main.js');
   const name = `bench ${new Date().toISOString()}`;
-  const { stdout } = await execFileAsync(process.execPath, [cli, 'org', 'create', '--name', name], {
-    env: { ...process.env, DATABASE_URL: backends.databaseUrl, REDIS_URL: backends.redisUrl, LOG_LEVEL: BENCH_LOG_LEVEL },
-  });
+  const admin = (args: string[]) =>
+    execFileAsync(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: backends.databaseUrl, REDIS_URL: backends.redisUrl, LOG_LEVEL: BENCH_LOG_LEVEL } });
+  const createArgs = ['org', 'create', '--name', name];
+  if (settings.plan !== undefined) createArgs.push('--plan', settings.plan);
+  if (settings.monthlyCredits !== undefined) createArgs.push('--credits', String(settings.monthlyCredits));
+  const { stdout } = await admin(createArgs);
   const org = JSON.parse(stdout) as { organization_id?: string; master_key?: string | null };
   if (!org.organization_id || !org.master_key) throw new Error(`the admin CLI did not print an organization with a master key:\n${stdout}`);
+  // `org create` has no flag for the rate limit: an operator sets it afterwards.
+  if (settings.mcpRateLimitPerMinute !== undefined) await admin(['org', 'update', org.organization_id, '--mcp-rate-limit', String(settings.mcpRateLimitPerMinute)]);
   return { organizationId: org.organization_id, masterKey: org.master_key };
 }
 
