@@ -31,7 +31,7 @@ const schema = z.object({
   /** Tool-call records older than this are deleted (the spec's default retention is 90 days). */
   TOOL_CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Tool-call records written to the database at once by this replica's queue consumer. */
-  TOOL_CALL_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(20),
+  TOOL_CALL_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(50),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -99,6 +99,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     app,
     async close() {
       redis.off('ready', seed);
+      await recorder.close();
       await workers.close();
       await relay.stop();
       await queues.close();

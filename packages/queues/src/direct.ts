@@ -1,4 +1,4 @@
-import type { JobsOptions } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import { describeError, type QueueLogger } from './logger';
 import type { QueueName } from './names';
 import { addToOutbox, type OutboxWriter, type RelayQueue } from './outbox';
@@ -7,7 +7,7 @@ import { TRACE_FIELD, injectTraceContext } from './trace';
 
 export interface DirectProducerOptions {
   /** Where jobs go first: `(name) => queueSet.get(name)`. Give it a connection with `enableOfflineQueue: false` so a Redis outage fails fast. */
-  queues: (queue: string) => RelayQueue | undefined;
+  queues: (queue: string) => (RelayQueue & Pick<Queue, 'addBulk'>) | undefined;
   /** Where a job goes when Redis cannot take it: the service's outbox table (a PrismaClient fits). */
   outbox: OutboxWriter;
   /** Delivers outbox rows; kicked after a fallback write. */
@@ -32,31 +32,50 @@ export class DirectProducer {
 
   /** Resolves once the event is in Redis or in the outbox; never rejects (a double failure is logged). */
   async send<Q extends QueueName>(queue: Q, payload: QueuePayloads[Q], jobOptions: JobsOptions = {}): Promise<'queued' | 'outbox' | 'lost'> {
+    const [outcome] = await this.sendMany(queue, [payload], jobOptions);
+    return outcome ?? 'lost';
+  }
+
+  /**
+   * Several events in one Redis round trip (BullMQ addBulk: all or none), each falling back to the
+   * outbox when Redis cannot take them. Resolves to each event's outcome, in order; never rejects.
+   */
+  async sendMany<Q extends QueueName>(queue: Q, payloads: Array<QueuePayloads[Q]>, jobOptions: JobsOptions = {}): Promise<Array<'queued' | 'outbox' | 'lost'>> {
     const target = this.options.queues(queue);
     if (!target) throw new TypeError(`unknown queue ${queue}`);
+    if (payloads.length === 0) return [];
     const carrier = injectTraceContext();
-    const data = carrier ? { ...payload, [TRACE_FIELD]: carrier } : payload;
+    const jobs = payloads.map((payload) => ({
+      name: queue,
+      data: carrier ? { ...payload, [TRACE_FIELD]: carrier } : payload,
+      opts: { ...jobOptions, jobId: payload.event_id },
+    }));
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        target.add(queue, data, { ...jobOptions, jobId: payload.event_id }),
+        jobs.length === 1 ? target.add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts) : target.addBulk(jobs),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`Redis did not take the job within ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(() => reject(new Error(`Redis did not take the jobs within ${this.timeoutMs} ms`)), this.timeoutMs);
         }),
       ]);
-      return 'queued';
+      return payloads.map(() => 'queued');
     } catch (err) {
-      this.options.logger.warn({ queue, event_id: payload.event_id, error: describeError(err) }, 'queue unavailable; event kept in the outbox');
+      this.options.logger.warn({ queue, events: payloads.length, error: describeError(err) }, 'queue unavailable; events kept in the outbox');
     } finally {
       clearTimeout(timer);
     }
-    try {
-      await addToOutbox(this.options.outbox, { queue, payload });
-      void this.options.relay.kick();
-      return 'outbox';
-    } catch (err) {
-      this.options.logger.error({ queue, event_id: payload.event_id, error: describeError(err) }, 'event lost: neither the queue nor the outbox took it');
-      return 'lost';
-    }
+    const outcomes = await Promise.all(
+      payloads.map(async (payload) => {
+        try {
+          await addToOutbox(this.options.outbox, { queue, payload });
+          return 'outbox' as const;
+        } catch (err) {
+          this.options.logger.error({ queue, event_id: payload.event_id, error: describeError(err) }, 'event lost: neither the queue nor the outbox took it');
+          return 'lost' as const;
+        }
+      }),
+    );
+    void this.options.relay.kick();
+    return outcomes;
   }
 }

@@ -25,7 +25,7 @@ access-keys-and-audit (GET ${AUTHENTICATED_PATH} with a bearer key), and the cos
 key check on its own (KeyVerifier.verify with a warm cache, hashAccessKey alone).
 
 Uses DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/patchbay_bench, created if missing)
-and REDIS_URL (default redis://127.0.0.1:6379). Each run creates one organization there.
+and REDIS_URL (default redis://127.0.0.1:6379/1). Each run creates one organization there.
 
 ${LOAD_OPTIONS_USAGE}
 `;

@@ -3,7 +3,11 @@ import Redis from 'ioredis';
 
 /** Benchmarks get their own database, so their organizations and keys never mix with `pnpm start`'s. */
 export const DEFAULT_BENCH_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/patchbay_bench';
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/**
+ * And their own Redis database: services find their queues by name, so a benchmark's services and a
+ * test run's on the same Redis would otherwise take (and store) each other's jobs.
+ */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/1';
 
 export interface Backends {
   databaseUrl: string;

@@ -53,7 +53,7 @@ the expected issue or echo), and the providers count the calls the runtime made,
 every 2xx counted through it; the run fails (exit 1) when any of that does not hold.
 
 Uses DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/patchbay_bench, created if missing)
-and REDIS_URL (default redis://127.0.0.1:6379). Each run creates one organization there: paid plan,
+and REDIS_URL (default redis://127.0.0.1:6379/1). Each run creates one organization there: paid plan,
 ${formatInt(BENCH_ORGANIZATION.monthlyCredits ?? 0)} credits, ${formatInt(BENCH_ORGANIZATION.mcpRateLimitPerMinute ?? 0)} tool calls a minute per registered user (the most the
 admin CLI allows; one registered user per path to the runtime).
 mcp-runtime runs with PATCHBAY_CONNECTOR_BASE_URL_GITHUB=<the fake>, PATCHBAY_ALLOW_PRIVATE_NETWORK=true

@@ -57,7 +57,7 @@ connector-registry at scale, in one run:
      page, one origin_user_id), connections and connectors, p50/p99 µs and req/s, direct and through the edge.
 
 Uses DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/patchbay_bench, created if missing)
-and REDIS_URL (default redis://127.0.0.1:6379). Each run creates one organization there and deletes
+and REDIS_URL (default redis://127.0.0.1:6379/1). Each run creates one organization there and deletes
 its registry rows at the end; the organization itself (with its keys and audit events) stays.
 
   --registrations <n>  registrations per server and path (default 30)

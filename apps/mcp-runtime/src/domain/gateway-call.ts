@@ -120,7 +120,7 @@ function record(
 ): void {
   const occurredAt = new Date();
   const credits = context.decision?.credits;
-  void deps.recorder.record({
+  deps.recorder.record({
     event_id: randomUUID(),
     organization_id: principal.organizationId,
     environment: principal.environment,

@@ -1,7 +1,7 @@
 import { QUEUE_NAMES, createConsumer, type QueueLogger } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Db } from '../db';
-import { deleteRegisteredUserRecords, logRecordOutcome, storeToolCallRecord, sweepExpiredRecords } from './tool-call-records';
+import { RecordBatcher, deleteRegisteredUserRecords, logRecordOutcome, sweepExpiredRecords } from './tool-call-records';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -28,6 +28,7 @@ export interface RecordWorkers {
  */
 export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers {
   const { db, logger, retentionDays } = options;
+  const batcher = new RecordBatcher(db, retentionDays);
   const workers: Worker[] = [
     createConsumer({
       queue: QUEUE_NAMES.toolCallRecords,
@@ -35,7 +36,7 @@ export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers
       logger,
       prefix: options.prefix,
       concurrency: options.concurrency,
-      handler: async (job) => logRecordOutcome(logger, job.event_id, await storeToolCallRecord(db, job, retentionDays)),
+      handler: async (job) => logRecordOutcome(logger, job.event_id, await batcher.store(job)),
     }),
     createConsumer({
       queue: QUEUE_NAMES.registeredUserDeletions,

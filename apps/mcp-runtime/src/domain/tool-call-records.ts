@@ -63,16 +63,45 @@ const RECORD_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;
 
+/** Records sent to Redis together: one round trip per batch instead of per call. */
+const RECORD_BATCH_MAX = 200;
+const RECORD_FLUSH_DELAY_MS = 5;
+
 /**
- * Sends each tool call's record after the call: straight onto the queue (no database write on the
- * call path), or into the outbox while Redis is unreachable.
+ * Sends each tool call's record after the call: onto the queue in small batches (one Redis round
+ * trip for all records of a few milliseconds, no database write on the call path), or into the outbox
+ * while Redis is unreachable. A record waits at most RECORD_FLUSH_DELAY_MS in memory; `close()` sends
+ * what is waiting.
  */
 export class ToolCallRecorder {
-  constructor(private readonly producer: Pick<DirectProducer, 'send'>) {}
+  private pending: ToolCallRecordJob[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly producer: Pick<DirectProducer, 'sendMany'>) {}
 
   /** Fire and forget: the agent's answer never waits for its record. */
-  record(job: ToolCallRecordJob): Promise<'queued' | 'outbox' | 'lost'> {
-    return this.producer.send(QUEUE_NAMES.toolCallRecords, job, RECORD_JOB_OPTIONS);
+  record(job: ToolCallRecordJob): void {
+    this.pending.push(job);
+    if (this.pending.length >= RECORD_BATCH_MAX) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), RECORD_FLUSH_DELAY_MS);
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const sent = this.producer.sendMany(QUEUE_NAMES.toolCallRecords, batch, RECORD_JOB_OPTIONS);
+    this.inFlight.add(sent);
+    void sent.finally(() => this.inFlight.delete(sent));
+  }
+
+  /** Sends the waiting records and waits for every batch to be in Redis or the outbox. */
+  async close(): Promise<void> {
+    this.flush();
+    await Promise.all([...this.inFlight]);
   }
 }
 
@@ -89,42 +118,105 @@ function validateRecordJob(job: ToolCallRecordJob): string[] {
   return problems;
 }
 
+function rowOf(job: ToolCallRecordJob): Prisma.ToolCallRecordCreateManyInput {
+  return {
+    id: job.event_id,
+    organizationId: job.organization_id,
+    environment: job.environment,
+    toolPackId: job.tool_pack_id,
+    registeredUserId: job.registered_user_id,
+    accessKeyId: job.access_key_id,
+    toolName: job.tool_name.slice(0, 255),
+    connectorSlug: job.connector_slug.slice(0, 255),
+    status: job.status,
+    errorCode: job.error_code?.slice(0, 64) ?? null,
+    durationMs: Math.max(0, Math.round(job.duration_ms)),
+    credits: job.credits,
+    billingCycle: job.billing_cycle,
+    overage: job.overage,
+    detections: job.detections as unknown as Prisma.InputJsonValue,
+    occurredAt: new Date(job.occurred_at),
+  };
+}
+
+export type StoreOutcome = 'stored' | 'duplicate' | 'expired' | 'user_deleted';
+
 /**
- * Stores one delivered record. Idempotent on event_id. A record of a registered user deleted in the
- * meantime is removed right after the insert (the deletion's tombstone is permanent, so whichever of
- * the two jobs runs second removes it), and one older than the retention window is not stored.
+ * Stores delivered records in one INSERT. Idempotent on event_id. A record of a registered user
+ * deleted in the meantime is removed right after the insert (the deletion's tombstone is permanent,
+ * so whichever of the two jobs runs second removes it), and one older than the retention window is
+ * not stored. A malformed record throws UnrecoverableError (it can never succeed).
  */
-export async function storeToolCallRecord(db: Db, job: ToolCallRecordJob, retentionDays: number, now = new Date()): Promise<'stored' | 'duplicate' | 'expired' | 'user_deleted'> {
-  const problems = validateRecordJob(job);
-  if (problems.length > 0) throw new UnrecoverableError(`invalid tool-call record: ${problems.join('; ')}`);
-  const occurredAt = new Date(job.occurred_at);
-  if (occurredAt.getTime() < now.getTime() - retentionDays * DAY_MS) return 'expired';
-  const { count } = await db.toolCallRecord.createMany({
-    data: [
-      {
-        id: job.event_id,
-        organizationId: job.organization_id,
-        environment: job.environment,
-        toolPackId: job.tool_pack_id,
-        registeredUserId: job.registered_user_id,
-        accessKeyId: job.access_key_id,
-        toolName: job.tool_name.slice(0, 255),
-        connectorSlug: job.connector_slug.slice(0, 255),
-        status: job.status,
-        errorCode: job.error_code?.slice(0, 64) ?? null,
-        durationMs: Math.max(0, Math.round(job.duration_ms)),
-        credits: job.credits,
-        billingCycle: job.billing_cycle,
-        overage: job.overage,
-        detections: job.detections as unknown as Prisma.InputJsonValue,
-        occurredAt,
-      },
-    ],
-    skipDuplicates: true,
-  });
-  const removed = await db.$executeRaw`DELETE FROM "tool_call_records" r USING "deleted_registered_users" d WHERE r."id" = ${job.event_id}::uuid AND d."registered_user_id" = r."registered_user_id"`;
-  if (removed > 0) return 'user_deleted';
-  return count === 1 ? 'stored' : 'duplicate';
+export async function storeToolCallRecords(db: Db, jobs: ToolCallRecordJob[], retentionDays: number, now = new Date()): Promise<StoreOutcome[]> {
+  const outcomes = new Map<string, StoreOutcome>();
+  const rows: Prisma.ToolCallRecordCreateManyInput[] = [];
+  for (const job of jobs) {
+    const problems = validateRecordJob(job);
+    if (problems.length > 0) throw new UnrecoverableError(`invalid tool-call record: ${problems.join('; ')}`);
+    if (Date.parse(job.occurred_at) < now.getTime() - retentionDays * DAY_MS) outcomes.set(job.event_id, 'expired');
+    else rows.push(rowOf(job));
+  }
+  if (rows.length > 0) {
+    const ids = rows.map((r) => r.id);
+    const inserted = await db.toolCallRecord.createManyAndReturn({ data: rows, skipDuplicates: true, select: { id: true } });
+    const fresh = new Set(inserted.map((r) => r.id));
+    const removed = await db.$queryRaw<Array<{ id: string }>>`
+      DELETE FROM "tool_call_records" r USING "deleted_registered_users" d
+      WHERE r."id" = ANY(${ids}::uuid[]) AND d."registered_user_id" = r."registered_user_id" RETURNING r."id"::text`;
+    const gone = new Set(removed.map((r) => r.id));
+    for (const id of ids) outcomes.set(id, gone.has(id) ? 'user_deleted' : fresh.has(id) ? 'stored' : 'duplicate');
+  }
+  return jobs.map((job) => outcomes.get(job.event_id) ?? 'duplicate');
+}
+
+/** One record: see storeToolCallRecords. */
+export async function storeToolCallRecord(db: Db, job: ToolCallRecordJob, retentionDays: number, now = new Date()): Promise<StoreOutcome> {
+  const [outcome] = await storeToolCallRecords(db, [job], retentionDays, now);
+  return outcome ?? 'duplicate';
+}
+
+/**
+ * Gathers the records the queue worker is processing at once (up to its concurrency) into one
+ * storeToolCallRecords call: each job's promise settles with its batch, so BullMQ still completes,
+ * retries or fails every job on its own.
+ */
+export class RecordBatcher {
+  private waiting: Array<{ job: ToolCallRecordJob; resolve: (o: StoreOutcome) => void; reject: (e: unknown) => void }> = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly retentionDays: number,
+  ) {}
+
+  store(job: ToolCallRecordJob): Promise<StoreOutcome> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ job, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // Jobs fetched in the same turn of the event loop join one batch.
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.waiting;
+    this.waiting = [];
+    // A malformed job must fail alone, not take its batch with it.
+    const valid = batch.filter((entry) => {
+      const problems = validateRecordJob(entry.job);
+      if (problems.length > 0) entry.reject(new UnrecoverableError(`invalid tool-call record: ${problems.join('; ')}`));
+      return problems.length === 0;
+    });
+    try {
+      const outcomes = await storeToolCallRecords(this.db, valid.map((e) => e.job), this.retentionDays);
+      valid.forEach((entry, i) => entry.resolve(outcomes[i] ?? 'duplicate'));
+    } catch (err) {
+      for (const entry of valid) entry.reject(err);
+    }
+  }
 }
 
 /** A registered user was deleted in connector-registry: their records go, and a tombstone stops late ones. */

@@ -4,6 +4,7 @@ import { publicRequestUrl } from '@patchbay/pagination';
 import { isUuid, type Logger } from '@patchbay/service-kit';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
@@ -114,8 +115,15 @@ function invalidEnvelope(body: unknown): string | null {
   return null;
 }
 
+/**
+ * One validator for every per-request Server: the SDK builds a new Ajv instance per Server otherwise,
+ * which was the largest cost of the endpoint itself. It is only used for elicitation schemas, which
+ * this server never sends, and holds no per-request state.
+ */
+const sharedSchemaValidator = new AjvJsonSchemaValidator();
+
 function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boolean, decisions: MeterDecision[]): Server {
-  const server = new Server({ name: 'patchbay', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server({ name: 'patchbay', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedSchemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: pack.tools.map(listEntry) }));
   if (!listOnly) {
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
