@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     relay,
     baseUrlOverrides: baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
     oauthOverrides: config.PATCHBAY_OAUTH_OVERRIDES,
+    logger,
   };
   const app = createApp({ services, logger, verifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
   await startHttpService({

@@ -58,6 +58,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     relay,
     baseUrlOverrides: options.baseUrlOverrides ?? {},
+    logger,
   };
   const app = createApp({ services, logger, verifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
   return {

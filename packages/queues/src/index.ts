@@ -24,4 +24,12 @@ export type { QueueSetOptions } from './queue-set';
 export { TRACE_FIELD, injectTraceContext, linksFromCarrier } from './trace';
 export type { JobData, TraceCarrier } from './trace';
 export type { QueueLogger } from './logger';
+export {
+  REGISTRY_CHANGES_CHANNEL,
+  REGISTRY_CHANGE_KINDS,
+  parseRegistryChange,
+  publishRegistryChange,
+  subscribeRegistryChanges,
+} from './channels';
+export type { CloseRegistryChangeSubscription, RegistryChange, RegistryChangeKind, RegistryChangeSubscriptionOptions } from './channels';
 export { UnrecoverableError } from 'bullmq';

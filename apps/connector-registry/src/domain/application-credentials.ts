@@ -149,13 +149,13 @@ export class ApplicationCredentialService {
   }
 
   /** Deletes the OAuth app and every user credential obtained through it. */
-  async delete(principal: KeyPrincipal, id: string): Promise<{ deletedCredentials: number }> {
+  async delete(principal: KeyPrincipal, id: string): Promise<{ deletedCredentials: number; connectorSlug: string }> {
     const current = await this.find(principal, id);
     return this.db.$transaction(async (tx) => {
       const { count } = await tx.connection.deleteMany({ where: { applicationCredentialId: current.id, organizationId: principal.organizationId, environment: principal.environment } });
       await tx.applicationCredential.delete({ where: { id: current.id } });
       await emitAudit(tx, principal, { eventType: 'application_credential.deleted', resourceType: 'application_credential', resourceId: id, details: { connector: current.connectorSlug, deleted_credentials: count } });
-      return { deletedCredentials: count };
+      return { deletedCredentials: count, connectorSlug: current.connectorSlug };
     });
   }
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { getBuiltinConnector, type OAuth2Config } from '@patchbay/connector-catalog';
 import { AppError, NotFoundError, ServiceUnavailableError } from '@patchbay/errors';
-import { QUEUE_NAMES, addToOutbox } from '@patchbay/queues';
+import { QUEUE_NAMES, addToOutbox, type RegistryChange } from '@patchbay/queues';
 import type { SecretBox } from '@patchbay/secrets';
 import type Redis from 'ioredis';
 import type { Db } from '../db';
+import { credentialChange } from '../services';
 import type { AuthScope, Connection, Environment } from '../generated/prisma/client';
 import { clientSecretContext } from './application-credentials';
 import { refreshAccessToken, REFRESH_TIMEOUT_MS, type RefreshOutcome } from './oauth-refresh';
@@ -57,8 +58,8 @@ export interface CredentialResolverDeps {
   box: SecretBox;
   /** Token URL overrides by connector slug (tests, self-hosted providers). */
   oauthOverrides?: Record<string, { authorize_url?: string; token_url?: string }>;
-  /** Called after a change committed (sends its audit event now). */
-  afterCommit?: () => void;
+  /** Called after a change committed: sends its audit event now and announces the change (never rejects). */
+  afterCommit?: (change: RegistryChange) => Promise<void>;
   fetch?: typeof fetch;
   now?: () => number;
   lockTtlMs?: number;
@@ -214,7 +215,10 @@ export class CredentialResolver {
       where: { id: connection.id, credentialSealed: connection.credentialSealed },
       data: { credentialSealed: box.sealJson(next, context), accessTokenExpiresAt: expiresAt, lastRefreshedAt: new Date(this.now()), status: 'ACTIVE', statusReason: null },
     });
-    if (updated.count === 0) {
+    if (updated.count > 0) {
+      // Runtimes caching the old access token drop it (some providers revoke it on refresh).
+      await this.deps.afterCommit?.(credentialChange(connection));
+    } else {
       const replaced = await this.reread(connection.id, request, connection.authScope);
       if (!this.isExpired(replaced)) return replaced;
       throw new ServiceUnavailableError('The credential changed while it was being refreshed; retry shortly.');
@@ -254,7 +258,7 @@ export class CredentialResolver {
       return true;
     });
     if (retired) {
-      this.deps.afterCommit?.();
+      await this.deps.afterCommit?.(credentialChange(connection));
       throw invalid({ ...connection, statusReason: reason });
     }
     // The row changed under us (replaced by a new authentication, or retired already): answer from it.

@@ -4,7 +4,7 @@ import { BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
 import { AppError, ConflictError, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { Db, Tx } from '../db';
 import { Prisma, type CustomConnector, type CustomConnectorTool } from '../generated/prisma/client';
-import { afterCommit, type AppServices } from '../services';
+import { afterCommit, registryChange, type AppServices } from '../services';
 import { emitAudit } from './audit';
 import { customRecord, type ConnectorRecord } from './connectors';
 import { DiscoveryError, discoverTools, type DiscoveredServer } from './mcp-discovery';
@@ -255,7 +255,8 @@ export async function registerCustomConnector(services: AppServices, principal: 
     if (isUniqueViolation(err)) throw (await conflictFor(db, principal, registration)) ?? err;
     throw err;
   }
-  afterCommit(services);
+  // No tool pack can include it yet: nothing cached changes.
+  await afterCommit(services);
   return customRecord(await loadConnector(db, principal, registration.slug), { runtime: false, toolDetails: true });
 }
 
@@ -329,7 +330,7 @@ export async function refreshCustomConnector(services: AppServices, principal: K
     }
     return diff;
   });
-  if (hasChanges(changes)) afterCommit(services);
+  if (hasChanges(changes)) await afterCommit(services, registryChange(principal, 'connectors', { connector_slug: slug }));
   return { connector: customRecord(await loadConnector(db, principal, slug), { runtime: false, toolDetails: true }), changes };
 }
 
@@ -382,5 +383,5 @@ export async function deleteCustomConnector(services: AppServices, principal: Ke
       details: { slug, name: current.name, url: current.url, credentials_removed: credentials.count },
     });
   });
-  afterCommit(services);
+  await afterCommit(services, registryChange(principal, 'connectors', { connector_slug: slug }));
 }

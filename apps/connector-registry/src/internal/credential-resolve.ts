@@ -36,7 +36,7 @@ export function credentialResolveRouter(services: AppServices): Router {
       box: services.box,
       oauthOverrides: services.oauthOverrides,
       fetch: outboundFetch,
-      afterCommit: () => afterCommit(services),
+      afterCommit: (change) => afterCommit(services, change),
     });
     const parsed = body.safeParse(req.body ?? {});
     if (!parsed.success) {

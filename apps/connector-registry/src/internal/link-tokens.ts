@@ -58,7 +58,7 @@ export function linkTokensInternalRouter(services: AppServices): Router {
       { connector: input.connector_slug, auth_scope: input.auth_scope },
       (services.config.PATCHBAY_PUBLIC_URL ?? input.public_base_url).replace(/\/$/, ''),
     );
-    afterCommit(services);
+    await afterCommit(services);
     res.setHeader('Cache-Control', 'no-store');
     res.status(201).json({ magic_link_url: record.magic_link_url, expires_at: record.expires_at, connector: record.connector, registered_user_id: record.registered_user_id, auth_scope: record.auth_scope });
   });

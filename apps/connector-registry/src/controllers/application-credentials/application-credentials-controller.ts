@@ -3,7 +3,7 @@ import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import { ApplicationCredentialService, type ApplicationCredentialRecord } from '../../domain/application-credentials';
-import { afterCommit, servicesOf } from '../../services';
+import { afterCommit, registryChange, servicesOf } from '../../services';
 import type { ErrorBody, PaginatedList } from '../schemas';
 
 export interface CreateApplicationCredentialBody {
@@ -59,7 +59,8 @@ export class ApplicationCredentialsController extends Controller {
   public async createApplicationCredential(@Request() req: ExpressRequest, @Body() body: CreateApplicationCredentialBody): Promise<ApplicationCredentialRecord> {
     const services = servicesOf(req);
     const record = await new ApplicationCredentialService(services.db, services.box).create(principalOf(req), body);
-    afterCommit(services);
+    // Nothing the runtime caches was issued through it yet.
+    await afterCommit(services);
     this.setStatus(201);
     return record;
   }
@@ -77,8 +78,9 @@ export class ApplicationCredentialsController extends Controller {
   @Response<ErrorBody>(404, 'Not found')
   public async updateApplicationCredential(@Request() req: ExpressRequest, @Path() id: string, @Body() body: UpdateApplicationCredentialBody): Promise<ApplicationCredentialRecord> {
     const services = servicesOf(req);
-    const record = await new ApplicationCredentialService(services.db, services.box).update(principalOf(req), id, body);
-    afterCommit(services);
+    const principal = principalOf(req);
+    const record = await new ApplicationCredentialService(services.db, services.box).update(principal, id, body);
+    await afterCommit(services, registryChange(principal, 'credentials', { connector_slug: record.connector }));
     return record;
   }
 
@@ -88,8 +90,10 @@ export class ApplicationCredentialsController extends Controller {
   @Response<ErrorBody>(404, 'Not found')
   public async deleteApplicationCredential(@Request() req: ExpressRequest, @Path() id: string): Promise<void> {
     const services = servicesOf(req);
-    await new ApplicationCredentialService(services.db, services.box).delete(principalOf(req), id);
-    afterCommit(services);
+    const principal = principalOf(req);
+    const { connectorSlug } = await new ApplicationCredentialService(services.db, services.box).delete(principal, id);
+    // The user credentials issued through it went with it.
+    await afterCommit(services, registryChange(principal, 'credentials', { connector_slug: connectorSlug }));
     this.setStatus(204);
   }
 }

@@ -2,7 +2,7 @@ import { principalOf } from '@patchbay/auth';
 import { Controller, Delete, Path, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import { deleteUserCredential } from '../../domain/credentials';
-import { afterCommit, servicesOf } from '../../services';
+import { afterCommit, registryChange, servicesOf } from '../../services';
 import type { ErrorBody } from '../schemas';
 
 @Route('api/v1/credentials')
@@ -21,8 +21,9 @@ export class CredentialsController extends Controller {
   @Response<ErrorBody>(404, 'Unknown user, Resource not in API key scope., or no credential for this connector')
   public async deleteRegisteredUserCredential(@Request() req: ExpressRequest, @Path() registered_user_id: string, @Path() connector_slug: string): Promise<void> {
     const services = servicesOf(req);
-    await deleteUserCredential(services.db, principalOf(req), registered_user_id, connector_slug);
-    afterCommit(services);
+    const principal = principalOf(req);
+    await deleteUserCredential(services.db, principal, registered_user_id, connector_slug);
+    await afterCommit(services, registryChange(principal, 'credentials', { registered_user_id, connector_slug }));
     this.setStatus(204);
   }
 }

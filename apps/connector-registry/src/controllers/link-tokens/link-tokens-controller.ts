@@ -34,7 +34,7 @@ export class LinkTokensController extends Controller {
       body,
       publicBaseUrl(req, services.config.PATCHBAY_PUBLIC_URL),
     );
-    afterCommit(services);
+    await afterCommit(services);
     this.setStatus(201);
     return record;
   }

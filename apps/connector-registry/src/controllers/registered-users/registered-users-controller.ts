@@ -3,7 +3,7 @@ import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import { RegisteredUserService, type RegisteredUserRecord } from '../../domain/registered-users';
-import { afterCommit, servicesOf } from '../../services';
+import { afterCommit, registryChange, servicesOf } from '../../services';
 import { parseBooleanQuery } from '../query-params';
 import type { ErrorBody, PaginatedList } from '../schemas';
 
@@ -89,7 +89,7 @@ export class RegisteredUsersController extends Controller {
   public async createRegisteredUser(@Request() req: ExpressRequest, @Body() body: CreateRegisteredUserBody): Promise<RegisteredUserRecord> {
     const services = servicesOf(req);
     const { record, created } = await new RegisteredUserService(services.db).create(principalOf(req), body);
-    if (created) afterCommit(services);
+    if (created) await afterCommit(services);
     this.setStatus(created ? 201 : 200);
     return record;
   }
@@ -107,8 +107,10 @@ export class RegisteredUsersController extends Controller {
   @Response<ErrorBody>(409, 'origin_user_id is taken by another registered user')
   public async updateRegisteredUser(@Request() req: ExpressRequest, @Path() registered_user_id: string, @Body() body: UpdateRegisteredUserBody): Promise<RegisteredUserRecord> {
     const services = servicesOf(req);
-    const record = await new RegisteredUserService(services.db).update(principalOf(req), registered_user_id, body);
-    afterCommit(services);
+    const principal = principalOf(req);
+    const record = await new RegisteredUserService(services.db).update(principal, registered_user_id, body);
+    // Its profile is in the tool lists the runtime caches, and its company picks its SHARED credentials.
+    await afterCommit(services, registryChange(principal, 'registered_users', { registered_user_id: record.id }));
     return record;
   }
 
@@ -122,8 +124,9 @@ export class RegisteredUsersController extends Controller {
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
   public async deleteRegisteredUser(@Request() req: ExpressRequest, @Path() registered_user_id: string): Promise<void> {
     const services = servicesOf(req);
-    await new RegisteredUserService(services.db).delete(principalOf(req), registered_user_id);
-    afterCommit(services);
+    const principal = principalOf(req);
+    await new RegisteredUserService(services.db).delete(principal, registered_user_id);
+    await afterCommit(services, registryChange(principal, 'registered_users', { registered_user_id }));
     this.setStatus(204);
   }
 }

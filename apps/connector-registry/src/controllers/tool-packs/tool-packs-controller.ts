@@ -3,7 +3,7 @@ import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import { ToolPackService, type ToolPackConnectorInput, type ToolPackRecord } from '../../domain/tool-packs';
-import { afterCommit, servicesOf } from '../../services';
+import { afterCommit, registryChange, servicesOf } from '../../services';
 import type { ErrorBody, PaginatedList } from '../schemas';
 
 export interface CreateToolPackBody {
@@ -45,8 +45,9 @@ export class ToolPacksController extends Controller {
   @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed')
   public async createToolPack(@Request() req: ExpressRequest, @Body() body: CreateToolPackBody): Promise<ToolPackRecord> {
     const services = servicesOf(req);
-    const pack = await new ToolPackService(services.db).create(principalOf(req), body);
-    afterCommit(services);
+    const principal = principalOf(req);
+    const pack = await new ToolPackService(services.db).create(principal, body);
+    await afterCommit(services, registryChange(principal, 'tool_packs', { tool_pack_id: pack.id }));
     this.setStatus(201);
     return pack;
   }
@@ -63,8 +64,9 @@ export class ToolPacksController extends Controller {
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
   public async updateToolPack(@Request() req: ExpressRequest, @Path() id: string, @Body() body: UpdateToolPackBody): Promise<ToolPackRecord> {
     const services = servicesOf(req);
-    const pack = await new ToolPackService(services.db).update(principalOf(req), id, body);
-    afterCommit(services);
+    const principal = principalOf(req);
+    const pack = await new ToolPackService(services.db).update(principal, id, body);
+    await afterCommit(services, registryChange(principal, 'tool_packs', { tool_pack_id: pack.id }));
     return pack;
   }
 
@@ -74,8 +76,9 @@ export class ToolPacksController extends Controller {
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
   public async deleteToolPack(@Request() req: ExpressRequest, @Path() id: string): Promise<void> {
     const services = servicesOf(req);
-    await new ToolPackService(services.db).delete(principalOf(req), id);
-    afterCommit(services);
+    const principal = principalOf(req);
+    await new ToolPackService(services.db).delete(principal, id);
+    await afterCommit(services, registryChange(principal, 'tool_packs', { tool_pack_id: id }));
     this.setStatus(204);
   }
 }

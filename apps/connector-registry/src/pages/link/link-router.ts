@@ -19,7 +19,7 @@ import {
 import { TokenExchangeError, authorizeUrl, createPkcePair, exchangeAuthorizationCode, randomOAuthState } from '../../domain/oauth-client';
 import { publicBaseUrl } from '../../domain/public-base-url';
 import type { LinkToken } from '../../generated/prisma/client';
-import { afterCommit, type AppServices } from '../../services';
+import { afterCommit, credentialChange, type AppServices } from '../../services';
 import { renderConnectPage, renderMessagePage, type ConnectorView, type MessagePageModel } from './link-views';
 
 /** The path the provider sends the browser back to; registered as the OAuth app's redirect URI. */
@@ -274,7 +274,7 @@ export function linkPageRouter(services: AppServices): Router {
       sendUnusable(res, row, 'used', connector);
       return;
     }
-    afterCommit(services);
+    await afterCommit(services, credentialChange(row));
     successRedirect(res, row, connector, 302);
   });
 
@@ -337,7 +337,7 @@ export function linkPageRouter(services: AppServices): Router {
       sendUnusable(res, row, 'used', connector);
       return;
     }
-    afterCommit(services);
+    await afterCommit(services, credentialChange(row));
     // 303: the browser follows with a GET, so a reload cannot post the credential again.
     successRedirect(res, row, connector, 303);
   });
