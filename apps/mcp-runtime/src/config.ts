@@ -25,7 +25,12 @@ const schema = z.object({
   TOOL_MAX_ROWS: z.coerce.number().int().min(1).max(100_000).default(500),
   TOOL_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   /** How long the tools of a (tool pack, registered user) pair are reused before asking the registry again. */
-  PACK_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  PACK_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /**
+   * How long a resolved credential is reused (never past its own expiry minus a minute). Registry
+   * changes drop both caches on every replica at once; the TTLs bound a change message that was lost.
+   */
+  CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** How long a tool pack's compiled security rules are reused; rule changes also reach every replica over Redis at once. */
   SECURITY_RULES_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** Tool-call records older than this are deleted (the spec's default retention is 90 days). */

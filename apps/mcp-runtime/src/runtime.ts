@@ -43,13 +43,21 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
   const keySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const rulesSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:rules-invalidation` });
+  const registrySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:registry-changes` });
   // Producer adds fail fast while Redis is down, so a record falls back to the outbox at once.
   const producerConnection = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
   const workerConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
 
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(keySubscriber);
-  const registry = new RegistryClient({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN, cacheTtlMs: config.PACK_CACHE_TTL_MS });
+  const registry = new RegistryClient({
+    baseUrl: config.CONNECTOR_REGISTRY_URL,
+    serviceToken: config.PATCHBAY_SERVICE_TOKEN,
+    cacheTtlMs: config.PACK_CACHE_TTL_MS,
+    credentialTtlMs: config.CREDENTIAL_CACHE_TTL_MS,
+    logger,
+  });
+  await registry.subscribe(registrySubscriber);
   const executor = new ToolExecutor({
     registry,
     fetch: createGuardedFetch({ allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK }, { requireHttps: !config.PATCHBAY_ALLOW_PRIVATE_NETWORK }),
@@ -105,6 +113,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await queues.close();
       await executor.close();
       await rules.close();
+      await registry.close();
+      registrySubscriber.disconnect();
       await verifier.close();
       await db.$disconnect();
       for (const connection of [redis, producerConnection, workerConnection]) connection.disconnect();

@@ -43,6 +43,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     // Migrations ran in the global setup.
     PATCHBAY_MIGRATE_ON_START: 'false',
     PACK_CACHE_TTL_MS: '0',
+    CREDENTIAL_CACHE_TTL_MS: '0',
     TOOL_CALL_TIMEOUT_MS: '5000',
     TOOL_MAX_ROWS: '100',
     TOOL_MAX_RESPONSE_BYTES: String(1024 * 1024),

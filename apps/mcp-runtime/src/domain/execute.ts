@@ -84,6 +84,8 @@ export class ToolExecutor {
       return { result: textResult(JSON.stringify(output), false, structured), status: 'success', errorCode: null };
     } catch (err) {
       if (err instanceof ToolError) {
+        // The provider refused the stored credential: the next call asks the registry again.
+        if (err.kind === 'credential_rejected') this.deps.registry.forgetCredential(principal, pack.tool_pack.id, pack.registered_user.id, connector.slug);
         const retry = err.retryAfterSeconds !== undefined ? ` (retry after ${err.retryAfterSeconds} s)` : '';
         return failure(err.kind, `${err.message}${err.message.includes('retry after') ? '' : retry}`);
       }
