@@ -35,6 +35,12 @@ const schema = z.object({
   SECURITY_RULES_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** Tool-call records older than this are deleted (the spec's default retention is 90 days). */
   TOOL_CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /**
+   * Whether this replica also stores tool-call records from the queue. Set false on the replicas that
+   * answer agents and run `node dist/worker.js` (the same image) as a separate deployment, so storing
+   * records never competes with tool calls for CPU.
+   */
+  TOOL_CALL_RECORD_WORKERS: booleanFromEnv.default(true),
   /** Tool-call records written to the database at once by this replica's queue consumer. */
   TOOL_CALL_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(50),
 });

@@ -72,7 +72,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
-  const workers = startRecordWorkers({ db, connection: workerConnection, logger, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY });
+  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY }) : null;
 
   // If Redis lost its data (a restart without persistence), put this cycle's counts back from the records.
   const seed = () => {
@@ -108,7 +108,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     async close() {
       redis.off('ready', seed);
       await recorder.close();
-      await workers.close();
+      await workers?.close();
       await relay.stop();
       await queues.close();
       await executor.close();

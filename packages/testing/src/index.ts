@@ -3,4 +3,6 @@ export { ManualClock, waitFor } from './wait';
 export { freePort, startAccessKeysService } from './access-keys-service';
 export type { RunningAccessKeys, TestOrganization } from './access-keys-service';
 export { startConnectorRegistryService } from './registry-service';
+export { startServiceProcess } from './service-process';
+export type { ServiceProcess } from './service-process';
 export type { RunningRegistry } from './registry-service';

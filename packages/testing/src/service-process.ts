@@ -8,12 +8,12 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts a built app (`<dir>/dist/main.js`) on the port in `env.PORT` and waits for its /healthz.
- * If it exits while starting, the error carries what it printed.
+ * Starts a built app (`<dir>/dist/<entry>`, default main.js) on the port in `env.PORT` and waits for
+ * its /healthz. If it exits while starting, the error carries what it printed.
  */
-export async function startServiceProcess(name: string, dir: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+export async function startServiceProcess(name: string, dir: string, env: NodeJS.ProcessEnv, entry = 'main.js'): Promise<ServiceProcess> {
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [path.join(dir, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [path.join(dir, 'dist', entry)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const url = `http://127.0.0.1:${env.PORT}`;

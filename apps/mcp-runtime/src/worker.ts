@@ -1,0 +1,41 @@
+import { telemetry } from './telemetry';
+import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { createLogger, createRedis, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
+import { createPrisma } from './db';
+import { startRecordWorkers } from './domain/record-consumers';
+
+/**
+ * The record workers alone, for deployments that keep them off the replicas answering agents
+ * (TOOL_CALL_RECORD_WORKERS=false there): stores tool-call records, deletes those of deleted
+ * registered users, sweeps past retention. Serves only /healthz on PORT.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(`${SERVICE_NAME}-worker`, config.LOG_LEVEL);
+  if (config.PATCHBAY_MIGRATE_ON_START) {
+    await ensureDatabase(config.DATABASE_URL);
+    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+  }
+  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const connection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
+  const workers = startRecordWorkers({ db, connection, logger, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY });
+  const app = createServiceApp({ logger });
+  app.get(
+    '/healthz',
+    healthHandler(`${SERVICE_NAME}-worker`, [
+      { name: 'postgres', check: async () => { await db.$queryRaw`SELECT 1`; } },
+      { name: 'redis', check: () => pingRedis(connection) },
+    ]),
+  );
+  finishServiceApp(app, logger);
+  await startHttpService({
+    name: `${SERVICE_NAME}-worker`,
+    app,
+    port: config.PORT,
+    logger,
+    onShutdown: [async () => telemetry.shutdown(), async () => db.$disconnect(), async () => { connection.disconnect(); }, async () => workers.close()],
+  });
+}
+
+runService(`${SERVICE_NAME}-worker`, main);
