@@ -11,6 +11,19 @@ describe('RouteTable', () => {
     expect(match('/api/v1/tool-packs/a/')).toBe('connector-registry');
   });
 
+  it("sends the security rules, a pack's rule overrides, tool-call records and usage to the runtime", () => {
+    expect(match('/api/v1/security-rules/')).toBe('mcp-runtime');
+    expect(match('/api/v1/security-rules/r/')).toBe('mcp-runtime');
+    expect(match('/api/v1/tool-packs/a/security-rules/')).toBe('mcp-runtime');
+    expect(match('/api/v1/tool-packs/a/security-rules/r/override/')).toBe('mcp-runtime');
+    expect(match('/api/v1/tool-call-records/')).toBe('mcp-runtime');
+    expect(match('/api/v1/tool-call-records/r/')).toBe('mcp-runtime');
+    expect(match('/api/v1/usage/')).toBe('mcp-runtime');
+    expect(match('/api/v1/tool-packs/a/security-rulesX')).toBe('connector-registry');
+    expect(match('/api/v1/tool-packs//security-rules/')).toBe('connector-registry');
+    expect(table.matchTemplate('/api/v1/tool-packs/{tool_pack_id}/security-rules/{rule_id}/override/')).toBe('mcp-runtime');
+  });
+
   it('matches on whole segments', () => {
     expect(match('/api/v1/access-keysX')).toBeUndefined();
     expect(match('/v1')).toBe('model-gateway');

@@ -27,6 +27,8 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   { pattern: '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp', service: 'mcp-runtime' },
   { pattern: '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/search', service: 'mcp-runtime' },
   { pattern: '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/tools/list', service: 'mcp-runtime' },
+  // A pack's view of the organization's security rules, and its overrides of them, are the runtime's data.
+  { pattern: '/api/v1/tool-packs/{tool_pack_id}/security-rules', service: 'mcp-runtime' },
   { pattern: '/api/v1/tool-call-records', service: 'mcp-runtime' },
   { pattern: '/api/v1/security-rules', service: 'mcp-runtime' },
   { pattern: '/api/v1/usage', service: 'mcp-runtime' },
