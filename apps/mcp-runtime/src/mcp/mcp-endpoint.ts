@@ -1,11 +1,11 @@
 import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, principalOf } from '@patchbay/auth';
-import { NotInScopeError } from '@patchbay/errors';
+import { AppError, NotInScopeError } from '@patchbay/errors';
 import { publicRequestUrl } from '@patchbay/pagination';
 import { isUuid, type Logger } from '@patchbay/service-kit';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
 import type { ToolExecutor } from '../domain/execute';
@@ -122,20 +122,68 @@ function invalidEnvelope(body: unknown): string | null {
  */
 const sharedSchemaValidator = new AjvJsonSchemaValidator();
 
+/**
+ * One tools/call. Each tools/call of the body was metered, in order, before it ran; an unknown tool
+ * still cost its credit and is recorded.
+ */
+async function callTool(deps: McpDeps, req: Request, pack: PackTools, decisions: MeterDecision[], params: CallToolRequest['params']): Promise<CallToolResult> {
+  const decision = decisions.shift();
+  const { name } = params;
+  const tool = pack.tools.find((t) => t.fully_qualified_name === name);
+  let ending: Awaited<ReturnType<typeof callWithGateway>>;
+  try {
+    ending = await callWithGateway(deps, principalOf(req), pack, tool, name, params.arguments ?? {}, { publicBaseUrl: publicRequestUrl(req).origin, decision });
+  } catch (err) {
+    // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what
+    // to do, never the underlying message (it could hold SQL or addresses).
+    deps.logger.error({ err, tool: name }, 'tools/call failed inside the runtime');
+    const retry = err instanceof AppError ? err.message : 'The tool call could not be completed because of a problem on our side; retry shortly.';
+    throw new McpError(ErrorCode.InternalError, retry);
+  }
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the tools of this tool pack.`);
+  return ending.result;
+}
+
+/**
+ * The two requests agents send on every step, tools/list and tools/call as one JSON-RPC request,
+ * answered here with the SDK's own request schemas and the same handlers as the Server, and the
+ * response the SDK's JSON mode would write. Saves a Server, a transport and the web Request and
+ * Response objects per call. Everything else goes through the SDK transport: initialize, ping,
+ * notifications, batches, a session id, a protocol version header the SDK does not support, and
+ * params its schema refuses (so its error answers stay the SDK's). Returns whether it answered.
+ */
+async function answerDirectly(deps: McpDeps, req: Request, res: Response, pack: PackTools, listOnly: boolean, decisions: MeterDecision[]): Promise<boolean> {
+  const body = req.body as { id?: unknown; method?: unknown };
+  if (Array.isArray(body) || (typeof body.id !== 'string' && typeof body.id !== 'number')) return false;
+  if (req.headers['mcp-session-id'] !== undefined) return false;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return false;
+  let result: unknown;
+  if (body.method === 'tools/list') {
+    if (!ListToolsRequestSchema.safeParse(body).success) return false;
+    result = { tools: pack.tools.map(listEntry) };
+  } else if (body.method === 'tools/call' && !listOnly) {
+    const parsed = CallToolRequestSchema.safeParse(body);
+    if (!parsed.success) return false;
+    try {
+      result = await callTool(deps, req, pack, decisions, parsed.data.params);
+    } catch (err) {
+      if (!(err instanceof McpError)) throw err;
+      res.status(200).json({ jsonrpc: '2.0', id: body.id, error: { code: err.code, message: err.message } });
+      return true;
+    }
+  } else {
+    return false;
+  }
+  res.status(200).json({ result, jsonrpc: '2.0', id: body.id });
+  return true;
+}
+
 function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boolean, decisions: MeterDecision[]): Server {
   const server = new Server({ name: 'patchbay', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedSchemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: pack.tools.map(listEntry) }));
   if (!listOnly) {
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      // Each tools/call of the body was metered, in order, before the server ran; an unknown tool
-      // still cost its credit and is recorded.
-      const decision = decisions.shift();
-      const { name } = request.params;
-      const tool = pack.tools.find((t) => t.fully_qualified_name === name);
-      const ending = await callWithGateway(deps, principalOf(req), pack, tool, name, request.params.arguments ?? {}, { publicBaseUrl: publicRequestUrl(req).origin, decision });
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the tools of this tool pack.`);
-      return ending.result;
-    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(deps, req, pack, decisions, request.params));
   }
   return server;
 }
@@ -153,6 +201,7 @@ export function mcpRouter(deps: McpDeps): Router {
     const pack = await loadPair(req, deps.registry);
     const decisions = listOnly ? [] : await meterToolCalls(deps, req, res, pack);
     if (!decisions) return;
+    if (await answerDirectly(deps, req, res, pack, listOnly, decisions)) return;
     // Clients that POST bare JSON-RPC (curl, the spec's examples) rarely send the Accept header the
     // transport insists on; we always answer JSON, so accept them.
     const accept = req.headers.accept ?? '';
