@@ -18,6 +18,8 @@ import { createRuntime } from '../src/runtime';
 export interface Harness {
   /** The runtime's base URL (a real HTTP server, so SDK clients can connect). */
   url: string;
+  /** Starts one more runtime replica on the same services, database and Redis; closed with the harness. */
+  startReplica(): Promise<string>;
   accessKeys: RunningAccessKeys;
   registry: RunningRegistry;
   github: Awaited<ReturnType<typeof startFakeGithub>>;
@@ -49,20 +51,28 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     TOOL_MAX_RESPONSE_BYTES: String(1024 * 1024),
     ...env,
   });
-  const runtime = await createRuntime(config, createLogger('test', 'silent'), { baseUrlOverrides: { github: github.url }, meterKeyPrefix: `test-metering-${process.pid}:` });
-  const server: Server = await new Promise((resolve) => {
-    const s = runtime.app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const { port } = server.address() as { port: number };
+  const replicas: Array<{ server: Server; close(): Promise<void> }> = [];
+  const startReplica = async (): Promise<string> => {
+    const runtime = await createRuntime(config, createLogger('test', 'silent'), { baseUrlOverrides: { github: github.url }, meterKeyPrefix: `test-metering-${process.pid}:` });
+    const server: Server = await new Promise((resolve) => {
+      const s = runtime.app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    replicas.push({ server, close: () => runtime.close() });
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  };
+  const url = await startReplica();
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    startReplica,
     accessKeys,
     registry,
     github,
     async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await runtime.close();
+      for (const replica of replicas) {
+        replica.server.closeAllConnections();
+        await new Promise((r) => replica.server.close(r));
+        await replica.close();
+      }
       await github.close();
       await registry.stop();
       await accessKeys.stop();

@@ -244,3 +244,22 @@ describe('security gateway on tools/call', () => {
     expect(JSON.stringify(record)).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 });
+
+describe('rule changes reach every replica', () => {
+  it('a rule created through one replica applies at the next call on another that had cached the pack without it', async () => {
+    const s = await scenario(h);
+    const other = await h.startReplica();
+    const viaOther = (body: string) =>
+      rpc(s.mcpUrl.replace(h.url, other), s.org.master_key, { id: 1, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__create_issue', arguments: { input: { owner: 'octo-org', repo: 'hello', title: 'x', body } } } });
+    // The other replica compiles (and caches, for a minute) the pack's empty rule set.
+    expect((await viaOther('from ada@example.com')).body.result.isError).toBeFalsy();
+    await createRule(s, { name: 'No emails to tools', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'block' });
+    // Redis pub/sub delivers the change within moments; no call on the other replica is served from the old set after it.
+    let text = '';
+    await waitFor(async () => {
+      text = (await viaOther('from ada@example.com')).body.result.content[0].text as string;
+      return text.startsWith('Blocked by security rule');
+    });
+    expect(text).toMatch(/"No emails to tools"/);
+  });
+});

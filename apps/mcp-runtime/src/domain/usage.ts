@@ -38,13 +38,14 @@ export async function recordedUsage(db: Db, cycle: string, organizationId?: stri
 }
 
 /**
- * Reads the meter (exact, Redis) and the records (durable, a moment behind) and reports the larger:
- * they agree unless Redis lost its data, and then the records are the better count.
+ * Reads the meter (exact, Redis). A meter with no count for the cycle either saw no call or lost its
+ * data (a Redis restart without persistence, a cycle older than its 40-day keys): then the durable
+ * records answer, which only costs a scan of the organization's records when it matters.
  */
 export async function readUsage(db: Db, meter: Meter, principal: KeyPrincipal, cycle?: string): Promise<UsageView> {
   if (cycle !== undefined && cycle !== '' && !isBillingCycle(cycle)) throw ValidationError.forField('query.cycle', "must be a billing cycle 'YYYY-MM', e.g. 2026-11");
   const metered = await meter.usage(principal.organizationId, cycle || undefined);
-  const [recorded] = await recordedUsage(db, metered.cycle, principal.organizationId);
+  const [recorded] = metered.used > 0 ? [] : await recordedUsage(db, metered.cycle, principal.organizationId);
   const used = Math.max(metered.used, recorded?.used ?? 0);
   const overage = Math.max(metered.overage, recorded?.overage ?? 0);
   const { plan, monthlyCredits, mcpRateLimitPerMinute } = principal.organization;
