@@ -46,6 +46,8 @@ export interface McpBenchSetup {
   runtime: RunningService;
   edge: RunningService;
   bare: RunningService | null;
+  /** mcp-runtime's record workers as their own process (node dist/worker.js), when asked; else they run in mcp-runtime. */
+  recordWorker: RunningService | null;
   status: ProvidersStatus;
   /** The custom connector's MCP server secret (the direct requests send it). */
   mcpSecret: string;
@@ -109,7 +111,7 @@ export async function readProvidersStatus(providers: RunningService): Promise<Pr
  * per path to the runtime (so the per-user rate limit, at most 100,000 calls a minute, cannot be what
  * caps a path), each with the fake's valid GitHub token stored through the magic-link form.
  */
-export async function setUpMcpBench(group: ServiceGroup, backends: Backends, options: { runtimeNodeArgs: string[]; bareProxy: boolean }): Promise<McpBenchSetup> {
+export async function setUpMcpBench(group: ServiceGroup, backends: Backends, options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean }): Promise<McpBenchSetup> {
   const serviceToken = benchServiceToken();
   const accessKeys = await startAccessKeys(group, backends, serviceToken);
   const registry = await startConnectorRegistry(group, backends, accessKeys, serviceToken);
@@ -130,7 +132,11 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
     LOG_LEVEL: BENCH_LOG_LEVEL,
     NODE_ENV: 'production',
   };
+  if (options.separateRecordWorker) runtimeEnv.TOOL_CALL_RECORD_WORKERS = 'false';
   const runtime = await group.start({ name: 'mcp-runtime', entry: appEntryOf('mcp-runtime'), env: runtimeEnv, nodeArgs: options.runtimeNodeArgs });
+  const recordWorker = options.separateRecordWorker
+    ? await group.start({ name: 'mcp-runtime-worker', entry: path.join(path.dirname(appEntryOf('mcp-runtime')), 'worker.js'), env: { ...runtimeEnv, TOOL_CALL_RECORD_WORKERS: 'true', PATCHBAY_MIGRATE_ON_START: 'false' } })
+    : null;
   const edge = await startEdgeRouter(group, { accessKeys, MCP_RUNTIME_URL: runtime });
   const bare = options.bareProxy ? await startBareProxy(group, runtime) : null;
 
@@ -156,7 +162,8 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
     'DATABASE_URL, REDIS_URL as above',
     `LOG_LEVEL=${BENCH_LOG_LEVEL}`,
     'NODE_ENV=production',
+    ...(options.separateRecordWorker ? ['TOOL_CALL_RECORD_WORKERS=false (records stored by node dist/worker.js, its own process)'] : []),
     'PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS and the rest: defaults',
   ];
-  return { accessKeys, registry, providers, runtime, edge, bare, status, mcpSecret, organization, toolPackId: pack.id, paths, runtimeEnvReport };
+  return { accessKeys, registry, providers, runtime, edge, bare, recordWorker, status, mcpSecret, organization, toolPackId: pack.id, paths, runtimeEnvReport };
 }

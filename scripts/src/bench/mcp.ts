@@ -59,6 +59,9 @@ admin CLI allows; one registered user per path to the runtime).
 mcp-runtime runs with PATCHBAY_CONNECTOR_BASE_URL_GITHUB=<the fake>, PATCHBAY_ALLOW_PRIVATE_NETWORK=true
 (the providers are plain http on 127.0.0.1), DATABASE_URL and REDIS_URL as above, LOG_LEVEL=${BENCH_LOG_LEVEL},
 NODE_ENV=production; everything else (PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS...) at its default.
+PATCHBAY_BENCH_RECORD_WORKER=separate runs the runtime with TOOL_CALL_RECORD_WORKERS=false and its record
+workers as their own process (node dist/worker.js), the deployment that keeps storing records off the
+replicas answering agents; its CPU shows in its own column.
 
 ${LOAD_OPTIONS_USAGE.replace('record a CPU profile of the router under test and print where its time goes', 'record a CPU profile of mcp-runtime; print its time by stage of a tool call')}
 `;
@@ -73,6 +76,7 @@ const SHORT_NAMES: Record<string, string> = {
   'edge-router': 'edge',
   'bare-proxy': 'bare proxy',
   'mcp-runtime': 'runtime',
+  'mcp-runtime-worker': 'record worker',
   'connector-registry': 'registry',
   'access-keys-and-audit': 'access-keys',
   providers: 'providers',
@@ -173,6 +177,8 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
     const setup = await setUpMcpBench(group, backends, {
       runtimeNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
       bareProxy: options.bareProxy,
+      // The deployment that keeps storing records off the replicas answering agents (see the runtime's README).
+      separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
     });
     progress(`organization ${setup.organization.organizationId}, tool pack ${setup.toolPackId}`);
     const planned = plan(setup, options.connections);
@@ -182,7 +188,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       const problem = await checkOnce(p.sample);
       if (problem !== null) throw new Error(`${p.sample.label}: ${p.sample.method ?? 'GET'} ${p.sample.url}: ${problem}`);
     }
-    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, setup.registry, setup.accessKeys, setup.providers];
+    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers];
 
     const before = await readProvidersStatus(setup.providers);
     const sampler = new ResponseSampler(
