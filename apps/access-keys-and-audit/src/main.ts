@@ -1,6 +1,6 @@
 import { telemetry } from './telemetry';
 import { KeyVerifier } from '@patchbay/auth';
-import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { migrateOnStart } from '@patchbay/db';
 import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
@@ -12,8 +12,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   if (config.PATCHBAY_MIGRATE_ON_START) {
-    await ensureDatabase(config.DATABASE_URL);
-    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+    await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });

@@ -1,7 +1,7 @@
 import { telemetry } from './telemetry';
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import { baseUrlOverridesFromEnv, BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
-import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { migrateOnStart } from '@patchbay/db';
 import { OutboxRelay, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv } from '@patchbay/secrets';
 import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
@@ -16,8 +16,7 @@ async function main(): Promise<void> {
   const logger = createLogger(SERVICE_NAME, config.LOG_LEVEL);
   const box = secretBoxFromEnv(process.env);
   if (config.PATCHBAY_MIGRATE_ON_START) {
-    await ensureDatabase(config.DATABASE_URL);
-    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+    await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });

@@ -1,6 +1,6 @@
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS, baseUrlOverridesFromEnv } from '@patchbay/connector-catalog';
-import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { migrateOnStart } from '@patchbay/db';
 import { Meter, billingCycle } from '@patchbay/metering';
 import { createGuardedFetch } from '@patchbay/outbound';
 import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
@@ -36,8 +36,7 @@ export interface Runtime {
  */
 export async function createRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   if (config.PATCHBAY_MIGRATE_ON_START) {
-    await ensureDatabase(config.DATABASE_URL);
-    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+    await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });

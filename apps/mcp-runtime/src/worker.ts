@@ -1,5 +1,5 @@
 import { telemetry } from './telemetry';
-import { applyMigrations, ensureDatabase } from '@patchbay/db';
+import { migrateOnStart } from '@patchbay/db';
 import { createLogger, createRedis, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
@@ -14,8 +14,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(`${SERVICE_NAME}-worker`, config.LOG_LEVEL);
   if (config.PATCHBAY_MIGRATE_ON_START) {
-    await ensureDatabase(config.DATABASE_URL);
-    await applyMigrations({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+    await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const connection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });

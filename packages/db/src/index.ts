@@ -1,4 +1,4 @@
-export { applyMigrations } from './migrate';
+export { applyMigrations, migrateOnStart } from './migrate';
 export type { ApplyMigrationsOptions, ApplyMigrationsResult, MigrationLogger } from './migrate';
 export { canConnect, ensureDatabase } from './database';
 export { pgAdapter } from './adapter';

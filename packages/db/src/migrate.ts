@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
+import { ensureDatabase } from './database';
 
 export interface MigrationLogger {
   info(message: string): void;
@@ -103,4 +104,13 @@ async function readMigrations(dir: string): Promise<Migration[]> {
       return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     }),
   );
+}
+
+/**
+ * What a service does at start-up when PATCHBAY_MIGRATE_ON_START is on: create its database if the
+ * server has none of that name yet, then apply its committed migrations.
+ */
+export async function migrateOnStart(options: ApplyMigrationsOptions): Promise<ApplyMigrationsResult> {
+  await ensureDatabase(options.databaseUrl);
+  return applyMigrations(options);
 }
