@@ -65,7 +65,7 @@ const RECORD_JOB_OPTIONS = {
 
 /** Records sent to Redis together: one round trip per batch instead of per call. */
 const RECORD_BATCH_MAX = 200;
-const RECORD_FLUSH_DELAY_MS = 5;
+const RECORD_FLUSH_DELAY_MS = 20;
 
 /**
  * Sends each tool call's record after the call: onto the queue in small batches (one Redis round
