@@ -65,7 +65,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   });
   const meter = new Meter(redis, options.meterKeyPrefix ? { keyPrefix: options.meterKeyPrefix } : {});
   const rules = new RuleSetCache(db, { ttlMs: config.SECURITY_RULES_CACHE_TTL_MS });
-  await rules.subscribe(rulesSubscriber);
+  await rules.subscribe(rulesSubscriber, logger);
 
   const queues = new QueueSet({ connection: producerConnection, logger });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });

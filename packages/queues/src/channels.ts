@@ -95,54 +95,64 @@ export async function publishRegistryChange(redis: Redis, change: RegistryChange
   return redis.publish(REGISTRY_CHANGES_CHANNEL, JSON.stringify(message));
 }
 
-export interface RegistryChangeSubscriptionOptions {
+export interface ChannelSubscriptionOptions {
   /**
    * The subscription is confirmed on a connection: messages arrive from now on. Called once the
    * first subscription is confirmed and again after every reconnect. Whatever was published while
    * it was down is lost, so a cache must start over (drop everything) here.
    */
   onLive?: () => void;
-  /** The connection dropped: changes may be missed from now on, so caches must not be trusted until onLive. */
+  /** The connection dropped: messages may be missed from now on, so caches must not be trusted until onLive. */
   onDown?: () => void;
   /** Where ignored (malformed) messages and failed resubscriptions are reported. */
   logger?: Pick<QueueLogger, 'warn'>;
+  /** What a message is, in those reports ('registry change', 'security rules change'). Default 'channel'. */
+  label?: string;
 }
 
+/** The options of subscribeRegistryChanges. */
+export type RegistryChangeSubscriptionOptions = ChannelSubscriptionOptions;
+
 /** Stops listening: removes the listeners and unsubscribes. The connection stays the caller's to close. */
-export type CloseRegistryChangeSubscription = () => Promise<void>;
+export type CloseChannelSubscription = () => Promise<void>;
+export type CloseRegistryChangeSubscription = CloseChannelSubscription;
 
 /**
- * Listens for registry changes on a dedicated connection (a subscribed connection can do nothing
- * else; give each subscription its own). Malformed messages are ignored. Resolves once Redis has
- * answered the first SUBSCRIBE (onLive has run, unless the connection dropped meanwhile: then at the
- * next reconnect); rejects, leaving nothing attached, when the SUBSCRIBE fails.
+ * Listens on one pub/sub channel that invalidates caches, on a dedicated connection (a subscribed
+ * connection can do nothing else; give each subscription its own). `parse` turns a message into what
+ * the handler takes, or null for a malformed one, which is ignored. Resolves once Redis has answered
+ * the first SUBSCRIBE (onLive has run, unless the connection dropped meanwhile: then at the next
+ * reconnect); rejects, leaving nothing attached, when the SUBSCRIBE fails.
  *
  * The subscription counts as live only between a confirmed SUBSCRIBE and the next time the connection
  * closes: ioredis resubscribes by itself after a reconnect, and this sends its own SUBSCRIBE on every
  * `ready` so it knows when that has taken effect (Redis answers in order, and re-subscribing is a no-op).
  */
-export async function subscribeRegistryChanges(
+export async function subscribeChannel<T>(
   subscriber: Redis,
-  handler: (change: RegistryChange) => void,
-  options: RegistryChangeSubscriptionOptions = {},
-): Promise<CloseRegistryChangeSubscription> {
+  channelName: string,
+  parse: (raw: string) => T | null,
+  handler: (message: T) => void,
+  options: ChannelSubscriptionOptions = {},
+): Promise<CloseChannelSubscription> {
   let live = false;
   let closed = false;
   // Bumped whenever the connection closes, so a confirmation sent on an earlier connection does not count.
   let connection = 0;
+  const label = options.label ?? 'channel';
 
   const onMessage = (channel: string, raw: string): void => {
-    if (channel !== REGISTRY_CHANGES_CHANNEL || closed) return;
-    const change = parseRegistryChange(raw);
-    if (!change) {
-      options.logger?.warn({ channel, bytes: raw.length }, 'ignored a malformed registry change message');
+    if (channel !== channelName || closed) return;
+    const message = parse(raw);
+    if (message === null) {
+      options.logger?.warn({ channel, bytes: raw.length }, `ignored a malformed ${label} message`);
       return;
     }
     try {
-      handler(change);
+      handler(message);
     } catch (err) {
       // Thrown inside ioredis's reply parser, it would break the connection; the handler's bug is reported instead.
-      options.logger?.warn({ channel, kind: change.kind, error: describeError(err) }, 'registry change handler failed');
+      options.logger?.warn({ channel, error: describeError(err) }, `${label} handler failed`);
     }
   };
   const onClose = (): void => {
@@ -153,7 +163,7 @@ export async function subscribeRegistryChanges(
   };
   const confirm = async (): Promise<void> => {
     const sentOn = connection;
-    await subscriber.subscribe(REGISTRY_CHANGES_CHANNEL);
+    await subscriber.subscribe(channelName);
     if (closed || live || sentOn !== connection || subscriber.status !== 'ready') return;
     live = true;
     options.onLive?.();
@@ -161,7 +171,7 @@ export async function subscribeRegistryChanges(
   const onReady = (): void => {
     confirm().catch((err: unknown) => {
       // The connection went away again; the next `ready` tries once more.
-      options.logger?.warn({ channel: REGISTRY_CHANGES_CHANNEL, error: describeError(err) }, 'registry change subscription not confirmed');
+      options.logger?.warn({ channel: channelName, error: describeError(err) }, `${label} subscription not confirmed`);
     });
   };
   const detach = (): void => {
@@ -185,6 +195,15 @@ export async function subscribeRegistryChanges(
   return async () => {
     if (closed) return;
     detach();
-    if (subscriber.status === 'ready') await subscriber.unsubscribe(REGISTRY_CHANGES_CHANNEL).catch(() => undefined);
+    if (subscriber.status === 'ready') await subscriber.unsubscribe(channelName).catch(() => undefined);
   };
+}
+
+/** Listens for registry changes (see subscribeChannel); malformed messages are ignored. */
+export function subscribeRegistryChanges(
+  subscriber: Redis,
+  handler: (change: RegistryChange) => void,
+  options: ChannelSubscriptionOptions = {},
+): Promise<CloseChannelSubscription> {
+  return subscribeChannel(subscriber, REGISTRY_CHANGES_CHANNEL, parseRegistryChange, handler, { label: 'registry change', ...options });
 }

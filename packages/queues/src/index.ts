@@ -29,7 +29,8 @@ export {
   REGISTRY_CHANGE_KINDS,
   parseRegistryChange,
   publishRegistryChange,
+  subscribeChannel,
   subscribeRegistryChanges,
 } from './channels';
-export type { CloseRegistryChangeSubscription, RegistryChange, RegistryChangeKind, RegistryChangeSubscriptionOptions } from './channels';
+export type { ChannelSubscriptionOptions, CloseChannelSubscription, CloseRegistryChangeSubscription, RegistryChange, RegistryChangeKind, RegistryChangeSubscriptionOptions } from './channels';
 export { UnrecoverableError } from 'bullmq';

@@ -1,6 +1,6 @@
 import type { Environment, KeyPrincipal } from '@patchbay/auth';
 import { ValidationError, type FieldError } from '@patchbay/errors';
-import type { PageParams } from '@patchbay/pagination';
+import { parseDateTimeQuery, type PageParams } from '@patchbay/pagination';
 import type { Db, Tx } from '../db';
 import type { AuditEvent as AuditEventRow, Prisma } from '../generated/prisma/client';
 import { EVENT_TYPE_PATTERN, type ActorType } from './event-types';
@@ -84,16 +84,6 @@ export interface AuditLogFilters {
 }
 
 
-function parseDate(field: string, value: string | undefined, errors: FieldError[]): Date | undefined {
-  if (value === undefined || value === '') return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    errors.push({ field: `query.${field}`, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' });
-    return undefined;
-  }
-  return date;
-}
-
 /**
  * The environment's events, newest first. Without created_after the list covers the last 90 days;
  * asking with an earlier created_after returns older events too.
@@ -106,8 +96,8 @@ export async function listAuditEvents(
   now: Date = new Date(),
 ): Promise<{ count: number; results: AuditEventRecord[] }> {
   const errors: FieldError[] = [];
-  const after = parseDate('created_after', filters.createdAfter, errors);
-  const before = parseDate('created_before', filters.createdBefore, errors);
+  const after = parseDateTimeQuery('created_after', filters.createdAfter, errors);
+  const before = parseDateTimeQuery('created_before', filters.createdBefore, errors);
   if (filters.userId !== undefined && !isUuid(filters.userId)) errors.push({ field: 'query.user_id', message: 'must be a UUID' });
   if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
   if (errors.length > 0) throw new ValidationError(errors);

@@ -1,4 +1,5 @@
 import type { Environment } from '@patchbay/auth';
+import { subscribeChannel, type ChannelSubscriptionOptions, type CloseChannelSubscription } from '@patchbay/queues';
 import { Scanner, effectiveRules } from '@patchbay/security-gateway';
 import type Redis from 'ioredis';
 import type { Db } from '../db';
@@ -31,6 +32,7 @@ export class RuleSetCache {
   private readonly entries = new Map<string, Entry>();
   private subscribed = false;
   private subscriber: Redis | null = null;
+  private closeSubscription: CloseChannelSubscription | null = null;
 
   constructor(
     private readonly db: Db,
@@ -75,33 +77,36 @@ export class RuleSetCache {
   }
 
   /** Listens for rule changes of every replica. `subscriber` must be a connection of its own (it enters subscribe mode). */
-  async subscribe(subscriber: Redis): Promise<void> {
+  async subscribe(subscriber: Redis, logger?: ChannelSubscriptionOptions['logger']): Promise<void> {
     this.subscriber = subscriber;
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== RULES_CHANGED_CHANNEL) return;
-      const [organizationId, environment] = message.split(':');
-      if (organizationId && (environment === 'production' || environment === 'test')) this.invalidate(organizationId, environment);
-    });
-    // Messages sent while the connection was down are lost: forget everything and distrust until subscribed again.
-    subscriber.on('close', () => {
-      this.subscribed = false;
-      this.entries.clear();
-    });
-    subscriber.on('ready', () => {
-      void subscriber.subscribe(RULES_CHANGED_CHANNEL).then(() => {
+    this.closeSubscription = await subscribeChannel(subscriber, RULES_CHANGED_CHANNEL, parseRulesChanged, ({ organizationId, environment }) => this.invalidate(organizationId, environment), {
+      label: 'security rules change',
+      logger,
+      // Messages sent while the connection was down are lost: forget everything and distrust until subscribed again.
+      onLive: () => {
         this.entries.clear();
         this.subscribed = true;
-      }, () => undefined);
+      },
+      onDown: () => {
+        this.subscribed = false;
+        this.entries.clear();
+      },
     });
-    await subscriber.subscribe(RULES_CHANGED_CHANNEL);
-    this.subscribed = true;
   }
 
   async close(): Promise<void> {
     this.subscribed = false;
     this.entries.clear();
+    await this.closeSubscription?.();
     if (this.subscriber) this.subscriber.disconnect();
   }
+}
+
+/** `<organization_id>:<environment>`, as publishRulesChanged sends it; null for anything else. */
+function parseRulesChanged(raw: string): { organizationId: string; environment: Environment } | null {
+  const [organizationId, environment, ...rest] = raw.split(':');
+  if (!organizationId || rest.length > 0 || (environment !== 'production' && environment !== 'test')) return null;
+  return { organizationId, environment };
 }
 
 /** Announces a rule change to every replica (this one included). Never throws: a replica that misses it reloads after its TTL. */

@@ -1,6 +1,6 @@
 import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
-import { cursorList, decodeCursor, type CursorList } from '@patchbay/pagination';
+import { cursorList, decodeCursor, parseDateTimeQuery, type CursorList } from '@patchbay/pagination';
 import { QUEUE_NAMES, UnrecoverableError, type DirectProducer, type QueueLogger, type RegisteredUserDeletedJob, type ToolCallRecordJob } from '@patchbay/queues';
 import { isUuid } from '@patchbay/service-kit';
 import type { Db } from '../db';
@@ -253,13 +253,6 @@ export interface RecordFilters {
   created_before?: string;
 }
 
-function parseDate(field: string, value: string | undefined, errors: FieldError[]): Date | undefined {
-  if (value === undefined || value === '') return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) errors.push({ field: `query.${field}`, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' });
-  return date;
-}
-
 /** Only ids the key may see: an id outside its restrictions matches nothing, like one that does not exist. */
 function restrictedIds(allowed: string[] | null, asked: string | undefined): string | { in: string[] } | undefined {
   if (asked !== undefined) return allowed === null || allowed.includes(asked) ? asked : { in: [] };
@@ -276,8 +269,8 @@ export class ToolCallRecordService {
       if (value !== undefined && !isUuid(value)) errors.push({ field: `query.${field}`, message: 'must be a UUID' });
     }
     if (filters.status !== undefined && !STATUSES.includes(filters.status as Status)) errors.push({ field: 'query.status', message: `must be one of ${STATUSES.join(', ')}` });
-    const after = parseDate('created_after', filters.created_after, errors);
-    const before = parseDate('created_before', filters.created_before, errors);
+    const after = parseDateTimeQuery('created_after', filters.created_after, errors);
+    const before = parseDateTimeQuery('created_before', filters.created_before, errors);
     if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
     if (errors.length > 0) throw new ValidationError(errors);
     return {
@@ -319,7 +312,7 @@ export class ToolCallRecordService {
 
   async get(principal: KeyPrincipal, id: string): Promise<ToolCallRecordView> {
     const row = isUuid(id) ? await this.db.toolCallRecord.findFirst({ where: { id, ...this.where(principal, {}) } }) : null;
-    if (!row) throw new NotFoundError('No tool-call record with this id in the organization and environment of the key (records are kept 90 days).');
+    if (!row) throw new NotFoundError('No tool-call record with this id in the organization and environment of the key (records past the retention window are deleted).');
     return viewOf(row);
   }
 }

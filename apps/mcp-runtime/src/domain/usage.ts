@@ -2,6 +2,7 @@ import type { KeyPrincipal } from '@patchbay/auth';
 import { ValidationError } from '@patchbay/errors';
 import { billingCycleBounds, isBillingCycle, type Meter } from '@patchbay/metering';
 import type { Db } from '../db';
+import { Prisma } from '../generated/prisma/client';
 
 /** An organization's credit usage in one billing cycle (calendar month, UTC). */
 export interface UsageView {
@@ -27,13 +28,10 @@ export interface UsageView {
 
 /** What the tool-call records hold for a cycle, by organization (the durable copy of the meter). */
 export async function recordedUsage(db: Db, cycle: string, organizationId?: string): Promise<Array<{ organizationId: string; used: number; overage: number }>> {
-  const rows = organizationId
-    ? await db.$queryRaw<Array<{ organization_id: string; used: bigint; overage: bigint }>>`
-        SELECT organization_id, SUM(credits)::bigint AS used, SUM(CASE WHEN overage THEN credits ELSE 0 END)::bigint AS overage
-        FROM "tool_call_records" WHERE billing_cycle = ${cycle} AND organization_id = ${organizationId}::uuid GROUP BY organization_id`
-    : await db.$queryRaw<Array<{ organization_id: string; used: bigint; overage: bigint }>>`
-        SELECT organization_id, SUM(credits)::bigint AS used, SUM(CASE WHEN overage THEN credits ELSE 0 END)::bigint AS overage
-        FROM "tool_call_records" WHERE billing_cycle = ${cycle} GROUP BY organization_id`;
+  const onlyOrganization = organizationId ? Prisma.sql`AND organization_id = ${organizationId}::uuid` : Prisma.empty;
+  const rows = await db.$queryRaw<Array<{ organization_id: string; used: bigint; overage: bigint }>>`
+    SELECT organization_id, SUM(credits)::bigint AS used, SUM(CASE WHEN overage THEN credits ELSE 0 END)::bigint AS overage
+    FROM "tool_call_records" WHERE billing_cycle = ${cycle} ${onlyOrganization} GROUP BY organization_id`;
   return rows.map((r) => ({ organizationId: r.organization_id, used: Number(r.used), overage: Number(r.overage) }));
 }
 
