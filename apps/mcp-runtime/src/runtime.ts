@@ -2,7 +2,7 @@ import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS, baseUrlOverridesFromEnv } from '@patchbay/connector-catalog';
 import { migrateOnStart } from '@patchbay/db';
 import { Meter, billingCycle } from '@patchbay/metering';
-import { createGuardedFetch } from '@patchbay/outbound';
+import { createGuardedRequest } from '@patchbay/outbound';
 import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
 import { createRedis, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
@@ -59,7 +59,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   await registry.subscribe(registrySubscriber);
   const executor = new ToolExecutor({
     registry,
-    fetch: createGuardedFetch({ allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK }, { requireHttps: !config.PATCHBAY_ALLOW_PRIVATE_NETWORK }),
+    http: createGuardedRequest({ allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK }, { requireHttps: !config.PATCHBAY_ALLOW_PRIVATE_NETWORK }),
     limits: { timeoutMs: config.TOOL_CALL_TIMEOUT_MS, maxRows: config.TOOL_MAX_ROWS, maxResponseBytes: config.TOOL_MAX_RESPONSE_BYTES },
     baseUrlOverrides: options.baseUrlOverrides ?? baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
   });

@@ -1,5 +1,5 @@
 import { JSON_API_FAKE_TOKENS, startFakeJsonApi } from '@patchbay/provider-fakes';
-import { createGuardedFetch } from '@patchbay/outbound';
+import { createGuardedRequest } from '@patchbay/outbound';
 import { createServer } from 'node:http';
 import { findTool, getBuiltinConnector } from '../src/catalog';
 import { DEFAULT_TOOL_LIMITS } from '../src/core/types';
@@ -172,10 +172,10 @@ describe('http connector', () => {
     }
   });
 
-  it('works through the runtime\'s guarded fetch', async () => {
+  it('works through the runtime\'s guarded client', async () => {
     const tool = findTool(getBuiltinConnector('http')!, 'http_get')!;
     const ctx = { credential: cred(), baseUrl: `${fake.url}/api`, signal: new AbortController().signal, limits: DEFAULT_TOOL_LIMITS };
-    const allowed = await tool.execute({ ...ctx, fetch: createGuardedFetch({ allowPrivateNetwork: true }) }, { path: '/items/3' });
+    const allowed = await tool.execute({ ...ctx, http: createGuardedRequest({ allowPrivateNetwork: true }) }, { path: '/items/3' });
     expect(allowed).toMatchObject({ ok: true, status: 200, body: { id: 3 } });
   });
 

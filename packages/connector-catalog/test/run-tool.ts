@@ -1,8 +1,12 @@
+import { createGuardedRequest } from '@patchbay/outbound';
 import { findTool, getBuiltinConnector } from '../src/catalog';
 import { resolveBaseUrl } from '../src/core/base-url';
 import { ToolError } from '../src/core/tool-error';
 import { DEFAULT_TOOL_LIMITS, type InjectedCredential, type ToolLimits } from '../src/core/types';
 import { validateToolArguments } from '../src/core/validate';
+
+/** The fakes listen on 127.0.0.1 over http://, which the guarded client allows only for local development. */
+export const localHttp = createGuardedRequest({ allowPrivateNetwork: true }, { requireHttps: false });
 
 /**
  * Runs a catalog tool the way mcp-runtime does: arguments checked against the input schema,
@@ -26,7 +30,7 @@ export async function runTool(
       credential: options.credential,
       baseUrl: resolveBaseUrl(connector, options.credential, { [slug]: options.baseUrl }),
       signal: options.signal ?? new AbortController().signal,
-      fetch,
+      http: localHttp,
       limits: { ...DEFAULT_TOOL_LIMITS, ...options.limits },
     },
     input as never,

@@ -1,4 +1,4 @@
-import { createGuardedFetch } from '@patchbay/outbound';
+import { createGuardedRequest } from '@patchbay/outbound';
 import { ZENDESK_FAKE, startFakeZendesk } from '@patchbay/provider-fakes';
 import { createServer } from 'node:http';
 import { findTool, getBuiltinConnector } from '../src/catalog';
@@ -171,13 +171,13 @@ describe('zendesk connector', () => {
     }
   });
 
-  it('maps a site_url on a private address, refused by the runtime\'s guarded fetch, to blocked_destination', async () => {
+  it('maps a site_url on a private address, refused by the runtime\'s guarded client, to blocked_destination', async () => {
     const tool = findTool(getBuiltinConnector('zendesk')!, 'get_ticket')!;
     const ctx = { credential: cred(), baseUrl: fake.url, signal: new AbortController().signal, limits: DEFAULT_TOOL_LIMITS };
     const before = fake.requests.length;
-    const err = await expectToolError(tool.execute({ ...ctx, fetch: createGuardedFetch({ allowPrivateNetwork: false }, { requireHttps: false }) }, { ticket_id: 1 }), 'blocked_destination');
+    const err = await expectToolError(tool.execute({ ...ctx, http: createGuardedRequest({ allowPrivateNetwork: false }, { requireHttps: false }) }, { ticket_id: 1 }), 'blocked_destination');
     expect(err.message).toContain('only public addresses');
     expect(fake.requests.length).toBe(before);
-    await expect(tool.execute({ ...ctx, fetch: createGuardedFetch({ allowPrivateNetwork: true }) }, { ticket_id: 1 })).resolves.toMatchObject({ id: 1 });
+    await expect(tool.execute({ ...ctx, http: createGuardedRequest({ allowPrivateNetwork: true }) }, { ticket_id: 1 })).resolves.toMatchObject({ id: 1 });
   });
 });

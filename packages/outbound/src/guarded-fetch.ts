@@ -1,9 +1,7 @@
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { BlockedDestinationError } from './blocked-destination-error';
-import { blockedPrivate, blockedScheme, checkUrl, schemeAllowed, systemLookup, type HostLookup } from './check-url';
-import { isPublicAddress } from './ip-address';
+import { checkUrl, systemLookup, type HostLookup } from './check-url';
+import { createGuardedAgent } from './guarded-agent';
 import type { OutboundPolicy } from './policy';
 
 export interface GuardedFetchOptions {
@@ -60,42 +58,7 @@ export function createGuardedFetch(policy: OutboundPolicy, options: GuardedFetch
   const requireHttps = options.requireHttps ?? true;
   const lookup = options.lookup ?? systemLookup;
 
-  const connectionLookup = ((hostname: string, lookupOptions: LookupOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    lookup(hostname).then(
-      (resolved) => {
-        const family = typeof lookupOptions.family === 'number' ? lookupOptions.family : 0;
-        const usable = family === 4 || family === 6 ? resolved.filter((a) => a.family === family) : resolved;
-        const first = usable[0];
-        if (!first) {
-          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), '');
-          return;
-        }
-        if (!policy.allowPrivateNetwork && usable.some((a) => !isPublicAddress(a.address))) {
-          callback(blockedPrivate(hostname), '');
-          return;
-        }
-        if (lookupOptions.all) callback(null, usable);
-        else callback(null, first.address, first.family);
-      },
-      (err: Error) => callback(err, ''),
-    );
-  }) as LookupFunction;
-
-  const connectChecked = buildConnector({ lookup: connectionLookup });
-  const agent = new Agent({
-    connect: (connectOptions, callback) => {
-      if (!schemeAllowed(connectOptions.protocol, policy, requireHttps)) {
-        callback(blockedScheme(connectOptions.protocol, policy, requireHttps), null);
-        return;
-      }
-      const host = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
-      if (isIP(host) && !policy.allowPrivateNetwork && !isPublicAddress(host)) {
-        callback(blockedPrivate(host), null);
-        return;
-      }
-      connectChecked(connectOptions, callback);
-    },
-  });
+  const agent = createGuardedAgent(policy, requireHttps, lookup);
 
   async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const { url: firstUrl, init: base } = splitInput(input, init);

@@ -52,7 +52,7 @@ const OWN_RULES: Array<[StageName, (f: StackFrame) => boolean]> = [
       f.file.startsWith('packages/connector-catalog/') ||
       f.file.startsWith('packages/outbound/') ||
       f.file.startsWith('@modelcontextprotocol/sdk/dist/cjs/client/') ||
-      (inRuntime(f) && ['callBuiltin', 'callCustom', 'remoteClient'].includes(f.functionName)),
+      (inRuntime(f) && (/remote-mcp\.js$/.test(f.file) || ['callBuiltin', 'callCustom', 'remoteClient'].includes(f.functionName))),
   ],
   [STAGES.mcpServer, (f) => f.file.startsWith('@modelcontextprotocol/sdk/') || f.file.startsWith(`${RUNTIME}dist/mcp/`)],
 ];

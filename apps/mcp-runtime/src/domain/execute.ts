@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
 import { getBuiltinConnector, findTool, resolveBaseUrl, validateToolArguments, ToolError, type ToolLimits } from '@patchbay/connector-catalog';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OutboundHttp } from '@patchbay/outbound';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PackTool, PackTools, RegistryClient } from './registry-client';
+import { RemoteMcpClient, RemoteMcpError } from './remote-mcp';
 
 /** How a call ended, for its record. */
 export type CallStatus = 'success' | 'error';
@@ -19,7 +19,7 @@ export interface CallOutcome {
 export interface ExecutorDeps {
   registry: RegistryClient;
   /** Refuses private addresses for user-supplied hosts unless local development allows them. */
-  fetch: typeof fetch;
+  http: OutboundHttp;
   limits: ToolLimits;
   baseUrlOverrides: Record<string, string>;
 }
@@ -32,6 +32,9 @@ function failure(code: string, message: string, structured?: Record<string, unkn
   return { result: textResult(message, true, structured), status: 'error', errorCode: code };
 }
 
+/** Remote MCP clients kept at once (one per server and secret). */
+const MAX_REMOTE_CLIENTS = 1_000;
+
 /** What a call knows of the request it came in (the agent's public URL, for magic links). */
 export interface CallContext {
   publicBaseUrl: string;
@@ -42,7 +45,8 @@ export interface CallContext {
  * back as an `isError` result; credentials exist only inside the outbound request.
  */
 export class ToolExecutor {
-  private readonly remotes = new Map<string, Promise<Client>>();
+  /** One client per remote server and secret, so its session and connections are reused. */
+  private readonly remotes = new Map<string, RemoteMcpClient>();
 
   constructor(private readonly deps: ExecutorDeps) {}
 
@@ -75,7 +79,7 @@ export class ToolExecutor {
           credential: lookup.credential,
           baseUrl: resolveBaseUrl(connector, lookup.credential, this.deps.baseUrlOverrides),
           signal: controller.signal,
-          fetch: this.deps.fetch,
+          http: this.deps.http,
           limits: this.deps.limits,
         },
         args.input as never,
@@ -96,75 +100,48 @@ export class ToolExecutor {
     }
   }
 
-  /** A custom connector's tool goes to its remote MCP server, with its secret, over a reused client. */
+  /** A custom connector's tool goes to its remote MCP server, with its secret, over a reused session. */
   private async callCustom(pack: PackTools, tool: PackTool, args: unknown): Promise<CallOutcome> {
     const server = pack.custom_servers[tool.connector_slug];
     if (!server) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
-    const key = `${server.url}#${createHash('sha256').update(server.secret ?? '').digest('hex')}`;
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      let client: Client;
-      try {
-        client = await this.remoteClient(key, server.url, server.secret);
-      } catch {
-        this.remotes.delete(key);
-        return failure('provider_error', `The MCP server of ${tool.connector_name} could not be reached; retry later.`);
-      }
-      try {
-        const result = (await client.callTool({ name: tool.name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { timeout: this.deps.limits.timeoutMs })) as CallToolResult;
-        return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
-      } catch (err) {
-        // A connection the server dropped: open a new one once.
-        this.remotes.delete(key);
-        await client.close().catch(() => undefined);
-        const message = err instanceof Error ? err.message : '';
-        if (attempt === 1 || /timed out|timeout/i.test(message)) {
-          return failure(/timed out|timeout/i.test(message) ? 'timeout' : 'provider_error', `The MCP server of ${tool.connector_name} failed: ${message.slice(0, 200) || 'no answer'}; retry later.`);
-        }
+    try {
+      const result = await this.remoteClient(server.url, server.secret).callTool(tool.name, (args ?? {}) as Record<string, unknown>);
+      return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
+    } catch (err) {
+      if (!(err instanceof RemoteMcpError)) throw err;
+      const server = `The MCP server of ${tool.connector_name}`;
+      switch (err.kind) {
+        case 'unreachable':
+          return failure('provider_error', `${server} could not be reached (${err.message}); retry later.`);
+        case 'blocked_destination':
+          return failure('blocked_destination', `${server} is at an address Patchbay may not call: ${err.message}`);
+        case 'timeout':
+          return failure('timeout', `${server} did not answer within ${Math.round(this.deps.limits.timeoutMs / 1000)} s; retry later.`);
+        default:
+          return failure('provider_error', `${server} failed: ${err.message}; retry later.`);
       }
     }
-    return failure('provider_error', `The MCP server of ${tool.connector_name} failed; retry later.`);
   }
 
-  /**
-   * The SDK's client transport hands every request the same long-lived abort signal. undici reads the
-   * listeners of a request's signal on each request (getEventListeners, which copies them); with one
-   * signal shared by every call in flight that was 3% of the runtime's CPU on the custom path in
-   * `pnpm bench mcp --profile`. Each request gets a signal of its own, aborted with the shared one.
-   */
-  private readonly perRequestSignalFetch: typeof fetch = async (input, init) => {
-    const shared = init?.signal;
-    if (!shared) return this.deps.fetch(input, init);
-    const own = new AbortController();
-    const abort = () => own.abort(shared.reason);
-    if (shared.aborted) own.abort(shared.reason);
-    else shared.addEventListener('abort', abort, { once: true });
-    try {
-      return await this.deps.fetch(input, { ...init, signal: own.signal });
-    } finally {
-      shared.removeEventListener('abort', abort);
+  private remoteClient(url: string, secret: string | null): RemoteMcpClient {
+    const key = `${url}#${createHash('sha256').update(secret ?? '').digest('hex')}`;
+    let client = this.remotes.get(key);
+    if (!client) {
+      // Old secrets and servers leave the map, oldest first, rather than pile up.
+      if (this.remotes.size >= MAX_REMOTE_CLIENTS) {
+        const oldest = this.remotes.keys().next().value as string;
+        void this.remotes.get(oldest)?.close();
+        this.remotes.delete(oldest);
+      }
+      client = new RemoteMcpClient({ url, secret, http: this.deps.http, timeoutMs: this.deps.limits.timeoutMs, maxResponseBytes: this.deps.limits.maxResponseBytes });
+      this.remotes.set(key, client);
     }
-  };
-
-  private remoteClient(key: string, url: string, secret: string | null): Promise<Client> {
-    let pending = this.remotes.get(key);
-    if (!pending) {
-      pending = (async () => {
-        const client = new Client({ name: 'patchbay-mcp-runtime', version: '1.0.0' });
-        const transport = new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: secret ? { headers: { authorization: `Bearer ${secret}` } } : undefined,
-          fetch: this.perRequestSignalFetch,
-        });
-        await client.connect(transport, { timeout: this.deps.limits.timeoutMs });
-        return client;
-      })();
-      this.remotes.set(key, pending);
-    }
-    return pending;
+    return client;
   }
 
   async close(): Promise<void> {
-    const clients = await Promise.allSettled([...this.remotes.values()]);
+    const clients = [...this.remotes.values()];
     this.remotes.clear();
-    await Promise.all(clients.map((c) => (c.status === 'fulfilled' ? c.value.close().catch(() => undefined) : undefined)));
+    await Promise.all(clients.map((c) => c.close()));
   }
 }

@@ -1,3 +1,4 @@
+import { BlockedDestinationError, OutboundError, readBody, type OutboundResponse, type ResponseHeaders } from '@patchbay/outbound';
 import { ToolError } from './tool-error';
 import type { InjectedCredential, ToolContext } from './types';
 
@@ -17,7 +18,7 @@ export interface ProviderRequest {
 
 export interface ProviderResponse<T> {
   status: number;
-  headers: Headers;
+  headers: ResponseHeaders;
   data: T;
 }
 
@@ -34,13 +35,13 @@ export interface ProviderClientOptions {
    * Decides that a non-429 response is really a rate limit (GitHub answers 403 with x-ratelimit-remaining: 0;
    * Google answers 403 with reason rateLimitExceeded in the body, so the parsed body is passed too).
    */
-  isRateLimited?(status: number, headers: Headers, body: unknown): boolean;
+  isRateLimited?(status: number, headers: ResponseHeaders, body: unknown): boolean;
   /**
    * Maps an error answer whose meaning is in its body or provider headers rather than its status
    * (Linear answers a bad API key with HTTP 400 and AUTHENTICATION_ERROR; HubSpot's 429 tells the
    * wait in its own headers); undefined falls back to the status mapping.
    */
-  errorFromBody?(status: number, headers: Headers, body: unknown): ToolError | undefined;
+  errorFromBody?(status: number, headers: ResponseHeaders, body: unknown): ToolError | undefined;
 }
 
 /** Encodes each `{name}` of a path template with the value given. */
@@ -72,26 +73,6 @@ function defaultErrorMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-async function readLimited(res: Response, maxBytes: number, provider: string): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > maxBytes) throw new ToolError('provider_error', `${provider} returned more data than the ${maxBytes}-byte limit; ask for fewer results.`);
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new ToolError('provider_error', `${provider} returned more data than the ${maxBytes}-byte limit; ask for fewer results.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Calls a provider's HTTP API with the injected credential and turns its failures into ToolErrors
  * a model can act on: 401 credential rejected, 403 forbidden, 404 not found, 429 (with Retry-After)
@@ -115,28 +96,21 @@ export function createProviderClient(options: ProviderClientOptions) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(req.form).toString();
     }
-    const timeout = AbortSignal.timeout(ctx.limits.timeoutMs);
-    let res: Response;
-    try {
-      res = await ctx.fetch(url, { method: req.method ?? 'GET', headers, body, signal: AbortSignal.any([ctx.signal, timeout]), redirect: 'error' });
-    } catch (err) {
-      if (timeout.aborted) throw new ToolError('timeout', `${provider} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
-      if (err instanceof ToolError) throw err;
-      if (ctx.signal.aborted) throw new ToolError('timeout', `The call to ${provider} was cancelled.`);
-      // The runtime's guarded fetch refuses private or otherwise blocked destinations this way
-      // (@patchbay/outbound); that is permanent, not a "retry later" network failure.
-      const cause = (err as { cause?: { name?: string; message?: string } }).cause;
-      if (cause?.name === 'BlockedDestinationError') throw new ToolError('blocked_destination', cause.message ?? `The ${provider} URL is not allowed.`);
-      const reason = (err as { cause?: { code?: string } }).cause?.code ?? 'network error';
-      throw new ToolError('provider_error', `${provider} could not be reached (${reason}); retry later.`);
-    }
+    const timedOut = () => new ToolError('timeout', `${provider} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
+    let res: OutboundResponse;
     let text: string;
     try {
-      text = await readLimited(res, ctx.limits.maxResponseBytes, provider);
+      res = await ctx.http(url, { method: req.method ?? 'GET', headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs });
+      text = (await readBody(res, ctx.limits.maxResponseBytes, 'error')).bytes.toString('utf8');
     } catch (err) {
-      if (err instanceof ToolError) throw err;
-      if (timeout.aborted) throw new ToolError('timeout', `${provider} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
-      throw new ToolError('provider_error', `${provider}'s answer was cut off; retry later.`);
+      // The runtime's guarded client refuses private or otherwise blocked destinations this way
+      // (@patchbay/outbound); that is permanent, not a "retry later" network failure.
+      if (err instanceof BlockedDestinationError) throw new ToolError('blocked_destination', err.message);
+      if (!(err instanceof OutboundError)) throw err;
+      if (err.kind === 'timeout') throw timedOut();
+      if (err.kind === 'aborted') throw ctx.signal.aborted ? new ToolError('timeout', `The call to ${provider} was cancelled.`) : timedOut();
+      if (err.kind === 'too_large') throw new ToolError('provider_error', `${provider} returned more data than the ${ctx.limits.maxResponseBytes}-byte limit; ask for fewer results.`);
+      throw new ToolError('provider_error', `${provider} could not be reached (${err.code ?? 'network error'}); retry later.`);
     }
     let data: unknown = text;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) {
@@ -146,7 +120,8 @@ export function createProviderClient(options: ProviderClientOptions) {
         throw new ToolError('provider_error', `${provider} answered with malformed JSON; retry later.`);
       }
     }
-    if (res.ok) return { status: res.status, headers: res.headers, data: data as T };
+    const ok = res.status >= 200 && res.status < 300;
+    if (ok) return { status: res.status, headers: res.headers, data: data as T };
     const fromBody = options.errorFromBody?.(res.status, res.headers, data);
     if (fromBody) throw fromBody;
 

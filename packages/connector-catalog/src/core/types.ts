@@ -2,6 +2,7 @@
  * The built-in connector catalog: what a connector is, how a user authenticates with it, and its
  * tools. connector-registry serves these definitions; mcp-runtime runs the executors.
  */
+import type { OutboundHttp } from '@patchbay/outbound';
 
 /** A JSON Schema object (draft 2020-12 subset the tools use). */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -65,8 +66,11 @@ export interface ToolContext {
   baseUrl: string;
   /** Cancels the call (the runtime's timeout or the client going away). */
   signal: AbortSignal;
-  /** HTTP client; the runtime passes one that refuses private addresses for user-supplied hosts. */
-  fetch: typeof fetch;
+  /**
+   * HTTP client (@patchbay/outbound's request-style client); the runtime passes one that refuses
+   * private addresses for user-supplied hosts. Redirects come back as they are, never followed.
+   */
+  http: OutboundHttp;
   /** Options of the deployment (row caps, statement timeouts...). */
   limits: ToolLimits;
 }

@@ -1,3 +1,4 @@
+import type { ResponseHeaders } from '@patchbay/outbound';
 import { createProviderClient } from '../../core/provider-http';
 import type { AuthOption, InjectedCredential } from '../../core/types';
 
@@ -30,7 +31,7 @@ export function googleErrorMessage(body: unknown): string | undefined {
   return (why.length > 0 ? `${message} (${why.join(', ')})` : message).slice(0, 500);
 }
 
-export function isGoogleRateLimit(status: number, _headers: Headers, body: unknown): boolean {
+export function isGoogleRateLimit(status: number, _headers: ResponseHeaders, body: unknown): boolean {
   return status === 403 && reasons(body).some((r) => RATE_LIMIT_REASONS.has(r));
 }
 

@@ -1,4 +1,4 @@
-import { BlockedDestinationError, checkUrl, outboundPolicyFromEnv } from '@patchbay/outbound';
+import { BlockedDestinationError, checkUrl, OutboundError, outboundPolicyFromEnv, readBody, type OutboundResponse } from '@patchbay/outbound';
 import { parseRetryAfter, type QueryValue } from '../../core/provider-http';
 import { ToolError } from '../../core/tool-error';
 import type { ToolContext } from '../../core/types';
@@ -43,7 +43,7 @@ const SHOWN_RESPONSE_HEADERS = [
   'ratelimit-reset',
 ];
 
-/** Headers a tool call may not set: they belong to the connection or to fetch itself. */
+/** Headers a tool call may not set: they belong to the connection or to the HTTP client itself. */
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-authorization', 'proxy-connection']);
 
 const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|graphql|yaml|x-yaml|csv))/i;
@@ -93,24 +93,6 @@ export function buildUrl(baseUrl: string, path: string, query: HttpCall['query']
   return resolved;
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  if (!res.body) return { bytes: Buffer.alloc(0), truncated: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { bytes: Buffer.concat(chunks), truncated: false };
-    if (total + value.byteLength > maxBytes) {
-      chunks.push(value.subarray(0, maxBytes - total));
-      await reader.cancel();
-      return { bytes: Buffer.concat(chunks), truncated: true };
-    }
-    total += value.byteLength;
-    chunks.push(value);
-  }
-}
-
 function providerMessage(body: unknown): string | undefined {
   if (typeof body === 'string') return body.trim().slice(0, 300) || undefined;
   if (typeof body !== 'object' || body === null) return undefined;
@@ -125,7 +107,7 @@ function providerMessage(body: unknown): string | undefined {
 
 /**
  * Calls the user's own HTTP API. The URL is checked with @patchbay/outbound here as well as by the
- * runtime's guarded fetch (private addresses and http:// are refused unless
+ * runtime's guarded client (private addresses and http:// are refused unless
  * PATCHBAY_ALLOW_PRIVATE_NETWORK=true), redirects are returned rather than followed, and answers
  * other than 401, 403, 429 and 5xx are results (ok: false) for the model to read, not errors.
  */
@@ -156,27 +138,18 @@ export async function callHttpApi(ctx: ToolContext, call: HttpCall): Promise<Htt
     throw err;
   }
 
-  const timeout = AbortSignal.timeout(ctx.limits.timeoutMs);
-  const signal = AbortSignal.any([ctx.signal, timeout]);
   const timedOut = () => new ToolError('timeout', `${api} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
-  let res: Response;
-  try {
-    res = await ctx.fetch(url, { method: call.method, headers, body, signal, redirect: 'manual' });
-  } catch (err) {
-    if (timeout.aborted) throw timedOut();
-    if (ctx.signal.aborted) throw new ToolError('timeout', 'The call was cancelled.');
-    const cause = (err as { cause?: { name?: string; message?: string; code?: string } }).cause;
-    if (cause?.name === 'BlockedDestinationError') throw new ToolError('blocked_destination', cause.message ?? 'The destination is not allowed.');
-    if (err instanceof TypeError && !cause) throw new ToolError('invalid_input', `The request could not be built: ${err.message}`);
-    throw new ToolError('provider_error', `${api} could not be reached (${cause?.code ?? 'network error'}); retry later.`);
-  }
-
+  let res: OutboundResponse;
   let read: { bytes: Buffer; truncated: boolean };
   try {
-    read = await readCapped(res, ctx.limits.maxResponseBytes);
-  } catch {
-    if (timeout.aborted) throw timedOut();
-    throw new ToolError('provider_error', `${api}'s answer was cut off; retry later.`);
+    res = await ctx.http(url, { method: call.method, headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs });
+    read = await readBody(res, ctx.limits.maxResponseBytes, 'truncate');
+  } catch (err) {
+    if (err instanceof BlockedDestinationError) throw new ToolError('blocked_destination', err.message);
+    if (!(err instanceof OutboundError)) throw new ToolError('invalid_input', `The request could not be built: ${(err as Error).message}`);
+    if (err.kind === 'timeout') throw timedOut();
+    if (err.kind === 'aborted') throw ctx.signal.aborted ? new ToolError('timeout', 'The call was cancelled.') : timedOut();
+    throw new ToolError('provider_error', `${api} could not be reached (${err.code ?? 'network error'}); retry later.`);
   }
   const type = res.headers.get('content-type') ?? '';
   let parsed: unknown;

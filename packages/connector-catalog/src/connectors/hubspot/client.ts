@@ -1,3 +1,4 @@
+import type { ResponseHeaders } from '@patchbay/outbound';
 import { createProviderClient, parseRetryAfter } from '../../core/provider-http';
 import { ToolError } from '../../core/tool-error';
 import type { InjectedCredential } from '../../core/types';
@@ -28,7 +29,7 @@ function hubspotErrorMessage(body: unknown): string | undefined {
  * length it sends in X-HubSpot-RateLimit-Interval-Milliseconds when no Retry-After is given. A daily
  * limit resets at midnight in the account's time zone, which the answer does not say.
  */
-function hubspotRateLimit(status: number, headers: Headers, body: unknown): ToolError | undefined {
+function hubspotRateLimit(status: number, headers: ResponseHeaders, body: unknown): ToolError | undefined {
   if (status !== 429) return undefined;
   const b = (typeof body === 'object' && body !== null ? body : {}) as HubspotErrorBody;
   let retryAfterSeconds = parseRetryAfter(headers.get('retry-after'));

@@ -1,3 +1,4 @@
+import type { ResponseHeaders } from '@patchbay/outbound';
 import { createProviderClient, parseRetryAfter } from '../../core/provider-http';
 import { ToolError } from '../../core/tool-error';
 import type { InjectedCredential, ToolContext } from '../../core/types';
@@ -36,7 +37,7 @@ function describe(error: LinearGraphqlError): string {
 }
 
 /** Seconds to wait: Retry-After when sent, else the reset time (epoch milliseconds) of the exhausted budget. */
-function retryAfterOf(headers: Headers): number | undefined {
+function retryAfterOf(headers: ResponseHeaders): number | undefined {
   const retryAfter = parseRetryAfter(headers.get('retry-after'));
   if (retryAfter !== undefined) return retryAfter;
   for (const name of ['x-ratelimit-requests-reset', 'x-ratelimit-complexity-reset']) {
@@ -52,7 +53,7 @@ function retryAfterOf(headers: Headers): number | undefined {
  * operation (an unknown issue) and HTTP 400 (or 429) for a bad key, a rate limit or an invalid query,
  * so the kind comes from `extensions.code` and the message, not from the status.
  */
-export function linearError(status: number, headers: Headers, body: unknown): ToolError | undefined {
+export function linearError(status: number, headers: ResponseHeaders, body: unknown): ToolError | undefined {
   const errors = errorsOf(body);
   const first = errors[0];
   if (!first) return undefined;
