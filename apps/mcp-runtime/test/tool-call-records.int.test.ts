@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUE_NAMES, QueueSet, type ToolCallRecordJob } from '@patchbay/queues';
-import { createRedis } from '@patchbay/service-kit';
+import { DirectProducer, QUEUE_NAMES, QueueSet, type ToolCallRecordJob } from '@patchbay/queues';
+import { createLogger, createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, waitFor } from '@patchbay/testing';
 import { createPrisma, type Db } from '../src/db';
-import { deleteRegisteredUserRecords, storeToolCallRecord, sweepExpiredRecords } from '../src/domain/tool-call-records';
+import { ToolCallRecorder, deleteRegisteredUserRecords, storeToolCallRecord, sweepExpiredRecords } from '../src/domain/tool-call-records';
 import { api, request, rpc, scenario, startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -210,7 +210,27 @@ describe('the record pipeline loses nothing', () => {
     await expect(storeToolCallRecord(db, job({ organization_id: 'nope' }), 90)).rejects.toThrow(/organization_id must be a UUID/);
   });
 
-  it('a job put on the queue by another replica is stored by this one', async () => {
+  it('a batch put on the queue by another replica is stored by this one; a malformed record in it is dropped, the rest stored', async () => {
+    const s = await scenario(h, { connect: false });
+    const connection = createRedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    const queues = new QueueSet({ connection });
+    try {
+      const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
+      const good = [job(mine), job({ ...mine, status: 'blocked', error_code: 'security_rule_blocked' })];
+      const batch = { event_id: randomUUID(), records: [good[0]!, job({ ...mine, billing_cycle: 'last month' }), good[1]!] };
+      await queues.get(QUEUE_NAMES.toolCallRecordBatches)!.add(QUEUE_NAMES.toolCallRecordBatches, batch, { jobId: batch.event_id });
+      const records = await waitForRecords(s, 2);
+      expect(records.map((r) => r.id).sort()).toEqual(good.map((g) => g.event_id).sort());
+      // Nothing else arrives: the malformed record was dropped, not retried.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await recordsOf(s)).body.results).toHaveLength(2);
+    } finally {
+      await queues.close();
+      connection.disconnect();
+    }
+  });
+
+  it('a single-record job (from a runtime older than batches) is still stored', async () => {
     const s = await scenario(h, { connect: false });
     const connection = createRedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     const queues = new QueueSet({ connection });
@@ -222,6 +242,36 @@ describe('the record pipeline loses nothing', () => {
     } finally {
       await queues.close();
       connection.disconnect();
+    }
+  });
+
+  it('while Redis is unreachable, a batch of records goes to the outbox and is stored once relayed', async () => {
+    const s = await scenario(h, { connect: false });
+    // A producer whose Redis is down (nothing listens on port 1), writing its fallback into the runtime's outbox table;
+    // the harness runtime's own relay delivers the outbox rows once they are there.
+    const dead = createRedis('redis://127.0.0.1:1', { maxRetriesPerRequest: null, enableOfflineQueue: false, retryStrategy: () => null });
+    dead.on('error', () => undefined);
+    const queues = new QueueSet({ connection: dead });
+    const direct = new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: { kick: () => undefined }, logger: createLogger('test', 'silent') });
+    const outcomes: string[] = [];
+    const recorder = new ToolCallRecorder({
+      send: async (queue, payload, options) => {
+        const outcome = await direct.send(queue, payload, options);
+        outcomes.push(outcome);
+        return outcome;
+      },
+    });
+    try {
+      const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
+      const sent = [job(mine), job(mine), job(mine)];
+      for (const record of sent) recorder.record(record);
+      await recorder.close();
+      expect(outcomes).toEqual(['outbox']);
+      const records = await waitForRecords(s, 3);
+      expect(records.map((r) => r.id).sort()).toEqual(sent.map((r) => r.event_id).sort());
+    } finally {
+      await queues.close().catch(() => undefined);
+      dead.disconnect();
     }
   });
 });

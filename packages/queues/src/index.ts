@@ -7,6 +7,7 @@ export type {
   QueuePayloads,
   RegisteredUserDeletedJob,
   ToolCallDetection,
+  ToolCallRecordBatchJob,
   ToolCallRecordJob,
   ToolCallStatus,
   UnifiedDataSyncJob,

@@ -3,7 +3,9 @@
  */
 export const QUEUE_NAMES = {
   auditEvents: 'patchbay-audit-events',
+  /** One record per job: what runtimes before record batches sent, still consumed. */
   toolCallRecords: 'patchbay-tool-call-records',
+  toolCallRecordBatches: 'patchbay-tool-call-record-batches',
   registeredUserDeletions: 'patchbay-registered-user-deletions',
   unifiedDataSync: 'patchbay-unified-data-sync',
 } as const;

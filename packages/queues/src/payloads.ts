@@ -89,6 +89,17 @@ export interface ToolCallRecordJob {
   occurred_at: string;
 }
 
+/**
+ * The records of the tool calls one mcp-runtime replica answered within a few milliseconds, as one
+ * job: the queue's per-job work (its scripts, events and bookkeeping) is paid once per batch rather
+ * than once per call. Storing is idempotent on each record's event_id, so a batch can be redelivered.
+ */
+export interface ToolCallRecordBatchJob {
+  /** The batch's own id (the job id). */
+  event_id: string;
+  records: ToolCallRecordJob[];
+}
+
 /** Ask unified-data to sync a linked account's records from its marketing platform. */
 export interface UnifiedDataSyncJob {
   event_id: string;
@@ -110,6 +121,7 @@ export interface UnifiedDataSyncJob {
 export interface QueuePayloads {
   [QUEUE_NAMES.auditEvents]: AuditEventJob;
   [QUEUE_NAMES.toolCallRecords]: ToolCallRecordJob;
+  [QUEUE_NAMES.toolCallRecordBatches]: ToolCallRecordBatchJob;
   [QUEUE_NAMES.registeredUserDeletions]: RegisteredUserDeletedJob;
   [QUEUE_NAMES.unifiedDataSync]: UnifiedDataSyncJob;
 }

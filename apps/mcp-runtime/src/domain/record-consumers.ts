@@ -1,7 +1,7 @@
 import { QUEUE_NAMES, createConsumer, type QueueLogger } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Db } from '../db';
-import { RecordBatcher, deleteRegisteredUserRecords, logRecordOutcome, sweepExpiredRecords } from './tool-call-records';
+import { RecordBatcher, deleteRegisteredUserRecords, logRecordOutcome, storeToolCallRecordBatch, sweepExpiredRecords } from './tool-call-records';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -30,6 +30,17 @@ export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers
   const { db, logger, retentionDays } = options;
   const batcher = new RecordBatcher(db, retentionDays);
   const workers: Worker[] = [
+    createConsumer({
+      queue: QUEUE_NAMES.toolCallRecordBatches,
+      connection: options.connection,
+      logger,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      handler: async (batch) => {
+        await storeToolCallRecordBatch(db, batch, retentionDays, logger);
+      },
+    }),
+    // Single records, from runtimes that predate batches (a rolling deploy) and from their outbox rows.
     createConsumer({
       queue: QUEUE_NAMES.toolCallRecords,
       connection: options.connection,

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import { cursorList, decodeCursor, parseDateTimeQuery, type CursorList } from '@patchbay/pagination';
-import { QUEUE_NAMES, UnrecoverableError, type DirectProducer, type QueueLogger, type RegisteredUserDeletedJob, type ToolCallRecordJob } from '@patchbay/queues';
+import { QUEUE_NAMES, UnrecoverableError, type DirectProducer, type QueueLogger, type RegisteredUserDeletedJob, type ToolCallRecordBatchJob, type ToolCallRecordJob } from '@patchbay/queues';
 import { isUuid } from '@patchbay/service-kit';
 import type { Db } from '../db';
 import type { Prisma, ToolCallRecord as RecordRow } from '../generated/prisma/client';
@@ -63,14 +64,14 @@ const RECORD_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const;
 
-/** Records sent to Redis together: one round trip per batch instead of per call. */
+/** Records sent to Redis together: one job and one round trip per batch instead of per call. */
 const RECORD_BATCH_MAX = 200;
 const RECORD_FLUSH_DELAY_MS = 20;
 
 /**
- * Sends each tool call's record after the call: onto the queue in small batches (one Redis round
- * trip for all records of a few milliseconds, no database write on the call path), or into the outbox
- * while Redis is unreachable. A record waits at most RECORD_FLUSH_DELAY_MS in memory; `close()` sends
+ * Sends each tool call's record after the call: onto the queue in small batches (one job, so one
+ * Redis round trip and one job's queue bookkeeping, for all records of a few milliseconds; no
+ * database write on the call path), or into the outbox while Redis is unreachable. A record waits at most RECORD_FLUSH_DELAY_MS in memory; `close()` sends
  * what is waiting.
  */
 export class ToolCallRecorder {
@@ -78,7 +79,7 @@ export class ToolCallRecorder {
   private timer: NodeJS.Timeout | null = null;
   private inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly producer: Pick<DirectProducer, 'sendMany'>) {}
+  constructor(private readonly producer: Pick<DirectProducer, 'send'>) {}
 
   /** Fire and forget: the agent's answer never waits for its record. */
   record(job: ToolCallRecordJob): void {
@@ -93,7 +94,7 @@ export class ToolCallRecorder {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    const sent = this.producer.sendMany(QUEUE_NAMES.toolCallRecords, batch, RECORD_JOB_OPTIONS);
+    const sent = this.producer.send(QUEUE_NAMES.toolCallRecordBatches, { event_id: randomUUID(), records: batch }, RECORD_JOB_OPTIONS);
     this.inFlight.add(sent);
     void sent.finally(() => this.inFlight.delete(sent));
   }
@@ -162,6 +163,23 @@ export async function storeToolCallRecords(db: Db, jobs: ToolCallRecordJob[], re
     for (const id of ids) outcomes.set(id, gone.has(id) ? 'user_deleted' : fresh.has(id) ? 'stored' : 'duplicate');
   }
   return jobs.map((job) => outcomes.get(job.event_id) ?? 'duplicate');
+}
+
+/**
+ * Stores a batch job's records. A malformed record is dropped and logged rather than failing the
+ * batch (retrying could never store it, and the rest must not wait on it); a batch that is not a
+ * list of records at all is refused without retries.
+ */
+export async function storeToolCallRecordBatch(db: Db, batch: ToolCallRecordBatchJob, retentionDays: number, logger: QueueLogger): Promise<StoreOutcome[]> {
+  if (!Array.isArray(batch.records)) throw new UnrecoverableError('invalid tool-call record batch: records must be a list');
+  const valid = batch.records.filter((job) => {
+    const problems = typeof job === 'object' && job !== null ? validateRecordJob(job) : ['not an object'];
+    if (problems.length > 0) logger.warn({ batch: batch.event_id, event_id: (job as { event_id?: unknown } | null)?.event_id, problems }, 'malformed tool-call record dropped from its batch');
+    return problems.length === 0;
+  });
+  const outcomes = await storeToolCallRecords(db, valid, retentionDays);
+  valid.forEach((job, i) => logRecordOutcome(logger, job.event_id, outcomes[i] ?? 'duplicate'));
+  return outcomes;
 }
 
 /** One record: see storeToolCallRecords. */
