@@ -3,13 +3,14 @@ import type { Benchmark } from './bench/benchmark';
 import { mcpBenchmark } from './bench/mcp';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
+import { proxyFloorBenchmark } from './bench/proxy-floor';
 import { registryBenchmark } from './bench/registry';
 import { scanBenchmark } from './bench/scan';
 import { searchBenchmark } from './bench/search';
 import { wasInterrupted } from './bench/services';
 
 /** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

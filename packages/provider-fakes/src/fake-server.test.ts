@@ -33,4 +33,25 @@ describe('fake server', () => {
       await server.close();
     }
   });
+
+  it('holds every answer until its latency has passed', async () => {
+    // The latency is a gate the test opens itself, so nothing here depends on the clock.
+    const gates: Array<() => void> = [];
+    const server = await startFakeServer({ routes: new FakeRoutes().route('GET', '/x', () => ({ body: 'ok' })), latency: () => new Promise<void>((resolve) => gates.push(resolve)) });
+    try {
+      let answered = false;
+      const pending = fetch(`${server.url}/x`).then(async (res) => {
+        answered = true;
+        return res.text();
+      });
+      while (gates.length === 0) await new Promise(setImmediate);
+      // Turns of the event loop in which an answer sent without waiting would have arrived.
+      for (let turn = 0; turn < 20; turn += 1) await new Promise(setImmediate);
+      expect(answered).toBe(false);
+      gates[0]!();
+      expect(await pending).toBe('ok');
+    } finally {
+      await server.close();
+    }
+  });
 });

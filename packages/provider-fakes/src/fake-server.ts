@@ -74,11 +74,20 @@ export class FakeRoutes {
   }
 }
 
+/** How a fake behaves beyond its routes. */
+export interface FakeBehaviour {
+  /**
+   * Awaited before every answer is sent: the network and server time of a real API, for benchmarks
+   * (`() => sleep(20)`). None by default: the fake answers at once.
+   */
+  latency?: () => Promise<void>;
+}
+
 /**
  * Starts a fake third-party API on 127.0.0.1 with a random port. `before` runs first for every
  * request (authentication, rate limits) and may answer on its own.
  */
-export async function startFakeServer(options: { routes: FakeRoutes; before?: (req: FakeRequest) => FakeReply | undefined; notFound?: FakeReply }): Promise<FakeServer> {
+export async function startFakeServer(options: { routes: FakeRoutes; before?: (req: FakeRequest) => FakeReply | undefined; notFound?: FakeReply } & FakeBehaviour): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -115,6 +124,7 @@ export async function startFakeServer(options: { routes: FakeRoutes; before?: (r
             }
           }
         }
+        if (options.latency) await options.latency();
         const isText = typeof reply.body === 'string';
         res.writeHead(reply.status ?? 200, { 'content-type': isText ? 'text/plain' : 'application/json; charset=utf-8', ...reply.headers });
         res.end(reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FakeRoutes, bearerToken, startFakeServer, type FakeReply, type FakeRequest, type FakeServer } from './fake-server';
+import { FakeRoutes, bearerToken, startFakeServer, type FakeBehaviour, type FakeReply, type FakeRequest, type FakeServer } from './fake-server';
 
 /** Tokens the fake GitHub understands. */
 export const GITHUB_FAKE_TOKENS = {
@@ -109,7 +109,7 @@ function searchTerms(q: string): string[] {
  * rate-limit answers, and the repositories, issues, comments, pull requests, issue search and
  * repository contents endpoints with GitHub's response shapes.
  */
-export async function startFakeGithub(seed: FakeGithubSeed = { owner: 'octo-org', repo: 'hello', issues: 5 }): Promise<FakeServer & { issues: Issue[]; repos: Repo[] }> {
+export async function startFakeGithub(seed: FakeGithubSeed = { owner: 'octo-org', repo: 'hello', issues: 5 }, behaviour: FakeBehaviour = {}): Promise<FakeServer & { issues: Issue[]; repos: Repo[] }> {
   let base = '';
   let nextCommentId = 1000;
   const issues: Issue[] = Array.from({ length: seed.issues }, (_, i) => ({
@@ -480,6 +480,7 @@ export async function startFakeGithub(seed: FakeGithubSeed = { owner: 'octo-org'
   routes.route('GET', '/repos/:owner/:repo/contents', contents).route('GET', '/repos/:owner/:repo/contents/*path', contents);
 
   const server = await startFakeServer({
+    ...behaviour,
     routes,
     notFound,
     before: (req): FakeReply | undefined => {

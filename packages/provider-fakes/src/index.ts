@@ -1,5 +1,5 @@
 export { FakeRoutes, bearerToken, startFakeServer } from './fake-server';
-export type { FakeHandler, FakeReply, FakeRequest, FakeServer, RecordedRequest } from './fake-server';
+export type { FakeBehaviour, FakeHandler, FakeReply, FakeRequest, FakeServer, RecordedRequest } from './fake-server';
 export { GITHUB_FAKE_LOGIN, GITHUB_FAKE_TOKENS, startFakeGithub } from './github';
 export type { FakeGithubSeed } from './github';
 export { GMAIL_FAKE_TOKENS, GMAIL_FAKE_USER, parseRawMessage, startFakeGmail } from './gmail';

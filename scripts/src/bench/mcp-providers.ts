@@ -11,7 +11,8 @@ import { createPagedMcpServer } from './registry-mcp-server';
  * calls each got, from the benchmark itself (its User-Agent) and from anyone else (the runtime), so
  * the benchmark can check that every tool call it counted really reached the provider.
  *
- * Env: PORT; SECRET, the MCP server's bearer secret.
+ * Env: PORT; SECRET, the MCP server's bearer secret; LATENCY_MS, how long both take to answer each
+ * call (a real API's network and server time; default 0, at once).
  */
 
 /** The User-Agent of the benchmark's own requests to the providers (direct runs, checks, samples). */
@@ -43,7 +44,9 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const github = await startFakeGithub({ owner: 'octo-org', repo: 'hello', issues: 5 });
+  const latencyMs = Number(process.env.LATENCY_MS ?? 0);
+  const latency = latencyMs > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, latencyMs)) : undefined;
+  const github = await startFakeGithub({ owner: 'octo-org', repo: 'hello', issues: 5 }, { latency });
   const githubCalls: CallCounts = { bench: 0, others: 0 };
   // The fake keeps every request for tests to read; here they are only counted, and dropped so memory stays flat under load.
   const sweep = () => {
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
   };
   const sweeper = setInterval(sweep, 200);
 
-  const mcp = createPagedMcpServer({ toolCount: 1, pageSize: 0, secret: process.env.SECRET || null });
+  const mcp = createPagedMcpServer({ toolCount: 1, pageSize: 0, secret: process.env.SECRET || null, latency });
   const mcpCalls: CallCounts = { bench: 0, others: 0 };
   mcp.prependListener('request', (req: http.IncomingMessage) => {
     if (req.method === 'POST') countCaller(mcpCalls, req.headers['user-agent']);

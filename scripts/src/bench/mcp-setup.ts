@@ -111,12 +111,12 @@ export async function readProvidersStatus(providers: RunningService): Promise<Pr
  * per path to the runtime (so the per-user rate limit, at most 100,000 calls a minute, cannot be what
  * caps a path), each with the fake's valid GitHub token stored through the magic-link form.
  */
-export async function setUpMcpBench(group: ServiceGroup, backends: Backends, options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean }): Promise<McpBenchSetup> {
+export async function setUpMcpBench(group: ServiceGroup, backends: Backends, options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean; providerLatencyMs: number }): Promise<McpBenchSetup> {
   const serviceToken = benchServiceToken();
   const accessKeys = await startAccessKeys(group, backends, serviceToken);
   const registry = await startConnectorRegistry(group, backends, accessKeys, serviceToken);
   const mcpSecret = randomBytes(24).toString('base64url');
-  const providers = await group.start({ name: 'providers', entry: path.join(__dirname, 'mcp-providers.js'), env: { SECRET: mcpSecret } });
+  const providers = await group.start({ name: 'providers', entry: path.join(__dirname, 'mcp-providers.js'), env: { SECRET: mcpSecret, LATENCY_MS: String(options.providerLatencyMs) } });
   const status = await readProvidersStatus(providers);
 
   const runtimeEnv: NodeJS.ProcessEnv = {

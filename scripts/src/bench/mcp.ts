@@ -25,7 +25,7 @@ import {
   type Via,
 } from './mcp-verdict';
 import { measureInterleaved, medianAdded, roundSeconds, type Target, type TargetResult } from './measure';
-import { LOAD_OPTIONS_USAGE, parseLoadOptions, type LoadOptions } from './options';
+import { LOAD_OPTIONS_USAGE, parseLoadOptions, positiveInteger, type LoadOptions } from './options';
 import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup } from './services';
 import { BENCH_LOG_LEVEL } from './suite-services';
@@ -62,6 +62,10 @@ NODE_ENV=production; everything else (PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS...
 PATCHBAY_BENCH_RECORD_WORKER=separate runs the runtime with TOOL_CALL_RECORD_WORKERS=false and its record
 workers as their own process (node dist/worker.js), the deployment that keeps storing records off the
 replicas answering agents; its CPU shows in its own column.
+PATCHBAY_BENCH_PROVIDER_LATENCY_MS=<ms> makes both providers take that long to answer each call (default 0:
+at once), on the direct path and through the runtime alike. At 0 the providers cost a few dozen µs of CPU a call,
+far less than any real API takes, so the throughput ratio is the gateway's CPU against theirs on the same
+cores; a realistic latency shows the ratio an agent would see.
 
 ${LOAD_OPTIONS_USAGE.replace('record a CPU profile of the router under test and print where its time goes', 'record a CPU profile of mcp-runtime; print its time by stage of a tool call')}
 `;
@@ -97,6 +101,8 @@ interface Figures {
   samples: SampleTally[];
   /** Calls each provider got during the measurement, by who sent them. */
   providerCalls: Record<Kind, CallCounts>;
+  /** How long the providers took to answer each call, on purpose. */
+  providerLatencyMs: number;
   loadBefore: string;
   loadAfter: string;
   /** Per kind, and both together (for the time in our own code). */
@@ -167,7 +173,7 @@ function plan(setup: McpBenchSetup, connections: number): Planned[] {
 
 const delta = (after: CallCounts, before: CallCounts): CallCounts => ({ bench: after.bench - before.bench, others: after.others - before.others });
 
-async function measure(tool: LoadTool, options: LoadOptions, profileDir: string | null): Promise<Figures> {
+async function measure(tool: LoadTool, options: LoadOptions, profileDir: string | null, providerLatencyMs: number): Promise<Figures> {
   const backends = await prepareBackends();
   progress(`backends: ${describeBackends(backends)}`);
   const group = new ServiceGroup(progress);
@@ -179,6 +185,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       bareProxy: options.bareProxy,
       // The deployment that keeps storing records off the replicas answering agents (see the runtime's README).
       separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
+      providerLatencyMs,
     });
     progress(`organization ${setup.organization.organizationId}, tool pack ${setup.toolPackId}`);
     const planned = plan(setup, options.connections);
@@ -221,6 +228,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       watched: watchedServices.map((s) => s.name),
       samples,
       providerCalls: { builtin: delta(after.github.calls, before.github.calls), custom: delta(after.mcp.calls, before.mcp.calls) },
+      providerLatencyMs,
       loadBefore,
       loadAfter: machineLoad().text,
     };
@@ -289,6 +297,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     `          organization ${setup.organization.organizationId} (admin CLI): paid, ${formatInt(BENCH_ORGANIZATION.monthlyCredits ?? 0)} credits, ` +
       `${formatInt(BENCH_ORGANIZATION.mcpRateLimitPerMinute ?? 0)} tool calls/min per registered user; tool pack ${setup.toolPackId}; one registered user per path, GitHub token stored through the magic-link form`,
   );
+  print(`providers: ${f.providerLatencyMs > 0 ? `answer each call after ${formatInt(f.providerLatencyMs)} ms (PATCHBAY_BENCH_PROVIDER_LATENCY_MS)` : 'answer at once (PATCHBAY_BENCH_PROVIDER_LATENCY_MS=0)'}`);
   if (f.profile) print("          mcp-runtime ran under --cpu-prof: its figures include the profiler's overhead");
   print();
 
@@ -384,11 +393,12 @@ async function run(args: string[]): Promise<number> {
     print(USAGE);
     return 0;
   }
+  const providerLatencyMs = positiveInteger('PATCHBAY_BENCH_PROVIDER_LATENCY_MS', process.env.PATCHBAY_BENCH_PROVIDER_LATENCY_MS, 0, true);
   const tool = pickLoadTool(options.tool, options.threads);
   progress(`load generator: ${tool.description}`);
   const profileDir = options.profile ? mkdtempSync(path.join(tmpdir(), 'patchbay-bench-profile-')) : null;
   try {
-    const figures = await measure(tool, options, profileDir);
+    const figures = await measure(tool, options, profileDir, providerLatencyMs);
     return printReport(tool, options, figures);
   } finally {
     // Kept on purpose: the file opens in Chrome DevTools (Performance tab) for a closer look.

@@ -15,6 +15,8 @@ export interface PagedMcpServerOptions {
   pageSize: number;
   /** Required as `Authorization: Bearer <secret>` on /mcp; null accepts anyone. */
   secret: string | null;
+  /** Awaited before each tools/call answer: a real server's own time. None by default. */
+  latency?: () => Promise<void>;
 }
 
 /** Tools with realistic weight: a description and an input schema of a few typed properties each. */
@@ -49,11 +51,14 @@ export function echoCall(tools: Tool[], name: string, args: Record<string, unkno
   return { content: [{ type: 'text', text: JSON.stringify(echoed) }], structuredContent: echoed };
 }
 
-async function answerMcp(tools: Tool[], pageSize: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function answerMcp(tools: Tool[], options: PagedMcpServerOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const mcp = new McpServer({ name: 'patchbay-bench-server', version: '1.0.0' }, { capabilities: { tools: {} } });
   // Answered by hand: McpServer's own tools/list has no pagination.
-  mcp.server.setRequestHandler(ListToolsRequestSchema, (request) => toolsPage(tools, pageSize, request.params?.cursor));
-  mcp.server.setRequestHandler(CallToolRequestSchema, (request) => echoCall(tools, request.params.name, request.params.arguments));
+  mcp.server.setRequestHandler(ListToolsRequestSchema, (request) => toolsPage(tools, options.pageSize, request.params?.cursor));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (options.latency) await options.latency();
+    return echoCall(tools, request.params.name, request.params.arguments);
+  });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();
@@ -84,7 +89,7 @@ export function createPagedMcpServer(options: PagedMcpServerOptions): http.Serve
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    answerMcp(tools, options.pageSize, req, res).catch(() => {
+    answerMcp(tools, options, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
