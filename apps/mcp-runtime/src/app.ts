@@ -9,7 +9,7 @@ import type { RuleSetCache } from './domain/rule-set-cache';
 import type { ToolCallRecorder } from './domain/tool-call-records';
 import { RegisterRoutes } from './generated/routes';
 import generatedDocument from './generated/swagger.json';
-import { mcpParseErrorHandler, mcpRouter } from './mcp/mcp-endpoint';
+import { mcpParseErrorHandler, mountMcpRoutes } from './mcp/mcp-endpoint';
 import { searchRouter } from './mcp/search-endpoint';
 import { mergeOpenApi } from './openapi';
 import type { AppServices } from './services';
@@ -31,6 +31,8 @@ export function createApp(deps: AppDeps): Express {
   const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb' });
   app.locals[VERIFIER_LOCAL] = deps.verifier;
   app.locals.services = deps.services;
+  // First, so the call agents make on every step meets no other route on its way.
+  mountMcpRoutes(app, { registry: deps.registry, executor: deps.executor, meter: deps.services.meter, rules: deps.rules, recorder: deps.recorder, logger: deps.logger });
   const { db } = deps.services;
   app.get(
     '/healthz',
@@ -44,7 +46,6 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApiDocument);
   });
   app.use(mcpParseErrorHandler);
-  app.use(mcpRouter({ registry: deps.registry, executor: deps.executor, meter: deps.services.meter, rules: deps.rules, recorder: deps.recorder, logger: deps.logger }));
   app.use(searchRouter(deps.registry));
   RegisterRoutes(app);
   finishServiceApp(app, deps.logger);

@@ -32,8 +32,6 @@ export interface ServiceAppOptions {
   logger: Logger;
   /** Largest JSON body accepted; beyond it the client gets a 413. */
   jsonLimit?: string;
-  /** Skip the per-request access log line (hot paths log through their own records). */
-  accessLog?: boolean;
   /** Masks secrets carried in paths before the access log writes them. */
   redactPath?: PathRedactor;
 }

@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { ErrorRequestHandler, IRouter, Request, Response } from 'express';
 import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
 import type { ToolExecutor } from '../domain/execute';
 import { callWithGateway } from '../domain/gateway-call';
@@ -72,8 +72,18 @@ async function meterToolCalls(deps: McpDeps, req: Request, res: Response, pack: 
   return decisions;
 }
 
+/**
+ * Writes a JSON answer in one go: the same bytes and headers as express's res.json (which this path
+ * does not need: no ETag, no JSONP, no replacer settings), for a few µs less per call.
+ */
+function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 function jsonRpcError(res: Response, status: number, id: unknown, code: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
+  sendJson(res, status, { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
 }
 
 /** The tools/list entry of a pack tool: `<connector_slug>__<tool_name>`, its description and input schema. */
@@ -169,13 +179,13 @@ async function answerDirectly(deps: McpDeps, req: Request, res: Response, pack: 
       result = await callTool(deps, req, pack, decisions, parsed.data.params);
     } catch (err) {
       if (!(err instanceof McpError)) throw err;
-      res.status(200).json({ jsonrpc: '2.0', id: body.id, error: { code: err.code, message: err.message } });
+      sendJson(res, 200, { jsonrpc: '2.0', id: body.id, error: { code: err.code, message: err.message } });
       return true;
     }
   } else {
     return false;
   }
-  res.status(200).json({ result, jsonrpc: '2.0', id: body.id });
+  sendJson(res, 200, { result, jsonrpc: '2.0', id: body.id });
   return true;
 }
 
@@ -188,8 +198,11 @@ function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boo
   return server;
 }
 
-export function mcpRouter(deps: McpDeps): Router {
-  const router = Router();
+/**
+ * Adds the MCP routes to the app itself rather than through a nested Router: one dispatch less on the
+ * path every agent step takes.
+ */
+export function mountMcpRoutes(router: IRouter, deps: McpDeps): void {
 
   const handle = (listOnly: boolean) => async (req: Request, res: Response) => {
     const problem = invalidEnvelope(req.body);
@@ -225,7 +238,6 @@ export function mcpRouter(deps: McpDeps): Router {
   };
   router.get(MCP_PATH, notAllowed);
   router.delete(MCP_PATH, notAllowed);
-  return router;
 }
 
 /** Malformed JSON on the MCP paths is a JSON-RPC parse error, not the management API's envelope. */
