@@ -44,6 +44,22 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  // The control port first: it was picked free by the benchmark, and the fakes' own ports (any free
+  // port) could otherwise take it between that pick and this listen. 503 until both fakes listen.
+  let status: (() => ProvidersStatus) | null = null;
+  const control = http.createServer((req, res) => {
+    if (req.url !== '/healthz') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (!status) {
+      res.writeHead(503).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status()));
+  });
+  control.listen(Number(process.env.PORT), '127.0.0.1');
+
   const latencyMs = Number(process.env.LATENCY_MS ?? 0);
   const latency = latencyMs > 0 ? () => new Promise<void>((resolve) => setTimeout(resolve, latencyMs)) : undefined;
   const github = await startFakeGithub({ owner: 'octo-org', repo: 'hello', issues: 5 }, { latency });
@@ -61,17 +77,10 @@ async function main(): Promise<void> {
     if (req.method === 'POST') countCaller(mcpCalls, req.headers['user-agent']);
   });
   const mcpUrl = `${await listen(mcp)}/mcp`;
-
-  const control = http.createServer((req, res) => {
-    if (req.url !== '/healthz') {
-      res.writeHead(404).end();
-      return;
-    }
+  status = () => {
     sweep();
-    const status: ProvidersStatus = { github: { url: github.url, calls: githubCalls }, mcp: { url: mcpUrl, calls: mcpCalls } };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(status));
-  });
-  control.listen(Number(process.env.PORT), '127.0.0.1');
+    return { github: { url: github.url, calls: githubCalls }, mcp: { url: mcpUrl, calls: mcpCalls } };
+  };
 
   process.once('SIGTERM', () => {
     clearInterval(sweeper);
