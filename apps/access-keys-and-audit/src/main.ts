@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   await verifier.subscribe(subscriber);
   // Audit events other services send over the queue.
   const queueConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
-  const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger });
+  const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX });
   const { app } = createApp({ db, redis, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier });
   await startHttpService({
     name: SERVICE_NAME,

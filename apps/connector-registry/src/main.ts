@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
-  const queues = new QueueSet({ connection: createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:producer` }), logger });
+  const queues = new QueueSet({ connection: createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:producer` }), logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const services: AppServices = {

@@ -67,11 +67,11 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const rules = new RuleSetCache(db, { ttlMs: config.SECURITY_RULES_CACHE_TTL_MS });
   await rules.subscribe(rulesSubscriber, logger);
 
-  const queues = new QueueSet({ connection: producerConnection, logger });
+  const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
-  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY }) : null;
+  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY }) : null;
 
   // If Redis lost its data (a restart without persistence), put this cycle's counts back from the records.
   const seed = () => {

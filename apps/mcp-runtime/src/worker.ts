@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const connection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
-  const workers = startRecordWorkers({ db, connection, logger, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY });
+  const workers = startRecordWorkers({ db, connection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY });
   const app = createServiceApp({ logger });
   app.get(
     '/healthz',

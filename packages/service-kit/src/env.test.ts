@@ -8,6 +8,13 @@ describe('loadEnv', () => {
     const env = loadEnv('svc', schema, { DATABASE_URL: 'postgresql://localhost/x', PATCHBAY_SERVICE_TOKEN: 'a'.repeat(32) });
     expect(env.PORT).toBe(8081);
     expect(env.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(env.QUEUE_PREFIX).toBe('bull');
+  });
+
+  it('refuses a QUEUE_PREFIX BullMQ could not keep apart (a ":" in it), naming the variable', () => {
+    const base = { DATABASE_URL: 'postgresql://localhost/x', PATCHBAY_SERVICE_TOKEN: 'a'.repeat(32) };
+    expect(loadEnv('svc', schema, { ...base, QUEUE_PREFIX: 'staging-eu' }).QUEUE_PREFIX).toBe('staging-eu');
+    expect(() => loadEnv('svc', schema, { ...base, QUEUE_PREFIX: 'staging:eu' })).toThrow(/QUEUE_PREFIX: must be 1-64 letters/);
   });
 
   it('names every missing or invalid variable at once, never its value', () => {

@@ -29,6 +29,14 @@ export const commonEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /**
+   * BullMQ's key prefix for every queue. All services of one installation must use the same one; two
+   * installations sharing a Redis database must not, or each would take the other's jobs.
+   */
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "-" or "_" (BullMQ joins its keys with ":")')
+    .default('bull'),
   /** Shared secret on /internal/v1 routes between services. */
   PATCHBAY_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Public base URL as clients see it (the edge router), for absolute links. Optional: X-Forwarded-* headers are used otherwise. */
