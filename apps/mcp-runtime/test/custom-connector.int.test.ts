@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { api, rpc, startHarness, type Harness } from './harness';
 
@@ -40,6 +41,11 @@ function tools(server: McpServer): void {
     async ({ query }) => ({ content: [{ type: 'text', text: `found ${query}` }, { type: 'text', text: 'second block' }], structuredContent: { query, hits: 2 }, _meta: { source: 'remote' } }),
   );
   server.registerTool('fails', { description: 'Always an error result', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'the remote refused' }], isError: true }));
+  // Asks the client something while it works, as servers may (only a session's SSE stream can carry it).
+  server.registerTool('pings', { description: 'Pings the client first', inputSchema: {} }, async (_args, extra) => {
+    await extra.sendRequest({ method: 'ping' }, EmptyResultSchema);
+    return { content: [{ type: 'text', text: 'the client answered the ping' }] };
+  });
   server.registerTool('slow', { description: 'Answers after 4 s', inputSchema: {} }, async () => {
     await new Promise((resolve) => setTimeout(resolve, 4_000).unref());
     return { content: [{ type: 'text', text: 'late' }] };
@@ -132,7 +138,7 @@ beforeAll(async () => {
   const pack = await api(h, key, 'POST', '/api/v1/tool-packs/', {
     name: 'Remote',
     description: 'Custom connectors',
-    connectors: connectors.map((c: { id: string }) => ({ connector_id: c.id, tool_names: ['lookup', 'fails', 'slow'] })),
+    connectors: connectors.map((c: { id: string }) => ({ connector_id: c.id, tool_names: ['lookup', 'fails', 'slow', 'pings'] })),
   });
   mcpUrl = `${h.url}/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp`;
 }, 120_000);
@@ -193,6 +199,13 @@ describe('custom connector tools/call', () => {
     expect(res.body.result.content[0]).toEqual({ type: 'text', text: 'found after' });
     expect(sessions.seen.map((s) => s.method)).toEqual(['tools/call', 'initialize', 'notifications/initialized', 'tools/call']);
     expect(sessions.seen[3]!.sessionId).not.toBe(before);
+  });
+
+  it('answers a request the server sends on the stream while it works (a ping), so the call goes on', async () => {
+    const res = await call('session-docs__pings');
+    expect(res.body.result).toEqual({ content: [{ type: 'text', text: 'the client answered the ping' }] });
+    // The answer went back by POST, as a JSON-RPC response, not a request.
+    expect(sessions.seen.map((s) => s.method)).toEqual(['tools/call', 'POST']);
   });
 
   it("an isError result of the remote is the agent's isError result", async () => {

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { BlockedDestinationError, discard, OutboundError, outboundFailure, readBody, type OutboundHttp, type OutboundResponse } from '@patchbay/outbound';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -128,6 +129,20 @@ export class RemoteMcpClient {
     return this.options.http(this.url, { method: 'POST', headers, body: JSON.stringify(message), timeoutMs: Math.max(1, deadline - Date.now()) });
   }
 
+  /**
+   * Answers a request the server sent on the stream of our call, by POST as the transport says:
+   * `ping` with an empty result, anything else (sampling, elicitation, roots: capabilities this
+   * client never declared) with Method not found, so a server waiting on it goes on rather than
+   * holding the call until its timeout. Fire and forget: the call's answer does not wait on it.
+   */
+  private answerServerRequest(session: Session, message: JsonRpcMessage, deadline: number): void {
+    const reply =
+      message.method === 'ping'
+        ? { jsonrpc: '2.0', id: message.id, result: {} }
+        : { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `Method not found: Patchbay's MCP client does not support ${String(message.method).slice(0, 100)}` } };
+    this.post(session, reply, deadline).then(discard, () => undefined);
+  }
+
   /** One JSON-RPC request; the result, or a RemoteMcpError with the server's error. Learns the session id from initialize. */
   private async request(session: Session, method: string, params: object, deadline: number): Promise<unknown> {
     const id = this.nextId++;
@@ -142,7 +157,7 @@ export class RemoteMcpClient {
     }
     if (method === 'initialize') session.id = res.headers.get('mcp-session-id') ?? undefined;
     const type = res.headers.get('content-type') ?? '';
-    const answer = type.startsWith('text/event-stream') ? await this.readStream(res, id, deadline) : findResponse(parseJson((await readBody(res, this.options.maxResponseBytes, 'error')).bytes), id);
+    const answer = type.startsWith('text/event-stream') ? await this.readStream(session, res, id, deadline) : findResponse(parseJson((await readBody(res, this.options.maxResponseBytes, 'error')).bytes), id);
     if (!answer) throw new RemoteMcpError('failed', `its answer held no response to request ${id}`);
     if (answer.error !== undefined) {
       const code = typeof answer.error?.code === 'number' ? answer.error.code : 'unknown';
@@ -154,9 +169,12 @@ export class RemoteMcpClient {
 
   /**
    * Reads an SSE stream until the response to `id` arrives, then stops (the server may keep the
-   * stream open for more). Notifications and requests from the server on the way are skipped.
+   * stream open for more). Notifications on the way are skipped; requests the server sends while it
+   * works on the call are answered (see answerServerRequest), since a server may wait for them.
    */
-  private async readStream(res: OutboundResponse, id: number, deadline: number): Promise<JsonRpcMessage | null> {
+  private async readStream(session: Session, res: OutboundResponse, id: number, deadline: number): Promise<JsonRpcMessage | null> {
+    // A multi-byte character may straddle two chunks.
+    const decoder = new StringDecoder('utf8');
     let pending = '';
     let total = 0;
     try {
@@ -164,15 +182,17 @@ export class RemoteMcpClient {
         total += chunk.byteLength;
         if (total > this.options.maxResponseBytes) throw new OutboundError('too_large', `the answer is larger than ${this.options.maxResponseBytes} bytes`);
         if (Date.now() > deadline) throw new OutboundError('timeout', 'no answer in time');
-        pending += chunk.toString('utf8');
+        pending += decoder.write(chunk);
         let end: number;
         while ((end = eventEnd(pending)) >= 0) {
           const event = pending.slice(0, end);
           pending = pending.slice(end).replace(/^(\r?\n)+/, '');
           const data = eventData(event);
           if (data === null) continue;
-          const answer = findResponse(parseJson(Buffer.from(data)), id);
+          const parsed = parseJson(Buffer.from(data));
+          const answer = findResponse(parsed, id);
           if (answer) return answer;
+          for (const message of serverRequests(parsed)) this.answerServerRequest(session, message, deadline);
         }
       }
     } catch (err) {
@@ -182,6 +202,12 @@ export class RemoteMcpClient {
     }
     return null;
   }
+}
+
+/** The requests (a method and an id) among the messages of an SSE event. */
+function serverRequests(parsed: unknown): JsonRpcMessage[] {
+  const messages = (Array.isArray(parsed) ? parsed : [parsed]) as JsonRpcMessage[];
+  return messages.filter((m) => typeof m === 'object' && m !== null && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'));
 }
 
 /** Where the first complete SSE event of `text` ends (at its blank line), or -1. */
