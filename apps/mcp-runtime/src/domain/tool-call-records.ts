@@ -71,8 +71,8 @@ const RECORD_FLUSH_DELAY_MS = 20;
 /**
  * Sends each tool call's record after the call: onto the queue in small batches (one job, so one
  * Redis round trip and one job's queue bookkeeping, for all records of a few milliseconds; no
- * database write on the call path), or into the outbox while Redis is unreachable. A record waits at most RECORD_FLUSH_DELAY_MS in memory; `close()` sends
- * what is waiting.
+ * database write on the call path), or into the outbox while Redis is unreachable. A record waits
+ * at most RECORD_FLUSH_DELAY_MS in memory; `close()` sends what is waiting.
  */
 export class ToolCallRecorder {
   private pending: ToolCallRecordJob[] = [];

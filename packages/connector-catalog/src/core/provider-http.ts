@@ -74,6 +74,28 @@ function defaultErrorMessage(body: unknown): string | undefined {
 }
 
 /**
+ * A failed request of @patchbay/outbound's client as the ToolError a model can act on: a refused
+ * destination is blocked_destination (permanent, not a "retry later" network failure), no answer in
+ * time or a cancelled call a timeout, an answer over the size limit or a network failure a
+ * provider_error. Anything else is not an outbound failure and is rethrown as it is.
+ */
+export function outboundToolError(err: unknown, provider: string, ctx: Pick<ToolContext, 'signal' | 'limits'>): unknown {
+  if (err instanceof BlockedDestinationError) return new ToolError('blocked_destination', err.message);
+  if (!(err instanceof OutboundError)) return err;
+  const timedOut = new ToolError('timeout', `${provider} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
+  switch (err.kind) {
+    case 'timeout':
+      return timedOut;
+    case 'aborted':
+      return ctx.signal.aborted ? new ToolError('timeout', 'The call was cancelled before the provider answered.') : timedOut;
+    case 'too_large':
+      return new ToolError('provider_error', `${provider} returned more data than the ${ctx.limits.maxResponseBytes}-byte limit; ask for fewer results.`);
+    default:
+      return new ToolError('provider_error', `${provider} could not be reached (${err.code ?? 'network error'}); retry later.`);
+  }
+}
+
+/**
  * Calls a provider's HTTP API with the injected credential and turns its failures into ToolErrors
  * a model can act on: 401 credential rejected, 403 forbidden, 404 not found, 429 (with Retry-After)
  * rate limited, 5xx provider error, no answer in time a timeout. Credentials never appear in messages.
@@ -96,21 +118,13 @@ export function createProviderClient(options: ProviderClientOptions) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(req.form).toString();
     }
-    const timedOut = () => new ToolError('timeout', `${provider} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
     let res: OutboundResponse;
     let text: string;
     try {
       res = await ctx.http(url, { method: req.method ?? 'GET', headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs });
       text = (await readBody(res, ctx.limits.maxResponseBytes, 'error')).bytes.toString('utf8');
     } catch (err) {
-      // The runtime's guarded client refuses private or otherwise blocked destinations this way
-      // (@patchbay/outbound); that is permanent, not a "retry later" network failure.
-      if (err instanceof BlockedDestinationError) throw new ToolError('blocked_destination', err.message);
-      if (!(err instanceof OutboundError)) throw err;
-      if (err.kind === 'timeout') throw timedOut();
-      if (err.kind === 'aborted') throw ctx.signal.aborted ? new ToolError('timeout', `The call to ${provider} was cancelled.`) : timedOut();
-      if (err.kind === 'too_large') throw new ToolError('provider_error', `${provider} returned more data than the ${ctx.limits.maxResponseBytes}-byte limit; ask for fewer results.`);
-      throw new ToolError('provider_error', `${provider} could not be reached (${err.code ?? 'network error'}); retry later.`);
+      throw outboundToolError(err, provider, ctx);
     }
     let data: unknown = text;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) {

@@ -1,5 +1,5 @@
-import { BlockedDestinationError, checkUrl, OutboundError, outboundPolicyFromEnv, readBody, type OutboundResponse } from '@patchbay/outbound';
-import { parseRetryAfter, type QueryValue } from '../../core/provider-http';
+import { BlockedDestinationError, checkUrl, outboundPolicyFromEnv, readBody, type OutboundResponse } from '@patchbay/outbound';
+import { outboundToolError, parseRetryAfter, type QueryValue } from '../../core/provider-http';
 import { ToolError } from '../../core/tool-error';
 import type { ToolContext } from '../../core/types';
 
@@ -138,18 +138,13 @@ export async function callHttpApi(ctx: ToolContext, call: HttpCall): Promise<Htt
     throw err;
   }
 
-  const timedOut = () => new ToolError('timeout', `${api} did not answer within ${Math.round(ctx.limits.timeoutMs / 1000)} s; retry later.`);
   let res: OutboundResponse;
   let read: { bytes: Buffer; truncated: boolean };
   try {
     res = await ctx.http(url, { method: call.method, headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs });
     read = await readBody(res, ctx.limits.maxResponseBytes, 'truncate');
   } catch (err) {
-    if (err instanceof BlockedDestinationError) throw new ToolError('blocked_destination', err.message);
-    if (!(err instanceof OutboundError)) throw new ToolError('invalid_input', `The request could not be built: ${(err as Error).message}`);
-    if (err.kind === 'timeout') throw timedOut();
-    if (err.kind === 'aborted') throw ctx.signal.aborted ? new ToolError('timeout', 'The call was cancelled.') : timedOut();
-    throw new ToolError('provider_error', `${api} could not be reached (${err.code ?? 'network error'}); retry later.`);
+    throw outboundToolError(err, api, ctx);
   }
   const type = res.headers.get('content-type') ?? '';
   let parsed: unknown;
