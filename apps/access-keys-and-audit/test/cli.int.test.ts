@@ -62,6 +62,34 @@ describe('patchbay admin CLI', () => {
     expect((await request(h.app).post(`/api/v1/access-keys/${key.id}/regenerate/`).set(bearer(org.master_key))).status).toBe(400);
   });
 
+  it('key create prints a new working unrestricted key for an organization whose first keys are gone, and audits it', async () => {
+    const org = JSON.parse((await patchbay('org', 'create', '--name', 'Existing Org')).stdout);
+    const out = await patchbay('key', 'create', '--org', org.organization_id, '--name', 'newcomer');
+    expect(out.code).toBe(0);
+    const key = JSON.parse(out.stdout);
+    expect(key).toMatchObject({ name: 'newcomer', environment: 'production', is_master: false, service_account: null, tool_pack_ids: null, registered_user_ids: null, expires_at: null, scopes: ['runtime:all', 'management:all'] });
+    expect(key.key).toMatch(/^pb_live_/);
+    const listed = await request(h.app).get('/api/v1/access-keys/').set(bearer(key.key));
+    expect(listed.status).toBe(200);
+    expect(listed.body.results.map((k: { id: string }) => k.id)).toContain(org.master_key_id);
+    const audit = await request(h.app).get('/api/v1/audit-log/?event_type=access_key.created&page_size=100').set(bearer(org.master_key));
+    expect(audit.body.results.filter((e: { target_key_id: string }) => e.target_key_id === key.id)).toEqual([expect.objectContaining({ actor_type: 'admin_cli', details: expect.objectContaining({ name: 'newcomer' }) })]);
+
+    const test = JSON.parse((await patchbay('key', 'create', '--org', org.organization_id, '--environment', 'test', '--expires-in', '3600')).stdout);
+    expect(test.key).toMatch(/^pb_test_/);
+    expect(new Date(test.expires_at).getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('key create without --org names the choice when there are several organizations, and rejects a bad expiry', async () => {
+    const ambiguous = await patchbay('key', 'create');
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/there are \d+ organizations: pick one with --org <organization_id>/);
+    const org = JSON.parse((await patchbay('org', 'create', '--name', 'Expiry Org')).stdout);
+    const bad = await patchbay('key', 'create', '--org', org.organization_id, '--expires-in', '5');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--expires-in: must be a whole number of seconds, 60 or more');
+  });
+
   it('org create --no-master-key starts the organization with a named unrestricted key instead', async () => {
     const org = JSON.parse((await patchbay('org', 'create', '--name', 'No master', '--no-master-key')).stdout);
     expect(org.master_key).toBeNull();

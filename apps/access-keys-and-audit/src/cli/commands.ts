@@ -4,6 +4,7 @@ import { ValidationError } from '@patchbay/errors';
 import type Redis from 'ioredis';
 import type { Db } from '../db';
 import {
+  createAdminKey,
   createOrganization,
   createServiceAccountKey,
   getOrganization,
@@ -20,6 +21,8 @@ export const USAGE = `Patchbay admin CLI
                       [--environment-matching true|false] [--mcp-rate-limit <calls per minute>]
   patchbay org show <organization_id>
   patchbay org list
+  patchbay key create [--org <organization_id>] [--environment production|test] [--name <name>]
+                      [--expires-in <seconds>]
   patchbay key create-service-account --org <organization_id> --service-account <name>
                       [--environment production|test] [--scope runtime:all|management:all ...] [--name <name>]
 
@@ -51,6 +54,14 @@ function boolOption(name: string, value: string | undefined): boolean | undefine
   if (value === 'true' || value === 'on') return true;
   if (value === 'false' || value === 'off') return false;
   throw ValidationError.forField(name, 'must be true or false');
+}
+
+/** Without --org, a database with exactly one organization (a local one) needs no id. */
+async function onlyOrganization(db: Db): Promise<string> {
+  const organizations = await listOrganizations(db);
+  if (organizations.length === 1) return organizations[0]!.organization_id;
+  if (organizations.length === 0) throw new UsageError('there is no organization yet: make one with org create --name <name>');
+  throw new UsageError(`there are ${organizations.length} organizations: pick one with --org <organization_id> (org list shows them)`);
 }
 
 /** Runs one CLI command and returns what it prints as JSON. */
@@ -115,6 +126,23 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
   if (group === 'org' && action === 'list') {
     parse({});
     return listOrganizations(deps.db);
+  }
+  if (group === 'key' && action === 'create') {
+    const { values } = parse({
+      org: { type: 'string' },
+      environment: { type: 'string' },
+      name: { type: 'string' },
+      'expires-in': { type: 'string' },
+    });
+    const environment = values.environment as string | undefined;
+    if (environment !== undefined && environment !== 'production' && environment !== 'test') throw ValidationError.forField('environment', 'must be production or test');
+    const organizationId = (values.org as string | undefined) ?? (await onlyOrganization(deps.db));
+    return createAdminKey(deps.db, {
+      organizationId,
+      environment: environment as Environment | undefined,
+      name: values.name as string | undefined,
+      expiresInSeconds: intOption('expires-in', values['expires-in'] as string | undefined),
+    });
   }
   if (group === 'key' && action === 'create-service-account') {
     const { values } = parse({

@@ -11,15 +11,22 @@ import { USAGE, UsageError, runCommand } from './commands';
  * Where `pnpm start` recorded the database it uses (an embedded PostgreSQL when none was running),
  * so the CLI talks to the same one without the user exporting anything.
  */
-function databaseUrl(): { url: string; source: string } {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, source: 'DATABASE_URL' };
+function lastRuntime(): { DATABASE_URL?: string; REDIS_URL?: string } {
   const dataDir = process.env.PATCHBAY_DATA_DIR ? path.resolve(process.env.PATCHBAY_DATA_DIR) : path.resolve(__dirname, '..', '..', '..', '..', '.data');
   const runtimeFile = path.join(dataDir, 'runtime.json');
-  if (existsSync(runtimeFile)) {
-    const runtime = JSON.parse(readFileSync(runtimeFile, 'utf8')) as { DATABASE_URL?: string };
-    if (runtime.DATABASE_URL) return { url: runtime.DATABASE_URL, source: 'the database pnpm start last used (.data/runtime.json)' };
-  }
+  return existsSync(runtimeFile) ? (JSON.parse(readFileSync(runtimeFile, 'utf8')) as { DATABASE_URL?: string; REDIS_URL?: string }) : {};
+}
+
+function databaseUrl(): { url: string; source: string } {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, source: 'DATABASE_URL' };
+  const runtime = lastRuntime();
+  if (runtime.DATABASE_URL) return { url: runtime.DATABASE_URL, source: 'the database pnpm start last used (.data/runtime.json)' };
   return { url: 'postgresql://postgres@127.0.0.1:5432/patchbay', source: 'the default local PostgreSQL' };
+}
+
+/** The same Redis as the running suite (possibly one pnpm start started), for cache invalidation. */
+function redisUrl(): string {
+  return process.env.REDIS_URL ?? lastRuntime().REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
 function redactPassword(url: string): string {
@@ -42,7 +49,7 @@ async function main(): Promise<number> {
   await ensureDatabase(url);
   await applyMigrations({ databaseUrl: url, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });
   const db = createPrisma(url, 2);
-  const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { name: 'patchbay-cli', lazyConnect: true });
+  const redis = createRedis(redisUrl(), { name: 'patchbay-cli', lazyConnect: true });
   try {
     const result = await runCommand(argv, { db, redis });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

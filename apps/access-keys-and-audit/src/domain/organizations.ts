@@ -193,6 +193,42 @@ export async function listOrganizations(db: Db): Promise<OrganizationRecord[]> {
  * A key linked to a service account: created only by the admin CLI, shown once, never regenerated
  * (the service account's owner revokes it and links a new one).
  */
+/**
+ * A new unrestricted key (every scope, every tool pack and registered user, no expiry unless asked)
+ * made by an operator: how a newcomer gets a working key for an organization whose first keys were
+ * printed to someone else (keys are stored as hashes and can never be shown again).
+ */
+export async function createAdminKey(
+  db: Db,
+  input: { organizationId: string; environment?: Environment; name?: string; expiresInSeconds?: number },
+  now: Date = new Date(),
+): Promise<AccessKeyWithSecret> {
+  await getOrganizationRow(db, input.organizationId);
+  const environment = input.environment ?? 'production';
+  const name = (input.name ?? `Admin CLI key ${now.toISOString().slice(0, 10)}`).trim();
+  if (!name || name.length > 255) throw ValidationError.forField('name', 'must be 1 to 255 characters');
+  if (input.expiresInSeconds !== undefined && (!Number.isSafeInteger(input.expiresInSeconds) || input.expiresInSeconds < 60)) {
+    throw ValidationError.forField('expires-in', 'must be a whole number of seconds, 60 or more');
+  }
+  const { material, data } = newKeyData(input.organizationId, environment, name, false);
+  const expiresAt = input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
+  return db.$transaction(async (tx) => {
+    const row = await tx.accessKey.create({ data: { ...data, expiresAt } });
+    await recordAuditEvent(tx, {
+      organizationId: input.organizationId,
+      environment,
+      eventType: AUDIT_EVENT_TYPES.accessKeyCreated,
+      actorType: 'admin_cli',
+      targetKeyId: row.id,
+      resourceType: 'access_key',
+      resourceId: row.id,
+      sourceService: SOURCE,
+      details: { name: row.name, scopes: row.scopes, expires_at: row.expiresAt?.toISOString() ?? null, key_masked: toAccessKeyRecord(row).key_masked },
+    });
+    return { ...toAccessKeyRecord(row, now), key: material.key };
+  });
+}
+
 export async function createServiceAccountKey(
   db: Db,
   input: { organizationId: string; serviceAccount: string; environment?: Environment; scopes?: Scope[]; name?: string },
