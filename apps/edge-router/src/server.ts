@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { AppError } from '@patchbay/errors';
 import { redactSecretPath, type Logger } from '@patchbay/service-kit';
 import type { EdgeConfig } from './config';
@@ -23,6 +24,22 @@ export interface EdgeDeps {
 export type EdgeHandler = ((req: IncomingMessage, res: ServerResponse) => void) & { close: () => void };
 
 const READ_METHODS = ['GET', 'HEAD'];
+
+const tracer = trace.getTracer('@patchbay/edge-router');
+
+/**
+ * `EdgeRouter.forward`: the edge's own span around one forwarded request, from routing until the
+ * client's response closes, so a trace reads edge, then service. A no-op while tracing is off.
+ */
+function forwardInSpan(service: ServiceName, res: ServerResponse, forward: () => void): void {
+  const span = tracer.startSpan('EdgeRouter.forward', { attributes: { 'patchbay.service': service } });
+  res.once('close', () => {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500 || !res.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  context.with(trace.setSpan(context.active(), span), forward);
+}
 
 export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandler {
   const { logger } = deps;
@@ -116,11 +133,14 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
       return;
     }
     const origin = publicOrigin(req, config.trustForwarded);
-    proxyRequest(req, res, upstream, {
-      path: target.path + target.search,
-      headers: upstreamRequestHeaders(req, requestId, origin, config.trustForwarded),
-      timeoutMs: config.upstreamTimeoutMs,
-    });
+    forwardInSpan(service, res, () =>
+      proxyRequest(req, res, upstream, {
+        path: target.path + target.search,
+        // Inside the span: the traceparent the service receives names it as the parent.
+        headers: upstreamRequestHeaders(req, requestId, origin, config.trustForwarded),
+        timeoutMs: config.upstreamTimeoutMs,
+      }),
+    );
   };
 
   return Object.assign(handler, {

@@ -1,9 +1,9 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Worker, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
 import { describeError, type QueueLogger } from './logger';
 import type { QueueName } from './names';
 import type { QueuePayloads } from './payloads';
-import { linksFromCarrier, splitJobData, type JobData } from './trace';
+import { contextFromCarrier, linksFromCarrier, splitJobData, type JobData } from './trace';
 
 const TRACER_NAME = '@patchbay/queues';
 
@@ -37,6 +37,14 @@ export interface ConsumerOptions<Q extends QueueName> {
   prefix?: string;
   /** Further BullMQ worker settings (lockDuration, limiter, ...). */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'prefix' | 'autorun'>;
+  /** Name of each job's span, `Class.method`. Default: from the queue, e.g. `ToolCallRecordBatchesConsumer.process`. */
+  spanName?: string;
+}
+
+/** `patchbay-tool-call-record-batches` → `ToolCallRecordBatchesConsumer.process`: spans read like the code. */
+export function consumerSpanName(queue: string): string {
+  const words = queue.replace(/^patchbay-/, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return `${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}Consumer.process`;
 }
 
 /**
@@ -45,13 +53,15 @@ export interface ConsumerOptions<Q extends QueueName> {
  * and then kept in the failed set. BullMQ's defaults apply otherwise: a job whose worker dies is
  * found stalled after 30 s and delivered again once.
  *
- * Each job runs inside a span named `<queue> process` that links to the producer's span. Failures
+ * Each job runs inside a CONSUMER span named `Class.method` (see `spanName`) that continues the
+ * producer's trace, as a child of the span that enqueued it and linked to it. Failures
  * are logged with the job id, event id and error message, never the payload. `close()` on the
  * returned worker stops taking jobs and waits for the running ones; it leaves a connection
  * instance you passed open.
  */
 export function createConsumer<Q extends QueueName>(options: ConsumerOptions<Q>): Worker<JobData<QueuePayloads[Q]>> {
   const { queue, handler, logger } = options;
+  const spanName = options.spanName ?? consumerSpanName(queue);
   type Data = JobData<QueuePayloads[Q]>;
 
   const processor = async (job: Job<Data>): Promise<void> => {
@@ -64,7 +74,7 @@ export function createConsumer<Q extends QueueName>(options: ConsumerOptions<Q>)
     };
     const tracer = trace.getTracer(TRACER_NAME);
     await tracer.startActiveSpan(
-      `${queue} process`,
+      spanName,
       {
         kind: SpanKind.CONSUMER,
         links: linksFromCarrier(carrier),
@@ -75,7 +85,7 @@ export function createConsumer<Q extends QueueName>(options: ConsumerOptions<Q>)
           'messaging.message.id': delivery.jobId,
         },
       },
-      ROOT_CONTEXT,
+      contextFromCarrier(carrier),
       async (span) => {
         try {
           await handler(payload, delivery);

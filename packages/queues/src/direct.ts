@@ -1,9 +1,12 @@
+import { SpanKind, trace } from '@opentelemetry/api';
 import type { JobsOptions, Queue } from 'bullmq';
 import { describeError, type QueueLogger } from './logger';
 import type { QueueName } from './names';
 import { addToOutbox, type OutboxWriter, type RelayQueue } from './outbox';
 import type { QueuePayloads } from './payloads';
 import { TRACE_FIELD, injectTraceContext } from './trace';
+
+const tracer = trace.getTracer('@patchbay/queues');
 
 export interface DirectProducerOptions {
   /** Where jobs go first: `(name) => queueSet.get(name)`. Give it a connection with `enableOfflineQueue: false` so a Redis outage fails fast. */
@@ -44,6 +47,28 @@ export class DirectProducer {
     const target = this.options.queues(queue);
     if (!target) throw new TypeError(`unknown queue ${queue}`);
     if (payloads.length === 0) return [];
+    // A PRODUCER span: the jobs carry its context, so their consumer's span is its child in the same trace.
+    return tracer.startActiveSpan(
+      'DirectProducer.sendMany',
+      { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': 'bullmq', 'messaging.operation.type': 'send', 'messaging.destination.name': queue, 'messaging.batch.message_count': payloads.length } },
+      async (span) => {
+        try {
+          const outcomes = await this.enqueue(queue, target, payloads, jobOptions);
+          span.setAttribute('patchbay.outcomes', [...new Set(outcomes)].join(','));
+          return outcomes;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private async enqueue<Q extends QueueName>(
+    queue: Q,
+    target: RelayQueue & Pick<Queue, 'addBulk'>,
+    payloads: Array<QueuePayloads[Q]>,
+    jobOptions: JobsOptions,
+  ): Promise<Array<'queued' | 'outbox' | 'lost'>> {
     const carrier = injectTraceContext();
     const jobs = payloads.map((payload) => ({
       name: queue,

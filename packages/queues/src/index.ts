@@ -18,11 +18,11 @@ export { DirectProducer } from './direct';
 export type { DirectProducerOptions } from './direct';
 export { emitAuditEvent } from './audit';
 export type { AuditChange, AuditPrincipal } from './audit';
-export { createConsumer } from './consumer';
+export { consumerSpanName, createConsumer } from './consumer';
 export type { ConsumerOptions, DeliveryInfo, EventHandler } from './consumer';
 export { QueueSet } from './queue-set';
 export type { QueueSetOptions } from './queue-set';
-export { TRACE_FIELD, injectTraceContext, linksFromCarrier } from './trace';
+export { TRACE_FIELD, contextFromCarrier, injectTraceContext, linksFromCarrier } from './trace';
 export type { JobData, TraceCarrier } from './trace';
 export type { QueueLogger } from './logger';
 export {

@@ -19,8 +19,21 @@ export function injectTraceContext(from: Context = context.active()): TraceCarri
 }
 
 /**
- * Links to the producer's span. A queued job is processed long after its request finished, so the
- * consumer's span links to the producer instead of becoming its child (OpenTelemetry messaging conventions).
+ * The producer's context, for the consumer's span to continue its trace: a tool call and the job that
+ * records it read as one trace, with the job's span under the span that enqueued it. ROOT_CONTEXT (a new
+ * trace) when the job carries none.
+ */
+export function contextFromCarrier(carrier: unknown): Context {
+  if (!carrier || typeof carrier !== 'object') return ROOT_CONTEXT;
+  const extracted = propagation.extract(ROOT_CONTEXT, carrier as TraceCarrier);
+  const spanContext = trace.getSpanContext(extracted);
+  return spanContext && isSpanContextValid(spanContext) ? extracted : ROOT_CONTEXT;
+}
+
+/**
+ * Links to the producer's span. A queued job may be processed long after its request finished (or as
+ * one of a batch), so besides being its child the consumer's span links to it, as the OpenTelemetry
+ * messaging conventions describe.
  */
 export function linksFromCarrier(carrier: unknown): Link[] {
   if (!carrier || typeof carrier !== 'object') return [];

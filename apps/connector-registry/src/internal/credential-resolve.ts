@@ -1,3 +1,4 @@
+import { withSpan } from '@patchbay/telemetry';
 import { ValidationError } from '@patchbay/errors';
 import { createGuardedFetch } from '@patchbay/outbound';
 import { isUuid } from '@patchbay/service-kit';
@@ -44,13 +45,15 @@ export function credentialResolveRouter(services: AppServices): Router {
     }
     const input = parsed.data;
     try {
-      const resolved = await resolver.resolve({
-        organizationId: input.organization_id,
-        environment: input.environment,
-        toolPackId: input.tool_pack_id,
-        registeredUserId: input.registered_user_id,
-        connectorSlug: input.connector_slug,
-      });
+      const resolved = await withSpan('CredentialResolver.resolve', () =>
+        resolver.resolve({
+          organizationId: input.organization_id,
+          environment: input.environment,
+          toolPackId: input.tool_pack_id,
+          registeredUserId: input.registered_user_id,
+          connectorSlug: input.connector_slug,
+        }),
+      );
       // Never cached anywhere on the way back: it carries a live secret.
       res.setHeader('Cache-Control', 'no-store');
       res.json(resolved);

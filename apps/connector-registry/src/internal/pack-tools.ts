@@ -1,3 +1,4 @@
+import { withSpan } from '@patchbay/telemetry';
 import { ValidationError } from '@patchbay/errors';
 import { isUuid } from '@patchbay/service-kit';
 import { Router } from 'express';
@@ -33,12 +34,14 @@ export function packToolsRouter(services: AppServices): Router {
   const router = Router();
   router.post('/tool-packs/resolve', async (req, res) => {
     const input = parseBody(body, req.body);
-    const resolved = await resolvePackTools(services.db, services.box, {
-      organizationId: input.organization_id,
-      environment: input.environment,
-      toolPackId: input.tool_pack_id,
-      registeredUserId: input.registered_user_id,
-    });
+    const resolved = await withSpan('PackTools.resolve', () =>
+      resolvePackTools(services.db, services.box, {
+        organizationId: input.organization_id,
+        environment: input.environment,
+        toolPackId: input.tool_pack_id,
+        registeredUserId: input.registered_user_id,
+      }),
+    );
     res.setHeader('Cache-Control', 'no-store');
     if (!resolved) {
       res.status(404).json({ detail: 'No such tool pack and registered user in this organization and environment.', code: 'not_found' });

@@ -1,3 +1,4 @@
+import { withSpan } from '@patchbay/telemetry';
 import { createHash } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
 import { getBuiltinConnector, findTool, resolveBaseUrl, validateToolArguments, ToolError, type ToolLimits } from '@patchbay/connector-catalog';
@@ -51,6 +52,15 @@ export class ToolExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
   async call(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: unknown, context: CallContext): Promise<CallOutcome> {
+    return withSpan('ToolExecutor.call', async (span) => {
+      span.setAttribute('patchbay.tool', tool.fully_qualified_name);
+      const outcome = await this.run(principal, pack, tool, args, context);
+      if (outcome.errorCode) span.setAttribute('patchbay.error_code', outcome.errorCode);
+      return outcome;
+    });
+  }
+
+  private async run(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: unknown, context: CallContext): Promise<CallOutcome> {
     const problems = validateToolArguments(tool, args);
     if (problems.length > 0) {
       return failure('invalid_input', `Invalid arguments for ${tool.fully_qualified_name}: ${problems.join('; ')}. Fix them and call the tool again.`);
@@ -74,16 +84,20 @@ export class ToolExecutor {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.deps.limits.timeoutMs);
     try {
-      const output = await definition.execute(
-        {
-          credential: lookup.credential,
-          baseUrl: resolveBaseUrl(connector, lookup.credential, this.deps.baseUrlOverrides),
-          signal: controller.signal,
-          http: this.deps.http,
-          limits: this.deps.limits,
-        },
-        args.input as never,
-      );
+      // The outbound call to the provider: its HTTP client span is a child of this one.
+      const output = await withSpan('ToolExecutor.callProvider', (span) => {
+        span.setAttribute('patchbay.connector', connector.slug);
+        return definition.execute(
+          {
+            credential: lookup.credential,
+            baseUrl: resolveBaseUrl(connector, lookup.credential, this.deps.baseUrlOverrides),
+            signal: controller.signal,
+            http: this.deps.http,
+            limits: this.deps.limits,
+          },
+          args.input as never,
+        );
+      });
       const structured = output !== null && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : { result: output };
       return { result: textResult(JSON.stringify(output), false, structured), status: 'success', errorCode: null };
     } catch (err) {

@@ -1,3 +1,4 @@
+import { withSpan } from '@patchbay/telemetry';
 import type { KeyPrincipal } from '@patchbay/auth';
 import type { InjectedCredential, JsonSchema, ToolAnnotations } from '@patchbay/connector-catalog';
 import { ServiceUnavailableError } from '@patchbay/errors';
@@ -266,12 +267,14 @@ export class RegistryClient {
     if (hit && hit.until > this.now() && this.cacheTrusted) return hit.value;
     const mark = this.mark();
     const started = this.now();
-    const res = await this.post('/internal/v1/tool-packs/resolve', {
-      organization_id: organizationId,
-      environment,
-      tool_pack_id: toolPackId,
-      registered_user_id: registeredUserId,
-    });
+    const res = await withSpan('RegistryClient.packTools', () =>
+      this.post('/internal/v1/tool-packs/resolve', {
+        organization_id: organizationId,
+        environment,
+        tool_pack_id: toolPackId,
+        registered_user_id: registeredUserId,
+      }),
+    );
     let value: PackTools | null;
     if (res.status === 404) value = null;
     else if (res.ok) value = (await res.json()) as PackTools;
@@ -292,7 +295,7 @@ export class RegistryClient {
 
   /** A fresh magic link the user opens to connect the connector; null when the registry cannot make one. */
   async magicLink(principal: KeyPrincipal, registeredUserId: string, connectorSlug: string, authScope: PackTool['auth_scope'], publicBaseUrl: string): Promise<{ magic_link_url: string; expires_at: string } | null> {
-    const res = await this.post('/internal/v1/link-tokens', {
+    const res = await withSpan('RegistryClient.magicLink', () => this.post('/internal/v1/link-tokens', {
       organization_id: principal.organizationId,
       environment: principal.environment,
       registered_user_id: registeredUserId,
@@ -300,7 +303,7 @@ export class RegistryClient {
       auth_scope: authScope,
       acting_key_id: principal.keyId,
       public_base_url: publicBaseUrl,
-    }).catch(() => null);
+    })).catch(() => null);
     if (!res || res.status !== 201) return null;
     return (await res.json()) as { magic_link_url: string; expires_at: string };
   }
@@ -313,13 +316,15 @@ export class RegistryClient {
     if (hit && hit.until > this.now() && this.cacheTrusted) return copyLookup(hit.lookup);
     const mark = this.mark();
     const started = this.now();
-    const res = await this.post('/internal/v1/credentials/resolve', {
-      organization_id: organizationId,
-      environment,
-      tool_pack_id: toolPackId,
-      registered_user_id: registeredUserId,
-      connector_slug: connectorSlug,
-    });
+    const res = await withSpan('RegistryClient.credential', () =>
+      this.post('/internal/v1/credentials/resolve', {
+        organization_id: organizationId,
+        environment,
+        tool_pack_id: toolPackId,
+        registered_user_id: registeredUserId,
+        connector_slug: connectorSlug,
+      }),
+    );
     if (res.ok) {
       const body = (await res.json()) as {
         connection_id: string;
