@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { ensureDatabase } from '@patchbay/db';
 import { encryptionKeys, firstRun } from './first-run';
 import { redactUrl, resolveDatabase, resolveRedis, type LocalService } from './local-services';
-import { DATA_DIR, RUNTIME_FILE, appEntry, installedApps, portOf, type SuiteApp } from './suite';
+import { DATA_DIR, RUNTIME_FILE, appEntry, installedApps, installedWorkers, portOf, type SuiteApp } from './suite';
 
 const say = (message: string) => process.stdout.write(`[patchbay] ${message}\n`);
 
@@ -78,17 +78,21 @@ async function main(): Promise<void> {
     const apps = installedApps();
     for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${portOf(app)}`;
 
-    const startApp = (app: SuiteApp) => {
-      const port = portOf(app);
-      const child = spawn(process.execPath, [appEntry(app)], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });
-      children.push({ name: app.name, child });
+    const startProcess = (name: string, entry: string, port: number) => {
+      const child = spawn(process.execPath, [entry], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });
+      children.push({ name, child });
       child.once('exit', (code) => {
         if (!stopping) {
-          process.stderr.write(`[patchbay] ${app.name} exited with code ${code}; stopping the suite.\n`);
+          process.stderr.write(`[patchbay] ${name} exited with code ${code}; stopping the suite.\n`);
           void stopAll(1);
         }
       });
-      return waitHealthy(app.name, port, child).then(() => say(`${app.name} is up on port ${port}`));
+      return waitHealthy(name, port, child).then(() => say(`${name} is up on port ${port}`));
+    };
+    const startApp = async (app: SuiteApp) => {
+      await startProcess(app.name, appEntry(app), portOf(app));
+      // Workers after their app: the app has applied the schema's migrations by then.
+      await Promise.all(installedWorkers(app).map((w) => startProcess(`${app.name} (${w.entry})`, appEntry(app, w.entry), w.port)));
     };
     // The services do not need each other to boot (each migrates its own schema), so they start together.
     await Promise.all(apps.map(startApp));
