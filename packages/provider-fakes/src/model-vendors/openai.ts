@@ -233,7 +233,7 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
     user: null,
     metadata: b.metadata ?? {},
   };
-  const reasoningItem = reasons || answer.thinking ? { id: `rs_${hex}`, type: 'reasoning', summary: answer.thinking ? [{ type: 'summary_text', text: answer.thinking }] : [] } : undefined;
+  const reasoningItem = reasons || answer.thinking || answer.shapedBy === 'reasoning_exhausted' ? { id: `rs_${hex}`, type: 'reasoning', summary: answer.thinking ? [{ type: 'summary_text', text: answer.thinking }] : [] } : undefined;
   const textPart = { type: 'output_text', text: answer.text, annotations: [], logprobs: [] };
   const hasMessage = answer.text !== '' || (answer.toolCalls.length === 0 && answer.shapedBy !== 'content_filter' && answer.shapedBy !== 'reasoning_exhausted');
   const messageItem = hasMessage ? { id: `msg_${hex}`, type: 'message', status: 'completed', role: 'assistant', content: [textPart] } : undefined;
