@@ -1,8 +1,7 @@
 import type { RecordedRequest } from '../fake-server';
-import { embeddingToBase64, fakeEmbedding } from './answer';
-import { asRecord, dataFrame, hexId, num, str } from './common';
+import { asRecord, dataFrame, hexId, str } from './common';
 import { OPENAI_COMPATIBLE_MODELS, fakeModelInfo } from './models';
-import { openAIDialect, openAIFaultError, openAIRateHeaders } from './openai';
+import { openAIDialect, openAIFaultError, openAIRateHeaders, respondEmbeddings } from './openai';
 import { type ChatFlavour, embeddingInputs, parseChatRequest, respondChat } from './openai-chat';
 import { type FaultContext, type JsonResult, type VendorCall, type VendorDialect, startVendorFake } from './server';
 import type { FakeFault, FakeVendor, FakeVendorOptions } from './types';
@@ -145,22 +144,7 @@ function compatDialect(options: FakeOpenAICompatibleOptions): VendorDialect {
           model,
           stream: false,
           inputTokens: inputs.tokens,
-          respond: (ctx) => {
-            const dims = num(body.dimensions) ?? fakeModelInfo(ctx.model).embeddingDimensions ?? 768;
-            const base64 = body.encoding_format === 'base64';
-            return {
-              type: 'json',
-              body: {
-                object: 'list',
-                data: inputs.texts.map((text, index) => {
-                  const v = fakeEmbedding(text, dims);
-                  return { object: 'embedding', index, embedding: base64 ? embeddingToBase64(v) : Array.from(v) };
-                }),
-                model: ctx.model,
-                usage: { prompt_tokens: inputs.tokens, total_tokens: inputs.tokens },
-              },
-            };
-          },
+          respond: (ctx) => respondEmbeddings(body, inputs.texts, inputs.tokens, ctx.model),
         };
       }
       return undefined;

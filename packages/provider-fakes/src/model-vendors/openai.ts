@@ -294,7 +294,7 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
 }
 
 /** Renders an embeddings answer: float arrays, or base64 little-endian float32 as the SDK asks by default. */
-function respondEmbeddings(body: Record<string, unknown>, texts: string[], tokens: number, model: string): VendorResult {
+export function respondEmbeddings(body: Record<string, unknown>, texts: string[], tokens: number, model: string): VendorResult {
   const info = fakeModelInfo(model);
   const dims = num(body.dimensions) ?? info.embeddingDimensions ?? 1536;
   const base64 = body.encoding_format === 'base64';
