@@ -27,6 +27,8 @@ export interface ParsedInput {
   hiddenReasoningTokens: number;
   /** Whether reasoning text is returned (Anthropic thinking, Gemini includeThoughts, OpenAI summaries). */
   visibleThinking: boolean;
+  /** Stop sequences: the answer text ends before the first one it contains. */
+  stopSequences?: string[];
 }
 
 /** Counts input tokens as the README documents. */
@@ -64,6 +66,8 @@ export interface Answer {
   usage: FakeUsage;
   /** Which fault shaped the answer, if any (content_filter, empty, reasoning_exhausted). */
   shapedBy?: FakeFault['kind'];
+  /** The stop sequence that ended the text, when one did. */
+  stopSequence?: string;
 }
 
 /** Splits text into stream pieces (one per word, leading whitespace attached); each counts one token. */
@@ -181,6 +185,15 @@ export function buildAnswer(ctx: AnswerContext): Answer {
     const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {});
     return { id: c.id ?? ctx.toolCallId(i), name: c.name, arguments: args, pieces: args.length === 0 ? [''] : chunk(args, 16) };
   });
+  let stopSequence: string | undefined;
+  for (const seq of input.stopSequences ?? []) {
+    const at = seq ? text.indexOf(seq) : -1;
+    if (at !== -1 && (stopSequence === undefined || at < text.indexOf(stopSequence))) stopSequence = seq;
+  }
+  if (stopSequence !== undefined) {
+    text = text.slice(0, text.indexOf(stopSequence));
+    finish = 'stop';
+  }
   let pieces = splitPieces(text);
   let thinkingPieces = splitPieces(thinking);
   let reasoningTokens = fakeTokenCount(thinking) + (thinking ? 0 : input.hiddenReasoningTokens);
@@ -237,6 +250,7 @@ export function buildAnswer(ctx: AnswerContext): Answer {
     finish: finish ?? (toolCalls.length > 0 ? 'tool_use' : 'stop'),
     usage,
     shapedBy,
+    stopSequence: finish === 'stop' && !shapedBy ? stopSequence : undefined,
   };
 }
 

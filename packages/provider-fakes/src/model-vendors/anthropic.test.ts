@@ -85,6 +85,13 @@ describe('fake Anthropic through the official @anthropic-ai/sdk', () => {
     expect(second.usage).toMatchObject({ cache_creation_input_tokens: 0, cache_read_input_tokens: prefix, input_tokens: 1 });
   });
 
+  it('stops at a stop sequence with stop_reason stop_sequence, streamed or not', async () => {
+    const message = await client.messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, stop_sequences: ['beta'], messages: [{ role: 'user', content: 'alpha beta gamma' }] });
+    expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'beta', content: [{ type: 'text', text: 'You said: alpha ' }] });
+    const final = await client.messages.stream({ model: 'claude-haiku-4-5', max_tokens: 100, stop_sequences: ['beta'], messages: [{ role: 'user', content: 'alpha beta gamma' }] }).finalMessage();
+    expect(final).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'beta' });
+  });
+
   it('counts tokens', async () => {
     const counted = await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'count me please' }] });
     expect(counted).toEqual({ input_tokens: fakeTokenCount('count me please') });

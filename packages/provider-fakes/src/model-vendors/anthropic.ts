@@ -159,6 +159,7 @@ function parseMessages(body: Record<string, unknown>, model: string, countOnly: 
       maxOutputTokens: maxTokens,
       hiddenReasoningTokens: 0,
       visibleThinking: thinks,
+      stopSequences: asArray(body.stop_sequences).filter((x): x is string => typeof x === 'string'),
     },
   };
 }
@@ -187,7 +188,8 @@ function respondMessages(parsed: ParsedMessages, ctx: RespondContext): VendorRes
   });
   const ttl1h = parsed.breakpoint?.ttl1h ?? false;
   const usage = anthropicUsage(answer.usage, ttl1h);
-  const stop = stopReason(answer.finish);
+  const stop = answer.stopSequence !== undefined ? 'stop_sequence' : stopReason(answer.finish);
+  const stopSequence = answer.stopSequence ?? null;
   const stopDetails = answer.finish === 'content_filter' ? { type: 'refusal', category: null, explanation: null } : null;
   const signature = signatureFor(n);
   const content: Array<Record<string, unknown>> = [];
@@ -201,7 +203,7 @@ function respondMessages(parsed: ParsedMessages, ctx: RespondContext): VendorRes
     }
   });
   answer.toolCalls.forEach((c, i) => content.push({ type: 'tool_use', id: c.id, name: c.name, input: inputs[i] }));
-  const message = { id, type: 'message', role: 'assistant', model: ctx.model, content, stop_reason: stop, stop_sequence: null, stop_details: stopDetails, usage };
+  const message = { id, type: 'message', role: 'assistant', model: ctx.model, content, stop_reason: stop, stop_sequence: stopSequence, stop_details: stopDetails, usage };
   if (!parsed.stream) return { type: 'json', body: message };
 
   const frames: StreamFrame[] = [];
@@ -226,7 +228,7 @@ function respondMessages(parsed: ParsedMessages, ctx: RespondContext): VendorRes
   frames.push(
     eventFrame(
       'message_delta',
-      { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null, stop_details: stopDetails }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } },
+      { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: stopSequence, stop_details: stopDetails }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } },
       0,
       true,
     ),
@@ -346,6 +348,7 @@ function anthropicDialect(): VendorDialect {
         operation: countOnly ? 'messages.count_tokens' : 'messages',
         model,
         stream: parsed.stream,
+        serviceTier: str(body.service_tier) ?? 'default',
         inputTokens: parsed.input.inputTokens,
         respond: (ctx) => {
           if (parsed.input.inputTokens > window) return anthropicFaultError({ kind: 'context_length' }, { ...ctx, operation: 'messages', inputTokens: parsed.input.inputTokens, stream: parsed.stream, key: '' })!;

@@ -316,6 +316,18 @@ describe('fault selection', () => {
     expect(statuses).toEqual([500, 200, 500, 200]);
   });
 
+  it('a fault for one service tier: flex gets 429, the standard retry is served, and the answer names its tier', async () => {
+    fake.setFault({ kind: 'rate_limit' }, { serviceTier: 'flex' });
+    const call = (tier?: string) =>
+      wireCall(`${fake.baseUrl}/chat/completions`, { headers: { authorization: `Bearer ${fake.apiKeys.valid}` }, body: { model: 'gpt-4o', service_tier: tier, messages: [{ role: 'user', content: 'x' }] } });
+    expect((await call('flex')).status).toBe(429);
+    const standard = await call();
+    expect(standard.status).toBe(200);
+    expect(JSON.parse(standard.body).service_tier).toBe('default');
+    fake.clearFaults();
+    expect(JSON.parse((await call('flex')).body).service_tier).toBe('flex');
+  });
+
   it('a scripted fault answers only the next matching request, ahead of persistent faults', async () => {
     fake.setFault({ kind: 'server_error' });
     fake.script({ match: { stream: false }, fault: { kind: 'billing' } });

@@ -89,6 +89,7 @@ function parseGenerate(body: Record<string, unknown>, model: string): ParsedInpu
     responseFormat: schema ? { type: 'json_schema', schema } : config.responseMimeType === 'application/json' ? { type: 'json_object' } : undefined,
     hiddenReasoningTokens: reasons ? 16 : 0,
     visibleThinking: reasons && thinking.includeThoughts === true,
+    stopSequences: asArray(config.stopSequences).filter((x): x is string => typeof x === 'string'),
   };
 }
 

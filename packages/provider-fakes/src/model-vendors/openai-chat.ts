@@ -15,6 +15,8 @@ export interface ParsedChat {
   input: ParsedInput;
   stream: boolean;
   includeUsage: boolean;
+  /** The tier the answer reports: the requested `service_tier`, `default` for none or `auto`. */
+  serviceTier: string;
   /** Cache key and size of everything before the last message (OpenAI's automatic prompt caching). */
   prefix?: { key: string; tokens: number };
 }
@@ -131,9 +133,15 @@ export function parseChatRequest(body: unknown, model: string): ParsedChat | Ope
     responseFormat,
     hiddenReasoningTokens: reasoningTokensFor(model, b.reasoning_effort),
     visibleThinking: false,
+    stopSequences: typeof b.stop === 'string' ? [b.stop] : Array.isArray(b.stop) ? b.stop.filter((x): x is string => typeof x === 'string') : undefined,
   };
   const prefix = beforeLast >= 1024 ? { key: `${model}\u0000${JSON.stringify(b.tools ?? null)}\u0000${JSON.stringify(messages.slice(0, -1))}`, tokens: beforeLast } : undefined;
-  return { input, stream: b.stream === true, includeUsage: asRecord(b.stream_options).include_usage === true, prefix };
+  return { input, stream: b.stream === true, includeUsage: asRecord(b.stream_options).include_usage === true, serviceTier: answeredTier(b.service_tier), prefix };
+}
+
+/** The `service_tier` OpenAI reports for a requested one (`auto` and none run at `default`). */
+export function answeredTier(requested: unknown): string {
+  return requested === 'flex' || requested === 'priority' || requested === 'scale' ? requested : 'default';
 }
 
 /** OpenAI's automatic prompt caching: a repeated prefix of 1024+ tokens is read in 128-token steps. */
@@ -169,7 +177,7 @@ export function respondChat(parsed: ParsedChat, ctx: RespondContext, flavour: Ch
   });
   const created = Math.floor(ctx.state.now() / 1000);
   const head: Record<string, unknown> = { id, object: 'chat.completion', created, model: ctx.model };
-  if (flavour.serviceTier) head.service_tier = 'default';
+  if (flavour.serviceTier) head.service_tier = parsed.serviceTier;
   if (flavour.systemFingerprint) head.system_fingerprint = flavour.systemFingerprint;
   const finishReason = openAIFinish(answer.finish);
   if (!parsed.stream) {

@@ -113,6 +113,12 @@ describe('fake OpenAI through the official openai SDK', () => {
     expect(completion.usage?.completion_tokens).toBe(32 + 3);
   });
 
+  it('stops before a stop sequence with finish_reason stop', async () => {
+    const completion = await client.chat.completions.create({ model: 'gpt-4o', stop: ['gamma'], messages: [{ role: 'user', content: 'alpha beta gamma delta' }] });
+    expect(completion.choices[0]?.message.content).toBe('You said: alpha beta ');
+    expect(completion.choices[0]?.finish_reason).toBe('stop');
+  });
+
   it('stops at max_completion_tokens with finish_reason length', async () => {
     const completion = await client.chat.completions.create({ model: 'gpt-4o', max_completion_tokens: 3, messages: [{ role: 'user', content: 'a b c d e f' }] });
     expect(completion.choices[0]?.message.content).toBe('You said: a');

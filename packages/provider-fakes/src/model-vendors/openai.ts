@@ -2,7 +2,7 @@ import type { RecordedRequest } from '../fake-server';
 import { type ParsedInput, TokenCounter, buildAnswer, embeddingToBase64, fakeEmbedding } from './answer';
 import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, eventFrame, goDuration, hexId, imageMediaType, num, str } from './common';
 import { fakeModelInfo, OPENAI_MODELS } from './models';
-import { INVALID_IMAGE, OPENAI_FLAVOUR, type OpenAIRequestError, embeddingInputs, parseChatRequest, reasoningTokensFor, respondChat } from './openai-chat';
+import { INVALID_IMAGE, OPENAI_FLAVOUR, type OpenAIRequestError, answeredTier, embeddingInputs, parseChatRequest, reasoningTokensFor, respondChat } from './openai-chat';
 import { type FaultContext, type JsonResult, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, startVendorFake } from './server';
 import type { FakeFault, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
 
@@ -111,6 +111,7 @@ interface ParsedResponses {
   input: ParsedInput;
   body: Record<string, unknown>;
   stream: boolean;
+  serviceTier: string;
 }
 
 /** Reads a Responses API request: `input` as a string or items, flat function tools, `text.format`. */
@@ -182,6 +183,7 @@ function parseResponsesRequest(body: Record<string, unknown>, model: string): Pa
   return {
     body,
     stream: body.stream === true,
+    serviceTier: answeredTier(body.service_tier),
     input: {
       inputTokens: counter.tokens,
       images: counter.images,
@@ -221,7 +223,7 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
     parallel_tool_calls: b.parallel_tool_calls ?? true,
     previous_response_id: b.previous_response_id ?? null,
     reasoning: { effort: asRecord(b.reasoning).effort ?? (reasons ? 'medium' : null), summary: asRecord(b.reasoning).summary ?? null },
-    service_tier: 'default',
+    service_tier: parsed.serviceTier,
     store: b.store ?? true,
     temperature: b.temperature ?? 1,
     text: { format: asRecord(b.text).format ?? { type: 'text' }, verbosity: 'medium' },
@@ -354,6 +356,7 @@ export function openAIDialect(): VendorDialect {
           operation: 'chat.completions',
           model,
           stream: parsed.stream,
+          serviceTier: str(body.service_tier) ?? 'default',
           inputTokens: parsed.input.inputTokens,
           respond: (ctx) => (parsed.input.inputTokens > fakeModelInfo(ctx.model).contextWindow ? openAIFaultError({ kind: 'context_length' }, { ...ctx, operation: 'chat.completions', inputTokens: parsed.input.inputTokens, stream: parsed.stream, key: '' })! : respondChat(parsed, ctx, OPENAI_FLAVOUR)),
         };
@@ -366,6 +369,7 @@ export function openAIDialect(): VendorDialect {
           operation: 'responses',
           model,
           stream: parsed.stream,
+          serviceTier: str(body.service_tier) ?? 'default',
           inputTokens: parsed.input.inputTokens,
           respond: (ctx) => (parsed.input.inputTokens > fakeModelInfo(ctx.model).contextWindow ? openAIFaultError({ kind: 'context_length' }, { ...ctx, operation: 'responses', inputTokens: parsed.input.inputTokens, stream: parsed.stream, key: '' })! : respondResponses(parsed, ctx)),
         };

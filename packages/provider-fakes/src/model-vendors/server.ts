@@ -54,6 +54,8 @@ export interface VendorCall {
   /** The model as the request named it (path or body), fault suffix included. */
   model: string;
   stream: boolean;
+  /** The service tier the request asked for (`default` when it named none). */
+  serviceTier?: string;
   /** The request's input tokens as the fake counts them (for token rate limits and context checks). */
   inputTokens: number;
   respond(ctx: RespondContext): VendorResult;
@@ -137,6 +139,7 @@ function matches(match: FakeMatch | undefined, call: VendorCall, base: string): 
   if (!match) return true;
   if (match.operation !== undefined && match.operation !== call.operation) return false;
   if (match.stream !== undefined && match.stream !== call.stream) return false;
+  if (match.serviceTier !== undefined && match.serviceTier !== (call.serviceTier ?? 'default')) return false;
   return matchesModel(match.model, call.model, base);
 }
 
@@ -237,6 +240,7 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
     for (const r of rules) {
       if (!matchesModel(r.rule.model, call.model, base)) continue;
       if (r.rule.operation !== undefined && r.rule.operation !== call.operation) continue;
+      if (r.rule.serviceTier !== undefined && r.rule.serviceTier !== (call.serviceTier ?? 'default')) continue;
       const n = r.seen++;
       if (takesShare(n, r.rule.fraction ?? 1)) return { fault: r.rule.fault };
       return {};
@@ -360,7 +364,12 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
       }
       if (req.method === 'POST' && path === '/faults') {
         const body = (req.json ?? {}) as Record<string, unknown>;
-        api.setFault(parseFault(body.fault), { model: reviveModelPattern(body.model), operation: body.operation as FakeOperation | undefined, fraction: body.fraction as number | undefined });
+        api.setFault(parseFault(body.fault), {
+          model: reviveModelPattern(body.model),
+          operation: body.operation as FakeOperation | undefined,
+          serviceTier: body.serviceTier as string | undefined,
+          fraction: body.fraction as number | undefined,
+        });
         return reply(200, { faults: rules.length });
       }
       if (req.method === 'DELETE' && path === '/faults') {

@@ -94,6 +94,8 @@ export interface FakeMatch {
   model?: string | RegExp;
   operation?: FakeOperation;
   stream?: boolean;
+  /** The request's service tier as sent (OpenAI `service_tier`, Anthropic `service_tier`); `default` when absent. */
+  serviceTier?: string;
 }
 
 /** One scripted answer (or fault), consumed by the next matching request(s). */
@@ -122,6 +124,8 @@ export interface FakeFaultRule {
   /** Only requests for this model (exact name or RegExp). */
   model?: string | RegExp;
   operation?: FakeOperation;
+  /** Only requests for this service tier (e.g. `flex`, to fail flex and serve the standard retry). */
+  serviceTier?: string;
   /**
    * The share of matching requests that get the fault, spread deterministically: 0.5 faults the
    * 1st, 3rd, 5th… matching request; 1 (default) faults all of them.
