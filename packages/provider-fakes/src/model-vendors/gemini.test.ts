@@ -107,6 +107,19 @@ describe('fake Gemini through the official @google/genai SDK', () => {
     expect(names).toContain('models/gemini-2.5-pro');
   });
 
+  it('selects a fault by model name through the SDK, and surfaces a mid-stream error frame as an ApiError', async () => {
+    await expect(ai.models.generateContent({ model: 'gemini-2.5-pro@overloaded', contents: 'x' })).rejects.toMatchObject({ status: 503 });
+    expect(fake.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-pro@overloaded:generateContent');
+    const stream = await ai.models.generateContentStream({ model: 'gemini-2.0-flash@stream_error=2', contents: 'a b c' });
+    const texts: string[] = [];
+    await expect(
+      (async () => {
+        for await (const chunk of stream) texts.push(chunk.text ?? '');
+      })(),
+    ).rejects.toMatchObject({ status: 500 });
+    expect(texts).toEqual(['You', ' said:']);
+  });
+
   it('rejects a wrong key with Google’s 400 API_KEY_INVALID and a missing key with 403', async () => {
     const wrong = genai('AIzaWrong', fake.baseUrl);
     await expect(wrong.models.generateContent({ model: 'gemini-2.0-flash', contents: 'x' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('API_KEY_INVALID') });
