@@ -13,10 +13,6 @@ export type { FakeJiraIssue } from './jira';
 export { JSON_API_FAKE_TOKENS, startFakeJsonApi } from './json-api';
 export { LINEAR_FAKE_TOKENS, linearFakeId, startFakeLinear } from './linear';
 export type { LinearFakeComment, LinearFakeIssue, LinearFakeTeam, LinearFakeUser } from './linear';
-export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
-export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
-export type { FakeSlackSeed } from './slack';
-export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
 export { ANTHROPIC_FAKE_KEYS, startFakeAnthropic } from './model-vendors/anthropic';
 export { FAKE_IMAGE_TOKENS, fakeEmbedding, fakeTokenCount } from './model-vendors/answer';
 export { parseModelFault } from './model-vendors/faults';
@@ -41,3 +37,7 @@ export type {
   FakeVendorName,
   FakeVendorOptions,
 } from './model-vendors/types';
+export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
+export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
+export type { FakeSlackSeed } from './slack';
+export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
