@@ -31,6 +31,7 @@ export type {
   FakeOperation,
   FakeRateLimits,
   FakeScript,
+  FakeStreamErrorKind,
   FakeToolCall,
   FakeUsage,
   FakeVendor,

@@ -320,7 +320,7 @@ function anthropicDialect(): VendorDialect {
     notFound: () => anthropicError(404, 'not_found_error', 'Not Found'),
     invalidJson: () => anthropicError(400, 'invalid_request_error', 'There was an issue with the format or content of your request: the body is not valid JSON.'),
     errorFor: anthropicFaultError,
-    streamErrorFrames: (ctx) => [eventFrame('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: anthropicId('req_011C', ctx.state.nextId()) })],
+    streamErrorFrames: (ctx, kind) => [eventFrame('error', anthropicFaultError({ kind: kind ?? 'overloaded' }, ctx)?.body)],
     malformedFrame: () => 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\n\n',
     rateLimitHeaders: anthropicRateHeaders,
     commonHeaders: (state) => ({ 'request-id': anthropicId('req_011C', state.nextId()), 'anthropic-organization-id': '00000000-0000-4000-8000-fa4e0000a1e0' }),

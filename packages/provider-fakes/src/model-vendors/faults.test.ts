@@ -395,6 +395,41 @@ describe('rate limits per key per minute', () => {
   });
 });
 
+describe('stream_error with a chosen error', () => {
+  it('OpenAI Responses: response.created and the item start, then an insufficient_quota error and response.failed (the case bifrost#5395 never failed over)', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      const obs = await wireCall(`${fake.baseUrl}/responses`, { headers: { authorization: `Bearer ${fake.apiKeys.valid}` }, body: { model: 'gpt-4.1@stream_error=billing', stream: true, input: 'x' } });
+      const all = sseEvents(obs.body);
+      expect(all.map((e) => e.event)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'error', 'response.failed']);
+      expect(JSON.parse(all[4]!.data)).toMatchObject({ type: 'error', code: 'insufficient_quota', sequence_number: 4 });
+      expect(JSON.parse(all[5]!.data)).toMatchObject({ type: 'response.failed', sequence_number: 5, response: { status: 'failed', error: { code: 'insufficient_quota' } } });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('Anthropic: a rate_limit_error event; Gemini: a RESOURCE_EXHAUSTED chunk', async () => {
+    const anthropic = await startFakeAnthropic();
+    const gemini = await startFakeGemini();
+    try {
+      anthropic.script({ fault: { kind: 'stream_error', afterTokens: 1, error: 'rate_limit' } });
+      const a = await wireCall(`${anthropic.baseUrl}/v1/messages`, {
+        headers: { 'x-api-key': anthropic.apiKeys.valid, 'anthropic-version': '2023-06-01' },
+        body: { model: 'claude-haiku-4-5', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      });
+      const error = sseEvents(a.body).find((e) => e.event === 'error');
+      expect(JSON.parse(error!.data)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+      gemini.script({ fault: { kind: 'stream_error', error: 'rate_limit' } });
+      const g = await wireCall(`${gemini.baseUrl}/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse`, { headers: { 'x-goog-api-key': gemini.apiKeys.valid }, body: { contents: [{ role: 'user', parts: [{ text: 'x' }] }] } });
+      expect(JSON.parse(sseEvents(g.body).at(-1)!.data)).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
+    } finally {
+      await anthropic.close();
+      await gemini.close();
+    }
+  });
+});
+
 describe('content filter forms', () => {
   it("OpenAI's 400 content_policy_violation form", async () => {
     const fake = await startFakeOpenAI();

@@ -1,4 +1,6 @@
-import type { FakeFault, FakeFaultKind } from './types';
+import type { FakeFault, FakeFaultKind, FakeStreamErrorKind } from './types';
+
+const STREAM_ERRORS: ReadonlySet<string> = new Set<FakeStreamErrorKind>(['server_error', 'overloaded', 'rate_limit', 'billing']);
 
 const KINDS: ReadonlySet<FakeFaultKind> = new Set<FakeFaultKind>([
   'rate_limit',
@@ -33,7 +35,7 @@ export const DELIVERY_FAULTS: ReadonlySet<FakeFaultKind> = new Set<FakeFaultKind
 export function faultFromName(kind: string, arg?: string): FakeFault {
   if (!KINDS.has(kind as FakeFaultKind)) throw new Error(`Unknown fault "${kind}"; known faults: ${[...KINDS].join(', ')}`);
   const n = arg === undefined || arg === '' ? undefined : Number(arg);
-  if (n !== undefined && Number.isNaN(n) && kind !== 'content_filter') throw new Error(`Fault "${kind}" takes a number, not "${arg}"`);
+  if (n !== undefined && Number.isNaN(n) && kind !== 'content_filter' && !(kind === 'stream_error' && STREAM_ERRORS.has(arg ?? ''))) throw new Error(`Fault "${kind}" takes a number, not "${arg}"`);
   switch (kind as FakeFaultKind) {
     case 'rate_limit':
       return { kind: 'rate_limit', retryAfterSeconds: n };
@@ -50,7 +52,7 @@ export function faultFromName(kind: string, arg?: string): FakeFault {
     case 'malformed_chunk':
       return { kind: 'malformed_chunk', afterTokens: n };
     case 'stream_error':
-      return { kind: 'stream_error', afterTokens: n };
+      return STREAM_ERRORS.has(arg ?? '') ? { kind: 'stream_error', afterTokens: 0, error: arg as FakeStreamErrorKind } : { kind: 'stream_error', afterTokens: n };
     case 'content_filter':
       return { kind: 'content_filter', form: arg === 'error' || arg === 'prompt' ? arg : 'finish' };
     default:

@@ -268,7 +268,11 @@ function geminiDialect(): VendorDialect {
     notFound: () => geminiError(404, 'NOT_FOUND', 'Method not found.'),
     invalidJson: () => geminiError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.'),
     errorFor: geminiFaultError,
-    streamErrorFrames: () => [sseChunk({ error: { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' } })],
+    streamErrorFrames: (ctx, kind) => {
+      const { error } = asRecord(geminiFaultError({ kind: kind ?? 'server_error' }, ctx)?.body);
+      const { details: _details, ...rest } = asRecord(error);
+      return [sseChunk({ error: rest })];
+    },
     malformedFrame: () => 'data: {"candidates":[{"content":{"parts":[{"text":"\r\n\r\n',
     rateLimitHeaders: () => ({}),
     commonHeaders: () => ({ server: 'scaffolding on HTTPServer2', vary: 'Origin, X-Origin, Referer' }),

@@ -108,7 +108,7 @@ function compatDialect(options: FakeOpenAICompatibleOptions): VendorDialect {
     notFound: (req) => (flavour === 'vllm' ? { type: 'json', status: 404, body: { detail: 'Not Found' } } : shape(404, `Unknown request URL: ${req.method} ${req.path}. Please check the URL for typos, or see the docs at https://platform.openai.com/docs/api-reference/.`, 'invalid_request_error', 'unknown_url')),
     invalidJson: () => shape(400, 'Invalid JSON body', 'invalid_request_error', null),
     errorFor: (fault, ctx) => compatFaultError(flavour, shape, fault, ctx),
-    streamErrorFrames: () => [dataFrame({ error: { message: 'Internal server error', type: 'internal_server_error', param: null, code: null } })],
+    streamErrorFrames: (ctx, kind) => [dataFrame({ error: asRecord(openAIFaultError({ kind: kind ?? 'server_error' }, ctx)?.body).error })],
     rateLimitHeaders: (rate) => (rateHeaders ? openAIRateHeaders(rate) : {}),
     commonHeaders: (state): Record<string, string> => (flavour === 'groq' ? { 'x-request-id': `req_${hexId(state.nextId(), 26)}` } : {}),
     route(req, { models }): VendorCall | JsonResult | undefined {

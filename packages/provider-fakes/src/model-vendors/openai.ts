@@ -1,10 +1,10 @@
 import type { RecordedRequest } from '../fake-server';
 import { type ParsedInput, TokenCounter, buildAnswer, embeddingToBase64, fakeEmbedding } from './answer';
-import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, eventFrame, goDuration, hexId, imageMediaType, num, str } from './common';
+import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, dataFrame, eventFrame, goDuration, hexId, imageMediaType, num, str } from './common';
 import { fakeModelInfo, OPENAI_MODELS } from './models';
 import { INVALID_IMAGE, OPENAI_FLAVOUR, type OpenAIRequestError, answeredTier, embeddingInputs, parseChatRequest, reasoningTokensFor, respondChat } from './openai-chat';
 import { type FaultContext, type JsonResult, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, startVendorFake } from './server';
-import type { FakeFault, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
+import type { FakeFault, FakeStreamErrorKind, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
 
 /** Keys the fake OpenAI accepts (send as `Authorization: Bearer <key>`). */
 export const OPENAI_FAKE_KEYS = { valid: 'sk-fake-openai-valid-0000', secondary: 'sk-fake-openai-second-0000' } as const;
@@ -284,9 +284,10 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
     }
   });
   ev(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final }, 0, true);
-  const errorFrames = (): StreamFrame[] => {
-    const error = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' };
-    const at = frames.length;
+  const errorFrames = (kind: FakeStreamErrorKind | undefined, fctx: FaultContext, written: number): StreamFrame[] => {
+    const body = asRecord(asRecord(openAIFaultError({ kind: kind ?? 'server_error' }, fctx)?.body).error);
+    const error = { code: str(body.code) ?? 'server_error', message: str(body.message) ?? 'The server had an error while processing your request. Sorry about that!' };
+    const at = written;
     return [
       eventFrame('error', { type: 'error', sequence_number: at, code: error.code, message: error.message, param: null }),
       eventFrame('response.failed', { type: 'response.failed', sequence_number: at + 1, response: { ...base, status: 'failed', error } }),
@@ -330,7 +331,7 @@ export function openAIDialect(): VendorDialect {
         'invalid_request_error',
       ),
     errorFor: (fault, ctx) => openAIFaultError(fault, ctx),
-    streamErrorFrames: () => [{ text: `data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } })}\n\n`, tokens: 0 }],
+    streamErrorFrames: (ctx, kind) => [dataFrame({ error: asRecord(openAIFaultError({ kind: kind ?? 'server_error' }, ctx)?.body).error })],
     malformedFrame: () => 'data: {"id":"chatcmpl-malformed","object":"chat.completion.chunk","choices":[{"delta":{"content":"\n\n',
     rateLimitHeaders: openAIRateHeaders,
     commonHeaders: (state) => ({ 'x-request-id': `req_${hexId(state.nextId(), 32)}`, 'openai-version': '2020-10-01', 'openai-organization': 'org-fake', 'openai-processing-ms': '1' }),

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import type { RecordedRequest } from '../fake-server';
 import { DELIVERY_FAULTS, ERROR_FAULTS, parseFault, parseModelFault, takesShare } from './faults';
-import type { FakeFault, FakeFaultRule, FakeMatch, FakeOperation, FakeScript, FakeVendor, FakeVendorName, FakeVendorOptions } from './types';
+import type { FakeFault, FakeFaultRule, FakeMatch, FakeOperation, FakeScript, FakeStreamErrorKind, FakeVendor, FakeVendorName, FakeVendorOptions } from './types';
 
 /** A JSON answer (or error) a vendor renders. */
 export interface JsonResult {
@@ -25,7 +25,7 @@ export interface StreamResult {
   frames: StreamFrame[];
   headers?: Record<string, string>;
   /** The vendor's mid-stream error frames for this stream (default: the dialect's). */
-  errorFrames?: () => StreamFrame[];
+  errorFrames?: (error: FakeStreamErrorKind | undefined, ctx: FaultContext, written: number) => StreamFrame[];
 }
 
 export type VendorResult = JsonResult | StreamResult;
@@ -101,8 +101,8 @@ export interface VendorDialect {
   invalidJson(req: RecordedRequest): JsonResult;
   /** The vendor's error answer for an error fault; undefined when this vendor answers the fault with content instead. */
   errorFor(fault: FakeFault, ctx: FaultContext): JsonResult | undefined;
-  /** The vendor's own mid-stream error frames. */
-  streamErrorFrames(ctx: FaultContext): StreamFrame[];
+  /** The vendor's own mid-stream error frames, for the error kind asked for (undefined: the vendor's usual one). */
+  streamErrorFrames(ctx: FaultContext, error: FakeStreamErrorKind | undefined): StreamFrame[];
   /** A frame that is not valid JSON, in the vendor's framing. */
   malformedFrame(): string;
   /** Rate-limit headers on every answer (none for vendors that send none). */
@@ -319,6 +319,7 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
     const stopAt = fault?.kind === 'stream_cut' || fault?.kind === 'stall' ? fault.afterTokens : fault?.kind === 'stream_error' ? (fault.afterTokens ?? 0) : undefined;
     const malformedAt = fault?.kind === 'malformed_chunk' ? (fault.afterTokens ?? 1) : undefined;
     let tokens = 0;
+    let written = 0;
     let malformedSent = false;
     for (const frame of result.frames) {
       if (closed) return;
@@ -330,7 +331,8 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
         } else if (fault?.kind === 'stall') {
           hold(res);
         } else {
-          for (const f of result.errorFrames?.() ?? dialect.streamErrorFrames(ctx)) res.write(f.text);
+          const kind = fault?.kind === 'stream_error' ? fault.error : undefined;
+          for (const f of result.errorFrames?.(kind, ctx, written) ?? dialect.streamErrorFrames(ctx, kind)) res.write(f.text);
           res.end();
         }
         return;
@@ -340,6 +342,7 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
         res.write(dialect.malformedFrame());
       }
       res.write(frame.text);
+      written += 1;
       tokens += frame.tokens;
       if (interval > 0) await sleep(interval);
       else await new Promise<void>((resolve) => setImmediate(resolve));

@@ -42,8 +42,11 @@ export type FakeFault =
   | { kind: 'malformed_chunk'; afterTokens?: number }
   /** Everything but the terminal frames (`[DONE]`, `message_stop`, the final chunk), then a clean close. */
   | { kind: 'missing_terminal' }
-  /** The vendor's own mid-stream error frame after `afterTokens` content frames (default 0). */
-  | { kind: 'stream_error'; afterTokens?: number }
+  /**
+   * The vendor's own mid-stream error frame after `afterTokens` content frames (default 0), for the
+   * error `error` (default: OpenAI and Gemini `server_error`, Anthropic `overloaded`).
+   */
+  | { kind: 'stream_error'; afterTokens?: number; error?: FakeStreamErrorKind }
   /** 400 with the vendor's context-length body. */
   | { kind: 'context_length' }
   /**
@@ -63,6 +66,9 @@ export type FakeFault =
   | { kind: 'model_not_found' };
 
 export type FakeFaultKind = FakeFault['kind'];
+
+/** Which error a `stream_error` frame reports. */
+export type FakeStreamErrorKind = 'server_error' | 'overloaded' | 'rate_limit' | 'billing';
 
 /** Usage in the normalised sense (the facts file's §7): totals that include their parts. */
 export interface FakeUsage {
