@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '../fake-server';
 import { type ParsedInput, TokenCounter, buildAnswer } from './answer';
-import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, eventFrame, hexId, num, str } from './common';
+import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, eventFrame, hexId, num, str, strings } from './common';
 import { ANTHROPIC_MODELS, fakeModelInfo } from './models';
 import { type FaultContext, type JsonResult, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, type VendorState, startVendorFake } from './server';
 import type { FakeFault, FakeFinishReason, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
@@ -159,7 +159,7 @@ function parseMessages(body: Record<string, unknown>, model: string, countOnly: 
       maxOutputTokens: maxTokens,
       hiddenReasoningTokens: 0,
       visibleThinking: thinks,
-      stopSequences: asArray(body.stop_sequences).filter((x): x is string => typeof x === 'string'),
+      stopSequences: strings(body.stop_sequences),
     },
   };
 }

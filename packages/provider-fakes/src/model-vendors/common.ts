@@ -57,6 +57,11 @@ export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** The strings of a value that should be a string array (anything else is dropped). */
+export function strings(value: unknown): string[] {
+  return asArray(value).filter((x): x is string => typeof x === 'string');
+}
+
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }

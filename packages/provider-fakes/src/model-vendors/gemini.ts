@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '../fake-server';
 import { type Answer, type ParsedInput, TokenCounter, buildAnswer, fakeEmbedding, fakeTokenCount } from './answer';
-import { asArray, asRecord, hexId, num, str } from './common';
+import { asArray, asRecord, hexId, num, str, strings } from './common';
 import { GEMINI_MODELS, fakeModelInfo } from './models';
 import { type FaultContext, type JsonResult, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, startVendorFake } from './server';
 import type { FakeFault, FakeOperation, FakeVendor, FakeVendorOptions } from './types';
@@ -71,7 +71,7 @@ function parseGenerate(body: Record<string, unknown>, model: string): ParsedInpu
     }),
   );
   const calling = asRecord(asRecord(body.toolConfig).functionCallingConfig);
-  const allowed = asArray(calling.allowedFunctionNames).filter((n): n is string => typeof n === 'string');
+  const allowed = strings(calling.allowedFunctionNames);
   const toolChoice: ParsedInput['toolChoice'] = calling.mode === 'NONE' ? 'none' : calling.mode === 'ANY' ? (allowed[0] ? { name: allowed[0] } : 'required') : tools.length > 0 ? 'auto' : 'none';
   const config = asRecord(body.generationConfig);
   const schema = config.responseJsonSchema ?? config.responseSchema;
@@ -89,7 +89,7 @@ function parseGenerate(body: Record<string, unknown>, model: string): ParsedInpu
     responseFormat: schema ? { type: 'json_schema', schema } : config.responseMimeType === 'application/json' ? { type: 'json_object' } : undefined,
     hiddenReasoningTokens: reasons ? 16 : 0,
     visibleThinking: reasons && thinking.includeThoughts === true,
-    stopSequences: asArray(config.stopSequences).filter((x): x is string => typeof x === 'string'),
+    stopSequences: strings(config.stopSequences),
   };
 }
 

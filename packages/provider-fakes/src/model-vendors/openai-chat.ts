@@ -1,5 +1,5 @@
 import { type Answer, type ParsedInput, TokenCounter, buildAnswer, fakeTokenCount } from './answer';
-import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, dataFrame, imageMediaType, num, openAIChatUsage, openAIFinish, str } from './common';
+import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, dataFrame, imageMediaType, num, openAIChatUsage, openAIFinish, str, strings } from './common';
 import { fakeModelInfo } from './models';
 import type { RespondContext, StreamFrame, VendorResult, VendorState } from './server';
 
@@ -45,6 +45,16 @@ function textOf(content: unknown, counter: TokenCounter, images: { bad?: string 
     }
   }
   return texts.join(' ');
+}
+
+/** OpenAI's `tool_choice`: a mode, or a named function (chat: `{function: {name}}`, responses: `{name}`). */
+export function openAIToolChoice(choice: unknown, hasTools: boolean): ParsedInput['toolChoice'] {
+  if (choice === 'none' || choice === 'required' || choice === 'auto') return choice;
+  if (choice && typeof choice === 'object') {
+    const c = asRecord(choice);
+    return { name: str(asRecord(c.function).name) ?? str(c.name) ?? '' };
+  }
+  return hasTools ? 'auto' : 'none';
 }
 
 /** Hidden reasoning tokens an OpenAI reasoning model spends for an effort (none/minimal spend none). */
@@ -105,15 +115,7 @@ export function parseChatRequest(body: unknown, model: string): ParsedChat | Ope
     counter.json({ name: f.name, description: f.description, parameters: f.parameters });
     return { name: str(f.name) ?? 'tool', parameters: f.parameters };
   });
-  const choice = b.tool_choice;
-  const toolChoice: ParsedInput['toolChoice'] =
-    choice === 'none' || choice === 'required' || choice === 'auto'
-      ? choice
-      : typeof choice === 'object' && choice !== null
-        ? { name: str(asRecord(asRecord(choice).function).name) ?? '' }
-        : tools.length > 0
-          ? 'auto'
-          : 'none';
+  const toolChoice = openAIToolChoice(b.tool_choice, tools.length > 0);
   const format = asRecord(b.response_format);
   let responseFormat: ParsedInput['responseFormat'];
   if (format.type === 'json_object') responseFormat = { type: 'json_object' };
@@ -133,7 +135,7 @@ export function parseChatRequest(body: unknown, model: string): ParsedChat | Ope
     responseFormat,
     hiddenReasoningTokens: reasoningTokensFor(model, b.reasoning_effort),
     visibleThinking: false,
-    stopSequences: typeof b.stop === 'string' ? [b.stop] : Array.isArray(b.stop) ? b.stop.filter((x): x is string => typeof x === 'string') : undefined,
+    stopSequences: typeof b.stop === 'string' ? [b.stop] : strings(b.stop),
   };
   const prefix = beforeLast >= 1024 ? { key: `${model}\u0000${JSON.stringify(b.tools ?? null)}\u0000${JSON.stringify(messages.slice(0, -1))}`, tokens: beforeLast } : undefined;
   return { input, stream: b.stream === true, includeUsage: asRecord(b.stream_options).include_usage === true, serviceTier: answeredTier(b.service_tier), prefix };

@@ -2,7 +2,7 @@ import type { RecordedRequest } from '../fake-server';
 import { type ParsedInput, TokenCounter, buildAnswer, embeddingToBase64, fakeEmbedding } from './answer';
 import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, dataFrame, eventFrame, goDuration, hexId, imageMediaType, num, str } from './common';
 import { fakeModelInfo, OPENAI_MODELS } from './models';
-import { INVALID_IMAGE, OPENAI_FLAVOUR, type OpenAIRequestError, answeredTier, embeddingInputs, parseChatRequest, reasoningTokensFor, respondChat } from './openai-chat';
+import { INVALID_IMAGE, OPENAI_FLAVOUR, type OpenAIRequestError, answeredTier, embeddingInputs, openAIToolChoice, parseChatRequest, reasoningTokensFor, respondChat } from './openai-chat';
 import { type FaultContext, type JsonResult, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, startVendorFake } from './server';
 import type { FakeFault, FakeStreamErrorKind, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
 
@@ -168,9 +168,7 @@ function parseResponsesRequest(body: Record<string, unknown>, model: string): Pa
       counter.json({ name: t.name, description: t.description, parameters: t.parameters });
       return { name: str(t.name) ?? 'tool', parameters: t.parameters };
     });
-  const choice = body.tool_choice;
-  const toolChoice: ParsedInput['toolChoice'] =
-    choice === 'none' || choice === 'required' || choice === 'auto' ? choice : typeof choice === 'object' && choice !== null ? { name: str(asRecord(choice).name) ?? '' } : tools.length > 0 ? 'auto' : 'none';
+  const toolChoice = openAIToolChoice(body.tool_choice, tools.length > 0);
   const format = asRecord(asRecord(body.text).format);
   let responseFormat: ParsedInput['responseFormat'];
   if (format.type === 'json_object') responseFormat = { type: 'json_object' };
