@@ -2,7 +2,7 @@ import type { RecordedRequest } from '../fake-server';
 import { type ParsedInput, TokenCounter, buildAnswer } from './answer';
 import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, eventFrame, hexId, num, str, strings } from './common';
 import { ANTHROPIC_MODELS, fakeModelInfo } from './models';
-import { type FaultContext, type JsonResult, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, type VendorState, startVendorFake } from './server';
+import { type FaultContext, type JsonResult, PROMPT_CACHE_ENTRIES, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, type VendorState, startVendorFake } from './server';
 import type { FakeFault, FakeFinishReason, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
 
 /** Keys the fake Anthropic accepts, as `x-api-key` or `Authorization: Bearer`. */
@@ -168,6 +168,7 @@ function parseMessages(body: Record<string, unknown>, model: string, countOnly: 
 function promptCache(state: VendorState, breakpoint: ParsedMessages['breakpoint']): { read: number; write: number } {
   if (!breakpoint) return { read: 0, write: 0 };
   if (state.cache.has(breakpoint.key)) return { read: breakpoint.tokens, write: 0 };
+  if (state.cache.size >= PROMPT_CACHE_ENTRIES) state.cache.clear();
   state.cache.set(breakpoint.key, breakpoint.tokens);
   return { read: 0, write: breakpoint.tokens };
 }

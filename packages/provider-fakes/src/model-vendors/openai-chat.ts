@@ -1,7 +1,7 @@
 import { type Answer, type ParsedInput, TokenCounter, buildAnswer, fakeTokenCount } from './answer';
 import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, dataFrame, imageMediaType, num, openAIChatUsage, openAIFinish, str, strings } from './common';
 import { fakeModelInfo } from './models';
-import type { RespondContext, StreamFrame, VendorResult, VendorState } from './server';
+import { PROMPT_CACHE_ENTRIES, type RespondContext, type StreamFrame, type VendorResult, type VendorState } from './server';
 
 /** A request-validation problem in OpenAI's terms. */
 export interface OpenAIRequestError {
@@ -150,6 +150,7 @@ export function answeredTier(requested: unknown): string {
 export function automaticCache(state: VendorState, prefix: ParsedChat['prefix']): { read: number; write: number } {
   if (!prefix) return { read: 0, write: 0 };
   if (!state.cache.has(prefix.key)) {
+    if (state.cache.size >= PROMPT_CACHE_ENTRIES) state.cache.clear();
     state.cache.set(prefix.key, prefix.tokens);
     return { read: 0, write: 0 };
   }

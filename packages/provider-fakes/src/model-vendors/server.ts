@@ -30,9 +30,12 @@ export interface StreamResult {
 
 export type VendorResult = JsonResult | StreamResult;
 
+/** Prompt-cache entries a fake keeps before it forgets them all (a real cache expires too). */
+export const PROMPT_CACHE_ENTRIES = 10_000;
+
 /** Shared, resettable state of one fake (prompt caches, counters). */
 export interface VendorState {
-  /** Prompt-cache prefixes already seen (key → tokens). */
+  /** Prompt-cache prefixes already seen (key → tokens), at most PROMPT_CACHE_ENTRIES. */
   cache: Map<string, number>;
   /** A counter for ids that are unique within this fake. */
   nextId(): number;
