@@ -1,5 +1,14 @@
+export { adapterFor, callVendor, countTokensVendor, embedVendor, emptyAnswerKind, newResponseId, streamVendor } from './call';
+export type { AnswerOptions, VendorStream } from './call';
 export { VendorError, WireError } from './errors';
 export type { VendorErrorInit } from './errors';
+export { base64DecodedBytes, checkInlineMedia, estimateEmbeddingTokens, estimateInputTokens, INLINE_MEDIA_LIMITS, requestedMaxOutputTokens } from './estimate';
+export { createVendorHttp } from './http';
+export { createStreamRenderer, renderError, renderResponse } from './render';
+export { OutputAccumulator } from './render/common';
+export { float32Base64, renderEmbeddings } from './surfaces/openai-embeddings';
+export { parseCountTokensRequest, parseSurfaceRequest } from './surfaces/parse';
+export { SseParser, sseFrame } from './stream/sse';
 export { REASONING_EFFORTS } from './types';
 export type {
   AudioBlock,
@@ -39,6 +48,7 @@ export type {
   Surface,
   TextBlock,
   ThinkingBlock,
+  ThinkingOrigin,
   ToolChoice,
   ToolDefinition,
   ToolResultBlock,

@@ -97,12 +97,17 @@ export interface ThinkingBlock {
   type: 'thinking';
   thinking: string;
   signature?: string;
+  /** The vendor family that produced it; a signed block goes back only to that family. */
+  origin?: ThinkingOrigin;
 }
+
+export type ThinkingOrigin = 'anthropic' | 'openai' | 'gemini';
 
 /** Reasoning the vendor encrypted (Anthropic `redacted_thinking`, OpenAI `encrypted_content`). */
 export interface RedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
+  origin?: ThinkingOrigin;
 }
 
 export type ContentBlock =
@@ -269,8 +274,8 @@ export interface ParsedEmbeddingsRequest {
 }
 
 export interface CanonicalEmbeddings {
-  /** One vector per input, in input order. */
-  vectors: Float32Array[];
+  /** One vector per input, in input order (as the vendor sent them: JSON numbers, or float32 from base64). */
+  vectors: Array<number[] | Float32Array>;
   model: string;
   vendor: string;
   providerRequestId: string | null;
@@ -340,7 +345,7 @@ export type CanonicalStreamEvent =
   | { type: 'tool_call_delta'; index: number; argumentsDelta: string }
   | { type: 'thinking_delta'; index: number; thinking: string }
   | { type: 'thinking_signature'; index: number; signature: string }
-  | { type: 'redacted_thinking'; index: number; data: string }
+  | { type: 'redacted_thinking'; index: number; data: string; origin?: ThinkingOrigin }
   | {
       type: 'finish';
       finishReason: FinishReason;
@@ -369,6 +374,8 @@ export interface VendorTarget {
   model: string;
   serviceTier?: string;
   extraHeaders?: Record<string, string>;
+  /** The model's largest output (catalog); used where the vendor requires a cap (Anthropic) and none was asked. */
+  maxOutputTokens?: number;
   /** What the route supports, for the warnings of requests that run with changes. Defaults: everything. */
   capabilities?: RouteCapabilities;
 }
