@@ -17,3 +17,24 @@ export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
 export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
 export type { FakeSlackSeed } from './slack';
 export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
+export { ANTHROPIC_FAKE_KEYS, startFakeAnthropic } from './model-vendors/anthropic';
+export { FAKE_IMAGE_TOKENS, fakeEmbedding, fakeTokenCount } from './model-vendors/answer';
+export { parseModelFault } from './model-vendors/faults';
+export { fakeModelInfo } from './model-vendors/models';
+export type { FakeModelInfo } from './model-vendors/models';
+export { OPENAI_FAKE_KEYS, startFakeOpenAI } from './model-vendors/openai';
+export type {
+  FakeFault,
+  FakeFaultKind,
+  FakeFaultRule,
+  FakeFinishReason,
+  FakeMatch,
+  FakeOperation,
+  FakeRateLimits,
+  FakeScript,
+  FakeToolCall,
+  FakeUsage,
+  FakeVendor,
+  FakeVendorName,
+  FakeVendorOptions,
+} from './model-vendors/types';
