@@ -20,9 +20,12 @@ export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
 export { ANTHROPIC_FAKE_KEYS, startFakeAnthropic } from './model-vendors/anthropic';
 export { FAKE_IMAGE_TOKENS, fakeEmbedding, fakeTokenCount } from './model-vendors/answer';
 export { parseModelFault } from './model-vendors/faults';
+export { GEMINI_FAKE_KEYS, startFakeGemini } from './model-vendors/gemini';
 export { fakeModelInfo } from './model-vendors/models';
 export type { FakeModelInfo } from './model-vendors/models';
 export { OPENAI_FAKE_KEYS, startFakeOpenAI } from './model-vendors/openai';
+export { OPENAI_COMPATIBLE_FAKE_KEYS, startFakeOpenAICompatible } from './model-vendors/openai-compatible';
+export type { FakeOpenAICompatibleOptions, OpenAICompatibleFlavour } from './model-vendors/openai-compatible';
 export type {
   FakeFault,
   FakeFaultKind,
