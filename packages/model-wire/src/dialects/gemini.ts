@@ -150,7 +150,7 @@ export function classifyGeminiError(status: number, body: unknown, headers: Resp
   const code = typeof error.code === 'number' ? error.code : status;
   const message = vendorMessage(body, `${target.vendor} answered ${status}`);
   let kind = kindByStatus(code || status);
-  if (status === 402 || /billing|prepay|credits? (are|is) depleted|exceeded your current quota.*billing/i.test(message)) kind = 'billing';
+  if (status === 402 || /prepay(ment)? credits|credits? (are|is) depleted|billing account (is|has been) (disabled|closed)/i.test(message)) kind = 'billing';
   else if (grpc === 'RESOURCE_EXHAUSTED') kind = 'rate_limit';
   else if (grpc === 'UNAVAILABLE') kind = 'overloaded';
   else if (grpc === 'DEADLINE_EXCEEDED') kind = 'timeout';
