@@ -170,7 +170,7 @@ describe('what the client sees', () => {
     const res = await fetch(`${gateway.url}/v1/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }) });
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBeNull();
-    expect((await res.json()).error).toMatchObject({ type: 'rate_limit_error', source: 'provider' });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ type: 'rate_limit_error', source: 'provider' });
   });
 
   test('chat completions: a cut stream ends with an error chunk and no [DONE]', async () => {

@@ -1,6 +1,6 @@
 import { sseFrame } from '../stream/sse';
 import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, OutputBlock, RenderExtras, StreamInit, StreamRenderer } from '../types';
-import { envelope, idBody, OutputAccumulator, warningsOrNull } from './common';
+import { envelope, idBody, warningsOrNull } from './common';
 
 type Json = Record<string, unknown>;
 
@@ -141,7 +141,6 @@ export class ResponsesStreamRenderer implements StreamRenderer {
   private item: OpenItem | null = null;
   private outputIndex = 0;
   private readonly done: Json[] = [];
-  private readonly accumulator = new OutputAccumulator();
   private readonly byIndex = new Map<number, OpenItem>();
   private finishEvent: Extract<CanonicalStreamEvent, { type: 'finish' }> | null = null;
 
@@ -218,7 +217,6 @@ export class ResponsesStreamRenderer implements StreamRenderer {
   }
 
   event(event: CanonicalStreamEvent): string {
-    this.accumulator.add(event);
     const current = this.byIndex.get('index' in event ? (event as { index: number }).index : -1);
     switch (event.type) {
       case 'text_delta': {

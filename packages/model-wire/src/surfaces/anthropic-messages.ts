@@ -120,10 +120,10 @@ function contentBlock(block: unknown, at: string, role: 'user' | 'assistant'): C
       return toolResult(block, at, cache);
     case 'thinking':
       if (typeof block.thinking !== 'string') throw WireError.invalid('invalid_message_content', `${at}.thinking must be a string.`, at);
-      return typeof block.signature === 'string' ? { type: 'thinking', thinking: block.thinking, signature: block.signature } : { type: 'thinking', thinking: block.thinking };
+      return typeof block.signature === 'string' ? { type: 'thinking', thinking: block.thinking, signature: block.signature, origin: 'anthropic' } : { type: 'thinking', thinking: block.thinking };
     case 'redacted_thinking':
       if (typeof block.data !== 'string') throw WireError.invalid('invalid_message_content', `${at}.data must be a string.`, at);
-      return { type: 'redacted_thinking', data: block.data };
+      return { type: 'redacted_thinking', data: block.data, origin: 'anthropic' };
     default:
       throw WireError.invalid(
         'invalid_message_content',

@@ -113,10 +113,10 @@ function parseItem(item: unknown, i: number, turns: TurnBuilder): void {
     }
     case 'reasoning': {
       const blocks: ContentBlock[] = [];
-      if (typeof item.encrypted_content === 'string') blocks.push({ type: 'redacted_thinking', data: item.encrypted_content });
+      if (typeof item.encrypted_content === 'string') blocks.push({ type: 'redacted_thinking', data: item.encrypted_content, origin: 'openai' });
       else if (Array.isArray(item.summary)) {
         const text = item.summary.map((s) => (isObject(s) && typeof s.text === 'string' ? s.text : '')).join('\n');
-        if (text) blocks.push({ type: 'thinking', thinking: text });
+        if (text) blocks.push({ type: 'thinking', thinking: text, origin: 'openai' });
       }
       turns.add('assistant', blocks);
       return;
