@@ -6,6 +6,7 @@
  * Conventions: canonical fields are camelCase; wire fields (what a client or vendor sends) keep their
  * own spelling and live only in the surface and dialect modules.
  */
+import type { ModelErrorType } from '@patchbay/errors';
 import type { OutboundHttp } from '@patchbay/outbound';
 
 /** The client-facing APIs the gateway serves. */
@@ -440,21 +441,8 @@ export type VendorErrorKind =
   | 'output_budget_exhausted'
   | 'empty_response';
 
-/** The envelope types of model endpoints (the spec's list). */
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'invalid_api_key'
-  | 'permission_error'
-  | 'blocked_by_policy'
-  | 'blocked_by_pi_protection'
-  | 'not_found_error'
-  | 'budget_exceeded'
-  | 'payment_failed'
-  | 'rate_limit_error'
-  | 'provider_error'
-  | 'internal_error'
-  | 'service_unavailable';
+/** The envelope types of model endpoints (the spec's list), as @patchbay/errors defines them. */
+export type ErrorType = ModelErrorType;
 
 /**
  * Any error the app renders on a model surface: a WireError, a VendorError, or the app's own

@@ -1,4 +1,4 @@
-import { startFakeAnthropic, startFakeOpenAI, type FakeFault, type FakeVendor } from '@patchbay/provider-fakes';
+import type { FakeFault } from '@patchbay/provider-fakes';
 import {
   callVendor,
   createVendorHttp,
@@ -10,38 +10,19 @@ import {
   type VendorErrorKind,
   type VendorTarget,
 } from '../src';
-import { startMiniGateway, type MiniGateway } from './support/mini-gateway';
+import { useOpenAIAndAnthropic } from './support/vendors';
 
-let openaiFake: FakeVendor;
-let anthropicFake: FakeVendor;
-let gateway: MiniGateway;
 const http = createVendorHttp();
 const timeouts = { firstTokenMs: 400, betweenTokensMs: 400, totalMs: 1500 };
 
-beforeAll(async () => {
-  openaiFake = await startFakeOpenAI();
-  anthropicFake = await startFakeAnthropic();
-  gateway = await startMiniGateway(
-    { openai: { baseUrl: openaiFake.baseUrl, apiKey: openaiFake.apiKeys.valid }, anthropic: { baseUrl: anthropicFake.baseUrl, apiKey: anthropicFake.apiKeys.valid } },
-    timeouts,
-  );
-});
+const env = useOpenAIAndAnthropic(timeouts);
 
 afterAll(async () => {
-  await gateway.close();
   await http.close();
-  await openaiFake.close();
-  await anthropicFake.close();
-});
-
-beforeEach(() => {
-  openaiFake.reset();
-  anthropicFake.reset();
-  gateway.errors.length = 0;
 });
 
 function target(vendor: 'openai' | 'anthropic'): VendorTarget {
-  const fake = vendor === 'openai' ? openaiFake : anthropicFake;
+  const fake = vendor === 'openai' ? env.openaiFake : env.anthropicFake;
   return {
     dialect: vendor,
     vendor,
@@ -59,7 +40,7 @@ function request(stream: boolean): CanonicalRequest {
 const options = () => ({ signal: new AbortController().signal, timeouts, http });
 
 async function callKind(vendor: 'openai' | 'anthropic', fault: FakeFault, stream: boolean): Promise<{ kind: VendorErrorKind; error: VendorError; events: CanonicalStreamEvent[] }> {
-  (vendor === 'openai' ? openaiFake : anthropicFake).script({ text: 'one two three four five six seven eight nine ten', fault });
+  (vendor === 'openai' ? env.openaiFake : env.anthropicFake).script({ text: 'one two three four five six seven eight nine ten', fault });
   const events: CanonicalStreamEvent[] = [];
   try {
     if (stream) {
@@ -128,14 +109,14 @@ describe('every fault of the fakes maps to its VendorError kind', () => {
 
 describe('200s without a usable answer', () => {
   test('a content-filter finish is returned as it is by default, and thrown as content_filter with failEmpty', async () => {
-    openaiFake.script({ fault: { kind: 'content_filter' } }, { fault: { kind: 'content_filter' } });
+    env.openaiFake.script({ fault: { kind: 'content_filter' } }, { fault: { kind: 'content_filter' } });
     const response = await callVendor(target('openai'), request(false), options());
     expect(response.finishReason).toBe('content_filter');
     await expect(callVendor(target('openai'), request(false), { ...options(), failEmpty: true })).rejects.toMatchObject({ kind: 'content_filter' });
   });
 
   test('reasoning exhausted: a reasoning_exhausted warning, or output_budget_exhausted with failEmpty', async () => {
-    openaiFake.script({ fault: { kind: 'reasoning_exhausted' } }, { fault: { kind: 'reasoning_exhausted' } });
+    env.openaiFake.script({ fault: { kind: 'reasoning_exhausted' } }, { fault: { kind: 'reasoning_exhausted' } });
     const reasoner = { ...target('openai'), vendorModel: 'o3-mini', model: 'openai/o3-mini' };
     const response = await callVendor(reasoner, request(false), options());
     expect(response.warnings.map((w) => w.code)).toContain('reasoning_exhausted');
@@ -143,20 +124,20 @@ describe('200s without a usable answer', () => {
   });
 
   test('an empty 200 is empty_response with failEmpty, streaming too (before any byte)', async () => {
-    openaiFake.script({ fault: { kind: 'empty' } }, { fault: { kind: 'empty' } });
+    env.openaiFake.script({ fault: { kind: 'empty' } }, { fault: { kind: 'empty' } });
     await expect(callVendor(target('openai'), request(false), { ...options(), failEmpty: true })).rejects.toMatchObject({ kind: 'empty_response' });
     await expect(streamVendor(target('openai'), request(true), { ...options(), failEmpty: true })).rejects.toMatchObject({ kind: 'empty_response' });
   });
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${env.gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, text: await res.text() };
 }
 
 describe('what the client sees', () => {
   test('an error in the vendor first frame returns the same status and body as without streaming, and no stream', async () => {
-    openaiFake.script({ fault: { kind: 'overloaded' } }, { fault: { kind: 'overloaded' } });
+    env.openaiFake.script({ fault: { kind: 'overloaded' } }, { fault: { kind: 'overloaded' } });
     const plain = await post('/v1/openai/chat/completions', { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] });
     const streamed = await post('/v1/openai/chat/completions', { model: 'openai/gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] });
     expect(streamed.status).toBe(plain.status);
@@ -166,15 +147,15 @@ describe('what the client sees', () => {
   });
 
   test('a vendor 429 is type rate_limit_error, source provider, with no Retry-After', async () => {
-    openaiFake.script({ fault: { kind: 'rate_limit', retryAfterSeconds: 9 } });
-    const res = await fetch(`${gateway.url}/v1/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }) });
+    env.openaiFake.script({ fault: { kind: 'rate_limit', retryAfterSeconds: 9 } });
+    const res = await fetch(`${env.gateway.url}/v1/openai/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }] }) });
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBeNull();
     expect(((await res.json()) as { error: unknown }).error).toMatchObject({ type: 'rate_limit_error', source: 'provider' });
   });
 
   test('chat completions: a cut stream ends with an error chunk and no [DONE]', async () => {
-    openaiFake.script({ text: 'a b c d e f g h', fault: { kind: 'stream_cut', afterTokens: 3 } });
+    env.openaiFake.script({ text: 'a b c d e f g h', fault: { kind: 'stream_cut', afterTokens: 3 } });
     const { status, text } = await post('/v1/openai/chat/completions', { model: 'openai/gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] });
     expect(status).toBe(200);
     expect(text).not.toContain('[DONE]');
@@ -183,23 +164,23 @@ describe('what the client sees', () => {
   });
 
   test('responses surface: a stall is an error event then response.failed', async () => {
-    openaiFake.script({ text: 'a b c d e f g h', fault: { kind: 'stall', afterTokens: 2 } });
+    env.openaiFake.script({ text: 'a b c d e f g h', fault: { kind: 'stall', afterTokens: 2 } });
     const { text } = await post('/v1/openai/responses', { model: 'openai/gpt-4o', stream: true, input: 'x' });
     const events = text.trim().split('\n\n').map((f) => f.split('\n')[0]);
     expect(events.slice(-2)).toEqual(['event: error', 'event: response.failed']);
     expect(text).not.toContain('response.completed');
-    expect(gateway.errors.at(-1)).toMatchObject({ kind: 'stall' });
+    expect(env.gateway.errors.at(-1)).toMatchObject({ kind: 'stall' });
   });
 
   test('Anthropic surface: a missing terminal frame is an error event, never message_stop', async () => {
-    anthropicFake.script({ text: 'a b c d', fault: { kind: 'missing_terminal' } });
+    env.anthropicFake.script({ text: 'a b c d', fault: { kind: 'missing_terminal' } });
     const { text } = await post('/v1/anthropic/v1/messages', { model: 'anthropic/claude-sonnet-4', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'x' }] });
     expect(text).not.toContain('event: message_stop');
     expect(text.trim().split('\n\n').at(-1)).toMatch(/^event: error\ndata: \{"type":"error","error":\{"type":"provider_error"/);
   });
 
   test('native surface: a malformed chunk is response.error, with no [DONE] and no response.done', async () => {
-    openaiFake.script({ text: 'a b c d e', fault: { kind: 'malformed_chunk', afterTokens: 2 } });
+    env.openaiFake.script({ text: 'a b c d e', fault: { kind: 'malformed_chunk', afterTokens: 2 } });
     const { text } = await post('/v1/responses', { model: 'openai/gpt-4o', stream: true, input: 'x' });
     const frames = text.trim().split('\n\n').map((f) => JSON.parse(f.slice('data: '.length)));
     expect(frames.at(-1)).toMatchObject({ object: 'response.error', error: { code: 'provider_malformed_response', status_code: 502, source: 'provider' } });

@@ -1,51 +1,31 @@
 import OpenAI from 'openai';
-import { startFakeAnthropic, startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
-import { startMiniGateway, type MiniGateway } from './support/mini-gateway';
-
-let openaiFake: FakeVendor;
-let anthropicFake: FakeVendor;
-let gateway: MiniGateway;
-let client: OpenAI;
+import { useOpenAIAndAnthropic } from './support/vendors';
 
 const weather = {
   type: 'function' as const,
   function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 
-beforeAll(async () => {
-  openaiFake = await startFakeOpenAI();
-  anthropicFake = await startFakeAnthropic();
-  gateway = await startMiniGateway({
-    openai: { baseUrl: openaiFake.baseUrl, apiKey: openaiFake.apiKeys.valid },
-    anthropic: { baseUrl: anthropicFake.baseUrl, apiKey: anthropicFake.apiKeys.valid },
-  });
-  client = new OpenAI({ apiKey: 'pb-test', baseURL: `${gateway.url}/v1/openai`, maxRetries: 0 });
-});
+const env = useOpenAIAndAnthropic();
+let client: OpenAI;
 
-afterAll(async () => {
-  await gateway.close();
-  await openaiFake.close();
-  await anthropicFake.close();
-});
-
-beforeEach(() => {
-  openaiFake.reset();
-  anthropicFake.reset();
+beforeAll(() => {
+  client = new OpenAI({ apiKey: 'pb-test', baseURL: `${env.gateway.url}/v1/openai`, maxRetries: 0 });
 });
 
 describe('openai SDK, chat completions', () => {
   test('a chat completion comes back with the vendor text and normalised usage', async () => {
-    openaiFake.script({ text: 'Paris is the capital.', usage: { inputTokens: 20, outputTokens: 5, cachedInputTokens: 8 } });
+    env.openaiFake.script({ text: 'Paris is the capital.', usage: { inputTokens: 20, outputTokens: 5, cachedInputTokens: 8 } });
     const completion = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Capital of France?' }] });
     expect(completion.choices[0]!.message.content).toBe('Paris is the capital.');
     expect(completion.choices[0]!.finish_reason).toBe('stop');
     expect(completion.usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 5, total_tokens: 25, prompt_tokens_details: { cached_tokens: 8 } });
-    const sent = openaiFake.requests.at(-1)!.json as Record<string, unknown>;
+    const sent = env.openaiFake.requests.at(-1)!.json as Record<string, unknown>;
     expect(sent.model).toBe('gpt-4o');
   });
 
   test('.stream yields the text token by token and the final usage with include_usage', async () => {
-    openaiFake.script({ text: 'one two three four', usage: { inputTokens: 11, outputTokens: 4 } });
+    env.openaiFake.script({ text: 'one two three four', usage: { inputTokens: 11, outputTokens: 4 } });
     const stream = client.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'count' }], stream_options: { include_usage: true } });
     const deltas: string[] = [];
     stream.on('content', (delta) => deltas.push(delta));
@@ -57,26 +37,26 @@ describe('openai SDK, chat completions', () => {
   });
 
   test('a tool call comes back as tool_calls, and the tool result round-trips', async () => {
-    openaiFake.script({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }] });
+    env.openaiFake.script({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } }] });
     const first = await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [weather] });
     const call = first.choices[0]!.message.tool_calls![0]!;
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     expect(call.type === 'function' && call.function.name).toBe('get_weather');
     expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ city: 'Oslo' });
-    openaiFake.script({ text: 'It is sunny.' });
+    env.openaiFake.script({ text: 'It is sunny.' });
     const second = await client.chat.completions.create({
       model: 'openai/gpt-4o',
       tools: [weather],
       messages: [{ role: 'user', content: 'Weather in Oslo?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"sky":"sunny"}' }],
     });
     expect(second.choices[0]!.message.content).toBe('It is sunny.');
-    const sent = openaiFake.requests.at(-1)!.json as { messages: Array<Record<string, unknown>> };
+    const sent = env.openaiFake.requests.at(-1)!.json as { messages: Array<Record<string, unknown>> };
     expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(sent.messages[2]).toMatchObject({ tool_call_id: 'call_w1', content: '{"sky":"sunny"}' });
   });
 
   test('a streamed tool call arrives whole through the SDK', async () => {
-    openaiFake.script({ toolCalls: [{ id: 'call_s1', name: 'get_weather', arguments: { city: 'Rome' } }] });
+    env.openaiFake.script({ toolCalls: [{ id: 'call_s1', name: 'get_weather', arguments: { city: 'Rome' } }] });
     const stream = client.chat.completions.stream({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Weather in Rome?' }], tools: [weather] });
     const final = await stream.finalChatCompletion();
     const call = final.choices[0]!.message.tool_calls![0]!;
@@ -88,7 +68,7 @@ describe('openai SDK, chat completions', () => {
 
 describe('openai SDK, responses', () => {
   test('responses.create returns output_text and usage', async () => {
-    openaiFake.script({ text: 'Hello from responses.', usage: { inputTokens: 9, outputTokens: 3 } });
+    env.openaiFake.script({ text: 'Hello from responses.', usage: { inputTokens: 9, outputTokens: 3 } });
     const response = await client.responses.create({ model: 'openai/gpt-4o', input: 'Say hello', instructions: 'Be brief.' });
     expect(response.output_text).toBe('Hello from responses.');
     expect(response.status).toBe('completed');
@@ -97,7 +77,7 @@ describe('openai SDK, responses', () => {
   });
 
   test('responses.stream emits text deltas and ends in response.completed', async () => {
-    openaiFake.script({ text: 'alpha beta gamma' });
+    env.openaiFake.script({ text: 'alpha beta gamma' });
     const stream = client.responses.stream({ model: 'openai/gpt-4o', input: 'Greek letters' });
     const types: string[] = [];
     let text = '';
@@ -113,12 +93,12 @@ describe('openai SDK, responses', () => {
   });
 
   test('a function call through responses, with the output sent back as function_call_output', async () => {
-    openaiFake.script({ toolCalls: [{ id: 'call_r1', name: 'get_weather', arguments: { city: 'Lima' } }] });
+    env.openaiFake.script({ toolCalls: [{ id: 'call_r1', name: 'get_weather', arguments: { city: 'Lima' } }] });
     const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather', parameters: weather.function.parameters, strict: false }];
     const first = await client.responses.create({ model: 'openai/gpt-4o', input: 'Weather in Lima?', tools });
     const call = first.output.find((item) => item.type === 'function_call');
     expect(call).toMatchObject({ type: 'function_call', call_id: 'call_r1', name: 'get_weather' });
-    openaiFake.script({ text: 'Foggy.' });
+    env.openaiFake.script({ text: 'Foggy.' });
     const second = await client.responses.create({
       model: 'openai/gpt-4o',
       tools,
@@ -133,7 +113,7 @@ describe('openai SDK, embeddings', () => {
     const result = await client.embeddings.create({ model: 'openai/text-embedding-3-small', input: ['first', 'second'] });
     expect(result.data).toHaveLength(2);
     expect(result.data[0]!.embedding).toHaveLength(1536);
-    const direct = await new OpenAI({ apiKey: openaiFake.apiKeys.valid, baseURL: openaiFake.baseUrl }).embeddings.create({ model: 'text-embedding-3-small', input: ['first', 'second'], encoding_format: 'float' });
+    const direct = await new OpenAI({ apiKey: env.openaiFake.apiKeys.valid, baseURL: env.openaiFake.baseUrl }).embeddings.create({ model: 'text-embedding-3-small', input: ['first', 'second'], encoding_format: 'float' });
     expect(result.data[1]!.embedding[5]).toBeCloseTo(direct.data[1]!.embedding[5]!, 6);
     expect(result.usage.prompt_tokens).toBeGreaterThan(0);
   });
@@ -147,17 +127,17 @@ describe('openai SDK, embeddings', () => {
 
 describe('any model on the OpenAI surface', () => {
   test('an Anthropic model answers through chat completions, usage normalised from Anthropic fields', async () => {
-    anthropicFake.script({ text: 'Bonjour.', usage: { inputTokens: 30, cachedInputTokens: 10, cacheWriteInputTokens: 5, outputTokens: 2 } });
+    env.anthropicFake.script({ text: 'Bonjour.', usage: { inputTokens: 30, cachedInputTokens: 10, cacheWriteInputTokens: 5, outputTokens: 2 } });
     const completion = await client.chat.completions.create({ model: 'anthropic/claude-sonnet-4', max_tokens: 100, messages: [{ role: 'system', content: 'French only.' }, { role: 'user', content: 'Hello' }] });
     expect(completion.choices[0]!.message.content).toBe('Bonjour.');
     expect(completion.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 10 } });
-    const sent = anthropicFake.requests.at(-1)!.json as Record<string, unknown>;
+    const sent = env.anthropicFake.requests.at(-1)!.json as Record<string, unknown>;
     expect(sent.system).toEqual([{ type: 'text', text: 'French only.' }]);
     expect(sent.max_tokens).toBe(100);
   });
 
   test('an Anthropic tool call streams to the OpenAI SDK as tool_calls deltas and the result goes back as tool_result', async () => {
-    anthropicFake.script({ toolCalls: [{ id: 'toolu_01', name: 'get_weather', arguments: { city: 'Cairo' } }] });
+    env.anthropicFake.script({ toolCalls: [{ id: 'toolu_01', name: 'get_weather', arguments: { city: 'Cairo' } }] });
     const stream = client.chat.completions.stream({ model: 'anthropic/claude-sonnet-4', messages: [{ role: 'user', content: 'Weather in Cairo?' }], tools: [weather] });
     const final = await stream.finalChatCompletion();
     const call = final.choices[0]!.message.tool_calls![0]!;
@@ -165,20 +145,20 @@ describe('any model on the OpenAI surface', () => {
     expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ city: 'Cairo' });
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
 
-    anthropicFake.script({ text: 'Hot.' });
+    env.anthropicFake.script({ text: 'Hot.' });
     const next = await client.chat.completions.create({
       model: 'anthropic/claude-sonnet-4',
       tools: [weather],
       messages: [{ role: 'user', content: 'Weather in Cairo?' }, final.choices[0]!.message, { role: 'tool', tool_call_id: 'toolu_01', content: '35C' }],
     });
     expect(next.choices[0]!.message.content).toBe('Hot.');
-    const sent = anthropicFake.requests.at(-1)!.json as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    const sent = env.anthropicFake.requests.at(-1)!.json as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
     expect(sent.messages[1]!.content[0]).toMatchObject({ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Cairo' } });
     expect(sent.messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_01' });
   });
 
   test('an Anthropic model through the responses surface, streamed', async () => {
-    anthropicFake.script({ text: 'via responses' });
+    env.anthropicFake.script({ text: 'via responses' });
     const stream = client.responses.stream({ model: 'anthropic/claude-sonnet-4', input: 'hi', max_output_tokens: 50 });
     const final = await stream.finalResponse();
     expect(final.output_text).toBe('via responses');

@@ -1,5 +1,6 @@
 import type { ResponseHeaders } from '@patchbay/outbound';
 import type { VendorErrorInit } from '../errors';
+import type { VendorErrorKind } from '../types';
 import type { SseFrame } from '../stream/sse';
 import type {
   CanonicalEmbeddingsRequest,
@@ -112,4 +113,26 @@ export function parseJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The fields every dialect's classification fills the same way. */
+export function vendorErrorInit(
+  kind: VendorErrorKind,
+  status: number,
+  message: string,
+  body: unknown,
+  headers: ResponseHeaders | null,
+  target: VendorTarget,
+  vendorCode: string | null,
+): VendorErrorInit {
+  return {
+    kind,
+    message: `${target.vendor}: ${message}`,
+    vendor: target.vendor,
+    model: target.model,
+    vendorStatus: status || null,
+    retryAfterSeconds: headers ? retryAfterSeconds(headers) : null,
+    vendorBody: body,
+    vendorCode,
+  };
 }

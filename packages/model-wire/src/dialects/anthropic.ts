@@ -1,7 +1,7 @@
 import type { ResponseHeaders } from '@patchbay/outbound';
 import { VendorError, WireError, type VendorErrorInit } from '../errors';
 import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, VendorTarget, Warning } from '../types';
-import { count, kindByStatus, looksLikeContextLength, retryAfterSeconds, vendorMessage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
+import { count, kindByStatus, looksLikeContextLength, vendorErrorInit, vendorMessage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
 import { prepareRequest, stripsCacheMarkers } from './prepare';
 
 type Json = Record<string, unknown>;
@@ -186,16 +186,7 @@ export function classifyAnthropicError(status: number, body: unknown, headers: R
   else if (type === 'not_found_error') kind = 'not_found';
   else if (type === 'request_too_large' || (type === 'invalid_request_error' && looksLikeContextLength(message))) kind = looksLikeContextLength(message) || type === 'request_too_large' ? 'context_length' : 'invalid_request';
   else if (type === 'timeout_error') kind = 'timeout';
-  return {
-    kind,
-    message: `${target.vendor}: ${message}`,
-    vendor: target.vendor,
-    model: target.model,
-    vendorStatus: status || null,
-    retryAfterSeconds: headers ? retryAfterSeconds(headers) : null,
-    vendorBody: body,
-    vendorCode: type,
-  };
+  return vendorErrorInit(kind, status, message, body, headers, target, type);
 }
 
 function outputBlocks(content: unknown): OutputBlock[] {

@@ -1,7 +1,7 @@
 import type { ResponseHeaders } from '@patchbay/outbound';
 import { VendorError, WireError, type VendorErrorInit } from '../errors';
 import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, VendorTarget, Warning } from '../types';
-import { count, kindByStatus, looksLikeContextLength, retryAfterSeconds, vendorMessage, zeroUsage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
+import { count, kindByStatus, looksLikeContextLength, vendorErrorInit, vendorMessage, zeroUsage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
 import { prepareRequest } from './prepare';
 
 type Json = Record<string, unknown>;
@@ -158,16 +158,7 @@ export function classifyGeminiError(status: number, body: unknown, headers: Resp
   else if (grpc === 'NOT_FOUND') kind = 'not_found';
   else if (grpc === 'INTERNAL') kind = 'server';
   else if (grpc === 'INVALID_ARGUMENT' && looksLikeContextLength(message)) kind = 'context_length';
-  return {
-    kind,
-    message: `${target.vendor}: ${message}`,
-    vendor: target.vendor,
-    model: target.model,
-    vendorStatus: status || null,
-    retryAfterSeconds: headers ? retryAfterSeconds(headers) : null,
-    vendorBody: body,
-    vendorCode: grpc,
-  };
+  return vendorErrorInit(kind, status, message, body, headers, target, grpc);
 }
 
 /** A Gemini candidate's parts as output blocks; function calls get ids (Gemini's own `id` when it sends one). */

@@ -10,7 +10,7 @@ import {
   kindByStatus,
   looksLikeContextLength,
   parseJson,
-  retryAfterSeconds,
+  vendorErrorInit,
   vendorMessage,
   zeroUsage,
   type DialectAdapter,
@@ -207,17 +207,7 @@ export function classifyOpenAIError(status: number, body: unknown, headers: Resp
   else if (status === 0 && (code === 'rate_limit_exceeded' || type === 'rate_limit_error' || type === 'rate_limit_exceeded')) kind = 'rate_limit';
   else if (status === 0 && (type === 'overloaded_error' || /overloaded/i.test(message))) kind = 'overloaded';
   else if (status === 0) kind = 'server';
-  return {
-    kind,
-    message: `${target.vendor}: ${message}`,
-    vendor: target.vendor,
-    model: target.model,
-    vendorStatus: status || null,
-    retryAfterSeconds: headers ? retryAfterSeconds(headers) : null,
-    vendorBody: body,
-    vendorCode: code ?? type,
-    param: typeof error.param === 'string' ? error.param : null,
-  };
+  return { ...vendorErrorInit(kind, status, message, body, headers, target, code ?? type), param: typeof error.param === 'string' ? error.param : null };
 }
 
 function answerFromChoice(json: Json, target: VendorTarget, headers: ResponseHeaders): VendorAnswer {
