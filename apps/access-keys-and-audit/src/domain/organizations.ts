@@ -210,20 +210,30 @@ export async function createAdminKey(
   if (input.expiresInSeconds !== undefined && (!Number.isSafeInteger(input.expiresInSeconds) || input.expiresInSeconds < 60)) {
     throw ValidationError.forField('expires-in', 'must be a whole number of seconds, 60 or more');
   }
-  const { material, data } = newKeyData(input.organizationId, environment, name, false);
   const expiresAt = input.expiresInSeconds === undefined ? null : new Date(now.getTime() + input.expiresInSeconds * 1000);
+  return storeCliKey(db, newKeyData(input.organizationId, environment, name, false), { expiresAt }, { scopes: [...SCOPES], expires_at: expiresAt?.toISOString() ?? null }, now);
+}
+
+/** Stores a key the admin CLI made, with its access_key.created event in the same transaction; returns it with its secret. */
+async function storeCliKey(
+  db: Db,
+  { material, data }: ReturnType<typeof newKeyData>,
+  extra: { serviceAccount?: string; expiresAt?: Date | null },
+  details: Record<string, unknown>,
+  now: Date = new Date(),
+): Promise<AccessKeyWithSecret> {
   return db.$transaction(async (tx) => {
-    const row = await tx.accessKey.create({ data: { ...data, expiresAt } });
+    const row = await tx.accessKey.create({ data: { ...data, ...extra } });
     await recordAuditEvent(tx, {
-      organizationId: input.organizationId,
-      environment,
+      organizationId: data.organizationId,
+      environment: data.environment,
       eventType: AUDIT_EVENT_TYPES.accessKeyCreated,
       actorType: 'admin_cli',
       targetKeyId: row.id,
       resourceType: 'access_key',
       resourceId: row.id,
       sourceService: SOURCE,
-      details: { name: row.name, scopes: row.scopes, expires_at: row.expiresAt?.toISOString() ?? null, key_masked: toAccessKeyRecord(row).key_masked },
+      details: { name: row.name, ...details, key_masked: toAccessKeyRecord(row).key_masked },
     });
     return { ...toAccessKeyRecord(row, now), key: material.key };
   });
@@ -240,20 +250,6 @@ export async function createServiceAccountKey(
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length > 0 || scopes.length === 0) throw ValidationError.forField('scopes', `must be one or more of ${SCOPES.join(', ')}`);
   const environment = input.environment ?? 'production';
-  const { material, data } = newKeyData(input.organizationId, environment, input.name ?? `Service account ${serviceAccount}`, false, scopes);
-  return db.$transaction(async (tx) => {
-    const row = await tx.accessKey.create({ data: { ...data, serviceAccount } });
-    await recordAuditEvent(tx, {
-      organizationId: input.organizationId,
-      environment,
-      eventType: AUDIT_EVENT_TYPES.accessKeyCreated,
-      actorType: 'admin_cli',
-      targetKeyId: row.id,
-      resourceType: 'access_key',
-      resourceId: row.id,
-      sourceService: SOURCE,
-      details: { name: row.name, service_account: serviceAccount, scopes, key_masked: toAccessKeyRecord(row).key_masked },
-    });
-    return { ...toAccessKeyRecord(row), key: material.key };
-  });
+  const key = newKeyData(input.organizationId, environment, input.name ?? `Service account ${serviceAccount}`, false, scopes);
+  return storeCliKey(db, key, { serviceAccount }, { service_account: serviceAccount, scopes });
 }
