@@ -116,9 +116,9 @@ test('one MCP tools/call is one trace: edge router, runtime, registry lookups, t
     TOOL_CALL_RECORD_WORKERS: 'false',
     PATCHBAY_CONNECTOR_BASE_URL_GITHUB: github.url,
   };
-  const runtime = await startTraced('mcp-runtime', 'mcp-runtime', 'main.js', { ...runtimeEnv, PORT: String(runtimePort) });
-  const worker = await startTraced('mcp-runtime-worker', 'mcp-runtime', 'worker.js', { ...runtimeEnv, PORT: String(workerPort) });
-  const edge = await startTraced('edge-router', 'edge-router', 'main.js', {
+  await startTraced('mcp-runtime', 'mcp-runtime', 'main.js', { ...runtimeEnv, PORT: String(runtimePort) });
+  await startTraced('mcp-runtime-worker', 'mcp-runtime', 'worker.js', { ...runtimeEnv, PORT: String(workerPort) });
+  await startTraced('edge-router', 'edge-router', 'main.js', {
     PORT: String(edgePort),
     ACCESS_KEYS_URL: shared.ACCESS_KEYS_URL,
     CONNECTOR_REGISTRY_URL: shared.CONNECTOR_REGISTRY_URL,
