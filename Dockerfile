@@ -32,8 +32,9 @@ RUN pnpm install --offline --frozen-lockfile --filter "@patchbay/${APP}..." --fi
 RUN pnpm turbo run build --filter="@patchbay/${APP}..." --output-logs=errors-only
 # pnpm 10 deploys from a workspace without injected dependencies only with --legacy. The result holds the
 # app's `files` (dist, and prisma/migrations where the app has them), its production dependencies, and
-# each @patchbay/* dependency as a copy of its own `files` (its built dist).
-RUN pnpm --filter "@patchbay/${APP}" --prod --offline deploy --legacy /out \
+# each @patchbay/* dependency as a copy of its own `files` (its built dist). The legacy deploy resolves
+# again and needs the registry's metadata, which `pnpm fetch` does not keep: --prefer-offline, not --offline.
+RUN pnpm --filter "@patchbay/${APP}" --prod --prefer-offline deploy --legacy /out \
  && test -f /out/dist/main.js
 
 
