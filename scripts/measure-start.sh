@@ -14,6 +14,8 @@ embedded=false
 [ "${1:-}" = "--embedded" ] && embedded=true
 source_repo="${SOURCE:-$(git -C "$(dirname "$0")" rev-parse --show-toplevel)}"
 work="$(mktemp -d)"
+# As root the embedded PostgreSQL runs as the postgres user, who must be able to enter the clone.
+chmod 755 "$work"
 clone="$work/patchbay"
 start_pid=""
 cleanup() {
@@ -43,7 +45,7 @@ built=""
 while :; do
   if [ -z "$built" ] && grep -q '\[patchbay\]' "$work/start.log" 2>/dev/null; then built=$(now); fi
   if grep -q 'Patchbay is running at' "$work/start.log" 2>/dev/null; then break; fi
-  if ! kill -0 "$start_pid" 2>/dev/null; then cat "$work/start.log" >&2; echo "pnpm start exited before the suite was healthy" >&2; exit 1; fi
+  if ! kill -0 "$start_pid" 2>/dev/null; then grep -v "^{" "$work/start.log" | tail -40 >&2; echo "pnpm start exited before the suite was healthy" >&2; exit 1; fi
   sleep 0.2
 done
 t3=$(now)

@@ -1,9 +1,10 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import Redis from 'ioredis';
-import { findOnPath, freePort, redisAnswers, resolveRedis, type LocalService } from './local-services';
+import { findOnPath, freePort, redisAnswers, resolveDatabase, resolveRedis, type LocalService } from './local-services';
 
 /*
  * How pnpm start finds Redis, against real servers: the redis-server binary on this machine's PATH
@@ -114,4 +115,19 @@ describe('resolveRedis', () => {
     expect(lines[0]).toMatch(/^PATCHBAY_EMBEDDED_REDIS=force: starting the embedded Redis-compatible server/);
     expect(await redisAnswers(service.url)).toBe(true);
   }, 30_000);
+});
+
+describe('resolveDatabase', () => {
+  const asRoot = process.getuid?.() === 0;
+  (asRoot ? test : test.skip)('as root, refuses to start the embedded PostgreSQL where the postgres user cannot reach its data, saying what to do', async () => {
+    const closed = mkdtempSync(path.join(tmpdir(), 'patchbay-closed-'));
+    chmodSync(closed, 0o700);
+    try {
+      await expect(resolveDatabase({ env: { PATCHBAY_EMBEDDED_POSTGRES: 'force' }, dataDir: path.join(closed, 'checkout', '.data'), say: () => undefined })).rejects.toThrow(
+        `the embedded PostgreSQL runs as the postgres user when pnpm start runs as root, and that user cannot enter ${closed}`,
+      );
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
 });

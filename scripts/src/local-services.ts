@@ -1,5 +1,5 @@
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -64,10 +64,13 @@ export async function resolveDatabase({ env, dataDir, say }: DatabaseOptions): P
     `${force ? 'PATCHBAY_EMBEDDED_POSTGRES=force' : `No PostgreSQL answers at ${DEFAULT_DATABASE_URL} and DATABASE_URL is not set`}: ` +
       `starting an embedded PostgreSQL with its data in ${displayPath(databaseDir)} (for local use; set DATABASE_URL to use your own server).`,
   );
-  const EmbeddedPostgres = loadEmbeddedPostgres();
   mkdirSync(dataDir, { recursive: true });
   const isRoot = process.getuid?.() === 0;
-  if (isRoot) letPostgresWrite(dataDir);
+  if (isRoot) {
+    assertPostgresCanReach([embeddedPostgresBinaries(), dataDir]);
+    letPostgresWrite(dataDir);
+  }
+  const EmbeddedPostgres = loadEmbeddedPostgres();
   const port = await freePort(54329 + portOffset(env));
   const password = 'patchbay-local';
   const pg = new EmbeddedPostgres({
@@ -103,6 +106,33 @@ function loadEmbeddedPostgres(): EmbeddedPostgresClass {
     for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
   }
   return EmbeddedPostgres;
+}
+
+/** The initdb binary embedded-postgres runs (in its platform package). */
+function embeddedPostgresBinaries(): string {
+  const from = path.dirname(require.resolve('embedded-postgres'));
+  // Its only export is dist/index.js, which names ../native/bin/{initdb,postgres,pg_ctl}.
+  const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, { paths: [from] });
+  return path.join(path.dirname(entry), '..', 'native', 'bin', 'initdb');
+}
+
+/**
+ * As root, embedded PostgreSQL runs as the postgres OS user, which must be able to walk down to its
+ * binaries and its data. A checkout under a folder only root may enter (/root, a 0700 temporary
+ * folder) would make it fail deep inside initdb; say what to do instead.
+ */
+function assertPostgresCanReach(paths: string[]): void {
+  for (const target of paths) {
+    for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) {
+        throw new Error(
+          `the embedded PostgreSQL runs as the postgres user when pnpm start runs as root, and that user cannot enter ${dir} (on the way to ${target}). ` +
+            'Run pnpm start as a regular user, or from a checkout other users can enter (chmod o+x on the folders above it), or set DATABASE_URL to a PostgreSQL of yours.',
+        );
+      }
+      if (path.dirname(dir) === dir) break;
+    }
+  }
 }
 
 /** As root, embedded PostgreSQL runs as the postgres OS user, which must be able to write the data folder. */
