@@ -56,7 +56,7 @@ built="${built:-$t3}"
 kill -INT -- "-$start_pid" 2>/dev/null || true
 for _ in $(seq 1 100); do [ -s "$work/start.cpu" ] && break; sleep 0.2; done
 start_pid=""
-cpu() { awk '{ printf "%.1f", $1 + $2 }' "$1" 2>/dev/null || echo "?"; }
+cpu() { tail -1 "$1" 2>/dev/null | awk '{ printf "%.1f", $1 + $2 }'; }
 
 echo "clone:                 $(elapsed "$t0" "$t1") s"
 echo "pnpm install:          $(elapsed "$t1" "$t2") s   ($(cpu "$work/install.cpu") CPU s)"
