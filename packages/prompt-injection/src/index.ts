@@ -1,0 +1,2 @@
+export { scorePrompt } from './score';
+export type { InputKind, PromptScore, ScoreOptions, Signal } from './score';
