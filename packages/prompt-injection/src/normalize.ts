@@ -20,8 +20,13 @@ export interface View {
 export interface Normalized {
   /** The input folded: invisible characters removed, NFKC, Latin accents and homoglyphs folded, lower case, runs of spaces as one. */
   text: string;
-  /** `text` with everything but letters removed: catches "i g n o r e", "i-g-n-o-r-e", "ig nore". */
-  letters: string;
+  /**
+   * `text` with everything but letters removed, to catch "i g n o r e", "i-g-n-o-r-e", "ig nore"; null
+   * when the text shows no split words (single letters in a row, fragments of the phrases looked for).
+   */
+  letters: string | null;
+  /** The first four letters of every a-z word of `text`, as prefixKey numbers: what the rules' gates look up. */
+  prefixes: Set<number>;
   /** Other readings (leetspeak, decoded base64/hex/percent/rot13/reversed, Unicode tag characters, hidden HTML/markdown). */
   views: View[];
   obfuscation: Set<Obfuscation>;
@@ -43,6 +48,8 @@ const DASHES = /[\u2010-\u2015\u2212]/g;
 const ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(lt|gt|amp|quot|apos|nbsp));/gi;
 const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'", nbsp: ' ' };
 const SPACES = /[^\S\n]+/g;
+// Whitespace other than single spaces and newlines: only then is the SPACES pass needed.
+const ODD_SPACE = /[\t\r\f\v\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\u0085]| {2}/;
 const NEWLINES = / ?\n[\s]*/g;
 const WORD = /\p{L}+/gu;
 const LETTER_ASCII = /[a-z]/gi;
@@ -109,20 +116,23 @@ export function fold(input: string, seen: Set<Obfuscation> = new Set()): string 
     }
   }
   if (text.includes('&')) text = decodeEntities(text, seen);
-  return text.toLowerCase().replace(SPACES, ' ').replace(NEWLINES, '\n');
+  text = text.toLowerCase();
+  if (ODD_SPACE.test(text)) text = text.replace(SPACES, ' ');
+  return text.includes('\n') ? text.replace(NEWLINES, '\n') : text;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Other readings
 // ---------------------------------------------------------------------------------------------
 
-const LEET_TOKEN = /[a-z0-9@$]*[0-9@$][a-z0-9@$]*/g;
+const LEET_TOKEN = /[a-z0-9@$]+/g;
 const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g', '@': 'a', $: 's' };
 
 /** Leetspeak read as letters ("1gn0r3" as "ignore"), or null when fewer than two words use it. */
 export function leetspeak(text: string): string | null {
   let changed = 0;
   const out = text.replace(LEET_TOKEN, (token) => {
+    if (!/[0-9@$]/.test(token)) return token;
     // A token of digits only is a number; one letter among digits (v2, 3d, 10x) is too little to read.
     let letters = 0;
     for (let i = 0; i < token.length; i++) {
@@ -130,9 +140,9 @@ export function leetspeak(text: string): string | null {
       if (c >= 97 && c <= 122) letters++;
     }
     if (letters < 1 || letters * 3 < token.length - letters || token.length < 2) return token;
-    changed++;
     let word = '';
     for (const char of token) word += LEET[char] ?? char;
+    if (word !== token) changed++;
     return word;
   });
   return changed >= 2 ? out : null;
@@ -193,22 +203,83 @@ export function rot13(text: string): string {
   return text.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 + 13) % 26) + 97));
 }
 
-// Common words as rot13 spells them: three of them mark a text worth reading rotated.
-const ROT13_WORDS = /\b(?:gur|naq|lbh|lbhe|nyy|vtaber|cerivbhf|vafgehpgvbaf|flfgrz|cebzcg|gryy|cevag|ehyrf|erirny|sbetrg)\b/g;
-const ROT13_CUE = /\b(?:rot-? ?13|caesar)\b/;
-// Common words spelled backwards, and cues that the text is to be read backwards.
-const REVERSED_WORDS = /\b(?:eht|dna|uoy|ruoy|lla|erongi|suoiverp|snoitcurtsni|metsys|tpmorp|laever|tnirp)\b/g;
+// Words as rot13 spells them (first four letters): three of them mark a text worth reading rotated.
+const ROT13_WORDS = ['gur', 'naq', 'lbh', 'lbhe', 'nyy', 'vtab', 'ceri', 'vafg', 'flfg', 'cebz', 'gryy', 'ceva', 'ehyr', 'erir', 'sbet'];
+const ROT13_CUE = ['rot', 'caes'];
+// Words spelled backwards, and cues that the text is to be read backwards.
+const REVERSED_WORDS = ['eht', 'dna', 'uoy', 'ruoy', 'lla', 'eron', 'suoi', 'snoi', 'mets', 'tpmo', 'laev', 'tnir'];
 const REVERSED_CUE = /\b(?:backwards?|reversed?|right to left)\b/;
+// Fragments of the phrases the letters-only reading is searched for, as split words leave them.
+const SPLIT_FRAGMENTS = ['ig', 'ign', 'nore', 'gnor', 'viou', 'stru', 'ctio', 'tion', 'sys', 'tem', 'mpt', 'rega', 'gard', 'veal', 'any', 'mode'];
 
-function distinctMatches(text: string, pattern: RegExp): number {
-  const seen = new Set<string>();
-  pattern.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = pattern.exec(text)) !== null) {
-    seen.add(m[0]);
-    if (seen.size >= 3) break;
+function countIn(prefixes: Set<number>, words: readonly string[]): number {
+  let n = 0;
+  for (const w of words) if (prefixes.has(prefixKey(w))) n++;
+  return n;
+}
+
+/**
+ * A word's first four letters (the whole word when shorter) as one number: five bits a letter and the
+ * length, so that scanning a text makes no string per word.
+ */
+export function prefixKey(word: string): number {
+  let key = 0;
+  const n = Math.min(4, word.length);
+  for (let i = 0; i < n; i++) key = key * 32 + (word.charCodeAt(i) - 96);
+  return key + n * 0x100000;
+}
+
+export interface WordScan {
+  /** prefixKey of every a-z word. */
+  prefixes: Set<number>;
+  /** Distinct one-letter words other than "a" and "i". */
+  singleLetters: number;
+  /** A run of 16 base64 characters. */
+  base64: boolean;
+  /** A run of 24 hex digits, spaces or colons. */
+  hex: boolean;
+  /** A digit, @ or $ against a letter (leetspeak). */
+  leet: boolean;
+}
+
+/** One pass over folded (lower-case) text: word prefixes and the hints that decide which readings to build. */
+export function scanWords(text: string): WordScan {
+  const prefixes = new Set<number>();
+  let singles = 0;
+  let key = 0;
+  let length = 0;
+  let run = 0;
+  let hexRun = 0;
+  let base64 = false;
+  let hex = false;
+  let leet = false;
+  let previous = 0; // 1 letter, 2 digit or @ or $, 0 other
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    const letter = c >= 97 && c <= 122;
+    if (letter) {
+      if (length < 4) key = key * 32 + (c - 96);
+      length++;
+    } else if (length > 0) {
+      prefixes.add(key + Math.min(length, 4) * 0x100000);
+      if (length === 1 && key !== 1 && key !== 9) singles |= 1 << key;
+      key = 0;
+      length = 0;
+    }
+    const digit = c >= 48 && c <= 57;
+    const leetChar = digit || c === 64 || c === 36;
+    if ((leetChar && previous === 1) || (letter && previous === 2)) leet = true;
+    previous = letter ? 1 : leetChar ? 2 : 0;
+    if (letter || digit || c === 43 || c === 47 || c === 95 || c === 45) {
+      if (++run >= 16) base64 = true;
+    } else run = 0;
+    if (digit || (c >= 97 && c <= 102) || c === 32 || c === 58) {
+      if (++hexRun >= 24) hex = true;
+    } else hexRun = 0;
   }
-  return seen.size;
+  let singleLetters = 0;
+  for (let bits = singles; bits; bits &= bits - 1) singleLetters++;
+  return { prefixes, singleLetters, base64, hex, leet };
 }
 
 // Content a human reader does not see: HTML comments, markdown comments, elements styled invisible.
@@ -218,7 +289,6 @@ const INVISIBLE_ELEMENT =
   /<([a-z][a-z0-9]*)\b[^>]*?(?:style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*(?:white|#fff(?:fff)?\b|transparent))[^"']*["']|\shidden\b|aria-hidden\s*=\s*["']true["'])[^>]*>([\s\S]*?)<\/\1\s*>/gi;
 
 function hiddenSegments(raw: string): string[] {
-  if (!raw.includes('<!--') && !raw.includes(']:') && !raw.includes('<')) return [];
   const out: string[] = [];
   for (const pattern of [HTML_COMMENT, MARKDOWN_COMMENT]) {
     pattern.lastIndex = 0;
@@ -244,16 +314,21 @@ export function normalize(input: string): Normalized {
   }
   const text = fold(raw, obfuscation);
 
-  const leet = leetspeak(text);
+  const scan = scanWords(text);
+  const prefixes = scan.prefixes;
+  // Each reading is built only when the scan hints at it: most text needs none.
+  const leet = scan.leet ? leetspeak(text) : null;
   if (leet !== null) views.push({ name: 'leetspeak', text: leet });
-  if (raw.length >= 16) {
-    for (const decoded of decodeBase64Runs(raw)) views.push({ name: 'base64', text: fold(decoded) });
-    for (const decoded of decodeHexRuns(raw)) views.push({ name: 'hex', text: fold(decoded) });
-    if (raw.includes('%')) for (const decoded of decodePercentRuns(raw)) views.push({ name: 'percent', text: fold(decoded) });
-  }
-  if (ROT13_CUE.test(text) || distinctMatches(text, ROT13_WORDS) >= 3) views.push({ name: 'rot13', text: rot13(text) });
-  if (REVERSED_CUE.test(text) || distinctMatches(text, REVERSED_WORDS) >= 3) views.push({ name: 'reversed', text: [...text].reverse().join('') });
-  for (const segment of hiddenSegments(raw)) views.push({ name: 'hidden', text: fold(segment) });
+  const hints = { base64: scan.base64, hex: scan.hex || raw.includes('\\x'), percent: raw.includes('%'), markup: raw.includes('<') || raw.includes(']:') };
+  if (hints.base64) for (const decoded of decodeBase64Runs(raw)) views.push({ name: 'base64', text: fold(decoded) });
+  if (hints.hex) for (const decoded of decodeHexRuns(raw)) views.push({ name: 'hex', text: fold(decoded) });
+  if (hints.percent) for (const decoded of decodePercentRuns(raw)) views.push({ name: 'percent', text: fold(decoded) });
+  if (countIn(prefixes, ROT13_CUE) > 0 || countIn(prefixes, ROT13_WORDS) >= 3) views.push({ name: 'rot13', text: rot13(text) });
+  const reversedCue = countIn(prefixes, ['back', 'reve', 'righ']) > 0 && REVERSED_CUE.test(text);
+  if (reversedCue || countIn(prefixes, REVERSED_WORDS) >= 3) views.push({ name: 'reversed', text: [...text].reverse().join('') });
+  if (hints.markup) for (const segment of hiddenSegments(raw)) views.push({ name: 'hidden', text: fold(segment) });
 
-  return { text, letters: text.replace(/[^a-z\u00c0-\uffff]+/g, ''), views, obfuscation };
+  const splitWords = scan.singleLetters >= 3 || countIn(prefixes, SPLIT_FRAGMENTS) > 0;
+  const letters = splitWords ? text.replace(/[^a-z\u00c0-\uffff]+/g, '') : null;
+  return { text, letters, prefixes, views, obfuscation };
 }

@@ -1,4 +1,4 @@
-import { DECODED_VIEWS, normalize, type ViewName } from './normalize';
+import { DECODED_VIEWS, normalize, prefixKey, scanWords, type ViewName } from './normalize';
 import { COMPACT_RULES, RULES, SIGNAL_CATEGORY, type Rule, type SignalCategory, type SignalId } from './signals';
 
 /** direct: the prompt a user sends (system and user messages); indirect: tool results and documents. */
@@ -30,6 +30,7 @@ export interface ScoreOptions {
 const CORE_MIN_WEIGHT = 0.25;
 const MAX_MATCHES_PER_RULE = 8;
 const MATCH_PREVIEW = 80;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 // Text that discusses injections rather than performs them: quoted attacks there weigh less.
 const META_CUES =
@@ -80,18 +81,82 @@ function record(hits: Hits, id: SignalId, weight: number, view: Signal['view'], 
   hits.set(id, { id, category: SIGNAL_CATEGORY[id], weight: w, view, match: match.length > MATCH_PREVIEW ? `${match.slice(0, MATCH_PREVIEW - 1)}…` : match });
 }
 
-function ruleApplies(rule: Rule, text: string): boolean {
-  if (!rule.anchors) return true;
-  for (const anchor of rule.anchors) if (text.includes(anchor)) return true;
-  return false;
+/**
+ * The rules' gates as one index from word prefix to the (rule, group) pairs it satisfies: per text, each
+ * distinct word prefix is looked up once, whatever the number of rules.
+ */
+interface GateIndex {
+  byPrefix: Map<number, Array<[rule: number, group: number]>>;
+  /** Per rule: the bit mask with one bit per group; the rule runs when all are set. */
+  full: Uint8Array;
+  /** Per rule and group: substrings that satisfy the group ("~" entries). */
+  substrings: Array<Array<string[]>>;
+  /** The rules that have substrings at all. */
+  withSubstrings: number[];
+}
+
+function buildGateIndex(rules: readonly Rule[]): GateIndex {
+  const byPrefix = new Map<number, Array<[number, number]>>();
+  const full = new Uint8Array(rules.length);
+  const substrings: Array<Array<string[]>> = [];
+  rules.forEach((rule, r) => {
+    const groups = rule.gate.split(';');
+    if (groups.length > 8) throw new Error(`rule ${rule.id}: a gate has at most 8 groups`);
+    full[r] = (1 << groups.length) - 1;
+    substrings[r] = groups.map((group, g) => {
+      const subs: string[] = [];
+      for (const entry of group.split(' ').filter(Boolean)) {
+        if (entry.startsWith('~')) subs.push(entry.slice(1));
+        else {
+          const key = prefixKey(entry);
+          const list = byPrefix.get(key) ?? [];
+          list.push([r, g]);
+          byPrefix.set(key, list);
+        }
+      }
+      return subs;
+    });
+  });
+  const withSubstrings = rules.map((_, r) => r).filter((r) => substrings[r]!.some((subs) => subs.length > 0));
+  return { byPrefix, full, substrings, withSubstrings };
+}
+
+const GATES = buildGateIndex(RULES);
+
+/** Which rules may match the text: a bit mask per rule of the gate groups its words (or substrings) satisfy. */
+function openRules(text: string, prefixes: Set<number>): Uint8Array {
+  const satisfied = new Uint8Array(RULES.length);
+  for (const prefix of prefixes) {
+    const entries = GATES.byPrefix.get(prefix);
+    if (entries) for (const [r, g] of entries) satisfied[r]! |= 1 << g;
+  }
+  const ascii = !NON_ASCII.test(text);
+  for (const r of GATES.withSubstrings) {
+    if (satisfied[r] === GATES.full[r]) continue;
+    const groups = GATES.substrings[r]!;
+    for (let g = 0; g < groups.length; g++) {
+      if (satisfied[r]! & (1 << g)) continue;
+      for (const sub of groups[g]!) {
+        if (ascii && NON_ASCII.test(sub)) continue;
+        if (text.includes(sub)) {
+          satisfied[r]! |= 1 << g;
+          break;
+        }
+      }
+    }
+  }
+  return satisfied;
 }
 
 /** Runs every rule over one reading of the input. Dampening by quotes applies to the input as written only. */
-function scanView(text: string, kind: InputKind, view: Signal['view'], hits: Hits): void {
+function scanView(text: string, kind: InputKind, view: Signal['view'], hits: Hits, prefixes: Set<number> = scanWords(text).prefixes): void {
   const context = view === 'text' ? new Context(text, kind) : null;
-  for (const rule of RULES) {
+  const satisfied = openRules(text, prefixes);
+  for (let r = 0; r < RULES.length; r++) {
+    if (satisfied[r] !== GATES.full[r]) continue;
+    const rule = RULES[r]!;
     const base = kind === 'direct' ? rule.direct : rule.indirect;
-    if (base <= 0 || !ruleApplies(rule, text)) continue;
+    if (base <= 0) continue;
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     let best = 0;
@@ -127,7 +192,7 @@ export function scorePrompt(input: string, options: ScoreOptions): PromptScore {
   if (kind !== 'direct' && kind !== 'indirect') throw new TypeError(`kind must be direct or indirect, got ${String(kind)}`);
   const normalized = normalize(input);
   const hits: Hits = new Map();
-  scanView(normalized.text, kind, 'text', hits);
+  scanView(normalized.text, kind, 'text', hits, normalized.prefixes);
 
   for (const view of normalized.views) {
     const found: Hits = new Map();
@@ -144,7 +209,7 @@ export function scorePrompt(input: string, options: ScoreOptions): PromptScore {
   }
 
   for (const rule of COMPACT_RULES) {
-    if (hits.has(rule.id)) continue;
+    if (normalized.letters === null || hits.has(rule.id)) continue;
     const m = rule.pattern.exec(normalized.letters);
     if (m === null) continue;
     record(hits, rule.id, rule.weight, 'letters', m[0]);
