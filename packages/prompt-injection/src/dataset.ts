@@ -55,13 +55,19 @@ export function evaluate(rows: LabelledPrompt[], score: (row: LabelledPrompt) =>
     categories.set(key, cat);
     cat.total++;
     const item = { ...row, score: result.score, signals: result.signals.map((s) => s.id) };
-    if (row.label === 'injection') {
-      if (flagged) (out.truePositives++, cat.correct++);
-      else (out.falseNegatives++, out.falseNegativeItems.push(item));
+    if (row.label === 'injection' && flagged) {
+      out.truePositives++;
+      cat.correct++;
+    } else if (row.label === 'injection') {
+      out.falseNegatives++;
+      out.falseNegativeItems.push(item);
     } else if (flagged) {
       out.falsePositives++;
       out.falsePositiveItems.push(item);
-    } else (out.trueNegatives++, cat.correct++);
+    } else {
+      out.trueNegatives++;
+      cat.correct++;
+    }
   }
   out.precision = out.truePositives + out.falsePositives === 0 ? 1 : out.truePositives / (out.truePositives + out.falsePositives);
   out.recall = out.truePositives + out.falseNegatives === 0 ? 1 : out.truePositives / (out.truePositives + out.falseNegatives);

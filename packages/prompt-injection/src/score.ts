@@ -148,8 +148,26 @@ function openRules(text: string, prefixes: Set<number>): Uint8Array {
   return satisfied;
 }
 
-/** Runs every rule over one reading of the input. Dampening by quotes applies to the input as written only. */
-function scanView(text: string, kind: InputKind, view: Signal['view'], hits: Hits, prefixes: Set<number> = scanWords(text).prefixes): void {
+// Long texts are scanned in overlapping windows, each with its own gates: an instruction buried in a long
+// document opens the rules for its window only. Every pattern spans far less than the overlap.
+const WINDOW = 4096;
+const OVERLAP = 512;
+
+/** Runs the rules over one reading of the input, window by window when it is long. */
+function scanView(text: string, kind: InputKind, view: Signal['view'], hits: Hits, prefixes?: Set<number>): void {
+  if (text.length <= WINDOW) {
+    scanWindow(text, kind, view, hits, prefixes ?? scanWords(text).prefixes);
+    return;
+  }
+  for (let start = 0; start < text.length; start += WINDOW - OVERLAP) {
+    const window = text.slice(start, start + WINDOW);
+    scanWindow(window, kind, view, hits, scanWords(window).prefixes);
+    if (start + WINDOW >= text.length) break;
+  }
+}
+
+/** Runs every rule whose gate the words open over one window. Dampening by quotes applies to the input as written only. */
+function scanWindow(text: string, kind: InputKind, view: Signal['view'], hits: Hits, prefixes: Set<number>): void {
   const context = view === 'text' ? new Context(text, kind) : null;
   const satisfied = openRules(text, prefixes);
   for (let r = 0; r < RULES.length; r++) {
