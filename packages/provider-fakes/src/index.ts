@@ -1,5 +1,18 @@
 export { FakeRoutes, bearerToken, startFakeServer } from './fake-server';
 export type { FakeBehaviour, FakeHandler, FakeReply, FakeRequest, FakeServer, RecordedRequest } from './fake-server';
+export { EVENTBRITE_FAKE_TOKENS, startFakeEventbrite } from './eventbrite';
+export type {
+  EventbriteAttendeeInput,
+  EventbriteAttendeeJson,
+  EventbriteEventInput,
+  EventbriteEventJson,
+  EventbriteEventStatus,
+  EventbriteLimits,
+  EventbriteSeedOptions,
+  FakeEventbrite,
+  FakeEventbriteAccount,
+  FakeEventbriteOptions,
+} from './eventbrite';
 export { GITHUB_FAKE_LOGIN, GITHUB_FAKE_TOKENS, startFakeGithub } from './github';
 export type { FakeGithubSeed } from './github';
 export { GMAIL_FAKE_TOKENS, GMAIL_FAKE_USER, parseRawMessage, startFakeGmail } from './gmail';
@@ -17,3 +30,7 @@ export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
 export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
 export type { FakeSlackSeed } from './slack';
 export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
+export { createFakeClock } from './platform-clock';
+export type { FakeClock, FakeClockOptions } from './platform-clock';
+export type { FaultControl, FaultKind, FaultTarget } from './platform-faults';
+export type { PlatformLoggedRequest } from './platform-server';
