@@ -678,7 +678,8 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
         count,
         (k) => {
           const created = at - (count - k) * spacing;
-          const start = at + (k - past) * 3_600_000 + 1_800_000;
+          // An hour apart; the first `past` are over by now, the rest start from half an hour ahead.
+          const start = at + (k - past) * 3_600_000 + (k < past ? -3_600_000 : 1_800_000);
           const end = start + 3_600_000;
           const t = eventTitle(seed, firstSeq + k);
           return {

@@ -21,6 +21,18 @@ export { GOOGLE_CALENDAR_FAKE_TOKENS, GOOGLE_CALENDAR_FAKE_USER, startFakeGoogle
 export type { FakeCalendarEvent } from './google-calendar';
 export type { GoogleFakeTokens } from './google-common';
 export { HUBSPOT_FAKE_TOKENS, startFakeHubspot } from './hubspot';
+export type { FakeHubspot, FakeHubspotOptions } from './hubspot';
+export type {
+  AttendanceState,
+  FakeHubspotPortal,
+  HubspotContactInput,
+  HubspotContactJson,
+  HubspotEventInput,
+  HubspotLimits,
+  HubspotMarketingEventJson,
+  HubspotParticipationJson,
+  HubspotSeedOptions,
+} from './hubspot-marketing';
 export { JIRA_FAKE_CREDENTIALS, JIRA_FAKE_USERS, startFakeJira } from './jira';
 export type { FakeJiraIssue } from './jira';
 export { JSON_API_FAKE_TOKENS, startFakeJsonApi } from './json-api';

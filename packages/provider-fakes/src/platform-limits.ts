@@ -50,12 +50,16 @@ export class RateLimiter {
     return this.buckets;
   }
 
-  take(key: string, now: number): TakeResult {
+  /**
+   * Counts one request. `key` says whose allowance it uses: one key for every bucket, or a key per
+   * bucket (HubSpot counts ten-second windows per app and days per account).
+   */
+  take(key: string | ((spec: RateBucketSpec) => string), now: number): TakeResult {
     const states: BucketState[] = [];
     let tripped: BucketState | undefined;
     const counters: Counter[] = [];
     for (const spec of this.buckets) {
-      const counter = this.counter(`${spec.name}\u0000${key}`, spec, now);
+      const counter = this.counter(`${spec.name}\u0000${typeof key === 'string' ? key : key(spec)}`, spec, now);
       counters.push(counter);
       const used = isRolling(spec.window) ? counter.times.length : counter.count;
       const resetAt = this.resetAt(spec, counter, now);
