@@ -42,6 +42,21 @@ export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
 export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
 export type { FakeSlackSeed } from './slack';
 export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
+export { ZOOM_FAKE_CREDENTIALS, startFakeZoom } from './zoom';
+export type {
+  FakeZoom,
+  FakeZoomAccount,
+  FakeZoomOptions,
+  ZoomCategory,
+  ZoomLimits,
+  ZoomParticipantJson,
+  ZoomRegistrantInput,
+  ZoomRegistrantJson,
+  ZoomRegistrantStatus,
+  ZoomSeedOptions,
+  ZoomWebinarInput,
+  ZoomWebinarJson,
+} from './zoom';
 export { createFakeClock } from './platform-clock';
 export type { FakeClock, FakeClockOptions } from './platform-clock';
 export type { FaultControl, FaultKind, FaultTarget } from './platform-faults';
