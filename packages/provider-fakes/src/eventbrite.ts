@@ -1,7 +1,8 @@
 import { FakeRoutes, bearerToken, type FakeReply, type FakeRequest } from './fake-server';
 import { ChildCollections, LazyCollection, SequenceRanges } from './lazy-collection';
 import { createFakeClock, type FakeClock, type FakeClockOptions } from './platform-clock';
-import type { FaultControl } from './platform-faults';
+import { addControlRoutes } from './platform-control';
+import { FaultQueue, type FaultControl } from './platform-faults';
 import { RateLimiter, type RateBucketSpec } from './platform-limits';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
@@ -32,6 +33,10 @@ export interface FakeEventbriteOptions {
   recordRequests?: boolean;
   /** Awaited before every answer (a real API's latency), for benchmarks. */
   latency?: () => Promise<void>;
+  /** Port to listen on (default: any free port). */
+  port?: number;
+  /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
+  control?: boolean;
 }
 
 export interface EventbriteSeedOptions {
@@ -214,6 +219,12 @@ const argumentsError = (problems: Record<string, string>): FakeReply =>
     error_detail: { ARGUMENTS_ERROR: Object.fromEntries(Object.entries(problems).map(([k, v]) => [k, [v]])) },
   });
 
+function checkLimits(limits: unknown): EventbriteLimits {
+  if (limits === 'unlimited' || limits === 'published') return limits;
+  if (typeof limits === 'object' && limits !== null && Object.values(limits).every((v) => v === undefined || (Number.isInteger(v) && (v as number) >= 0))) return limits as EventbriteLimits;
+  throw new Error('limits is "unlimited", "published" or {"perHour", "perDay"} as whole numbers');
+}
+
 function limitBuckets(limits: EventbriteLimits): RateBucketSpec[] {
   if (limits === 'unlimited') return [];
   const { perHour, perDay } = limits === 'published' ? { perHour: 2000, perDay: 48_000 } : limits;
@@ -225,7 +236,7 @@ function limitBuckets(limits: EventbriteLimits): RateBucketSpec[] {
 
 export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): Promise<FakeEventbrite> {
   const clock = options.clock && 'now' in options.clock ? options.clock : createFakeClock(options.clock);
-  const limiter = new RateLimiter(limitBuckets(options.limits ?? 'unlimited'));
+  const limiter = new RateLimiter(limitBuckets(checkLimits(options.limits ?? 'unlimited')));
   const accounts = new Map<string, Account>();
   const eventSeqs = new SequenceRanges<Org>();
   let nextOrg = 0;
@@ -589,9 +600,25 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
       return 'reply' in found ? found.reply : listAttendees(req, found.rec.seq);
     });
 
+  const faults = new FaultQueue();
   const server = await startPlatformServer<Account>({
     clock,
     routes,
+    faults,
+    port: options.port,
+    publicRoutes: options.control
+      ? addControlRoutes(new FakeRoutes(), {
+          clock,
+          faults,
+          requests: (): PlatformLoggedRequest[] => server.requests,
+          setLimits: (limits) => limiter.configure(limitBuckets(checkLimits(limits))),
+          seed: (body) => account.seed(body as unknown as EventbriteSeedOptions),
+          createAccount: () => {
+            const created = createAccount();
+            return { token: created.token, userId: created.userId, organizationIds: created.organizationIds() };
+          },
+        })
+      : undefined,
     recordRequests: options.recordRequests,
     latency: options.latency,
     authenticate: (req) => {
@@ -823,7 +850,7 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
     requests: server.requests,
     clock,
     faults: server.faults,
-    limits: { set: (limits) => limiter.configure(limitBuckets(limits)) },
+    limits: { set: (limits) => limiter.configure(limitBuckets(checkLimits(limits))) },
     account,
     createAccount,
     close: server.close,

@@ -180,6 +180,12 @@ export const hubspotError = (status: number, category: string, message: string, 
   body: { status: 'error', message, correlationId: randomUUID(), category, ...extra },
 });
 
+function checkLimits(limits: unknown): HubspotLimits {
+  if (typeof limits === 'string' && ['unlimited', 'free', 'starter', 'professional', 'enterprise'].includes(limits)) return limits as HubspotLimits;
+  if (typeof limits === 'object' && limits !== null && Object.values(limits).every((v) => v === undefined || (Number.isInteger(v) && (v as number) >= 0))) return limits as HubspotLimits;
+  throw new Error('limits is "unlimited", "free", "starter", "professional", "enterprise" or {"tenSecondly", "daily"} as whole numbers');
+}
+
 function limitBuckets(limits: HubspotLimits): RateBucketSpec[] {
   if (limits === 'unlimited') return [];
   const tiers = { free: [100, 250_000], starter: [100, 250_000], professional: [190, 625_000], enterprise: [190, 1_000_000] } as const;
@@ -199,7 +205,7 @@ function countMod10(n: number, from: number, to: number): number {
 
 export function createHubspotMarketing(options: { clock: FakeClock; limits: HubspotLimits; baseUrl: () => string }) {
   const { clock } = options;
-  const limiter = new RateLimiter(limitBuckets(options.limits));
+  const limiter = new RateLimiter(limitBuckets(checkLimits(options.limits)));
   const tokens = new Map<string, HubspotIdentity>();
   const eventSeqs = new SequenceRanges<Portal>();
   const contactSeqs = new SequenceRanges<Portal>();
@@ -772,7 +778,7 @@ export function createHubspotMarketing(options: { clock: FakeClock; limits: Hubs
     tokens,
     limit,
     rateLimitReply,
-    setLimits: (limits: HubspotLimits) => limiter.configure(limitBuckets(limits)),
+    setLimits: (limits: HubspotLimits) => limiter.configure(limitBuckets(checkLimits(limits))),
     findContact: (portal: Portal, id: string, wanted: string[]) => {
       const found = findContact(portal, id);
       return found && !found.rec.archived ? renderContact(found.rec, wanted) : undefined;

@@ -1,7 +1,8 @@
 import { FakeRoutes, bearerToken, type FakeReply, type FakeServer } from './fake-server';
-import { createHubspotMarketing, hubspotError, type FakeHubspotPortal, type HubspotIdentity, type HubspotLimits } from './hubspot-marketing';
+import { createHubspotMarketing, hubspotError, type FakeHubspotPortal, type HubspotIdentity, type HubspotLimits, type HubspotSeedOptions } from './hubspot-marketing';
 import { createFakeClock, type FakeClock, type FakeClockOptions } from './platform-clock';
-import type { FaultControl } from './platform-faults';
+import { addControlRoutes } from './platform-control';
+import { FaultQueue, type FaultControl } from './platform-faults';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 
 /** Tokens the fake HubSpot understands. */
@@ -65,6 +66,10 @@ export interface FakeHubspotOptions {
   recordRequests?: boolean;
   /** Awaited before every answer (a real API's latency), for benchmarks. */
   latency?: () => Promise<void>;
+  /** Port to listen on (default: any free port). */
+  port?: number;
+  /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
+  control?: boolean;
 }
 
 /** The fake HubSpot: the CRM fake the connector catalog uses, plus Marketing Events for the unified data sync. */
@@ -335,9 +340,25 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
   const invalidAuthentication = () =>
     hubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
 
+  const faults = new FaultQueue();
   const server = await startPlatformServer<HubspotIdentity>({
     clock: fakeClock,
     routes,
+    faults,
+    port: options.port,
+    publicRoutes: options.control
+      ? addControlRoutes(new FakeRoutes(), {
+          clock: fakeClock,
+          faults,
+          requests: (): PlatformLoggedRequest[] => server.requests,
+          setLimits: (limits) => marketing.setLimits(limits as HubspotLimits),
+          seed: (body) => portal.seed(body as unknown as HubspotSeedOptions),
+          createAccount: () => {
+            const created = marketing.createPortal();
+            return { portalId: created.portalId, token: created.token };
+          },
+        })
+      : undefined,
     recordRequests: options.recordRequests,
     latency: options.latency,
     authenticate: (req) => {

@@ -44,6 +44,8 @@ export interface PlatformHooks<I> {
 
 export interface PlatformServerOptions<I> extends PlatformHooks<I> {
   clock: FakeClock;
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
   faults?: FaultQueue;
   /** Keep every request in `requests` (default true). A long benchmark turns it off to keep memory flat. */
   recordRequests?: boolean;
@@ -86,7 +88,8 @@ export async function startPlatformServer<I>(options: PlatformServerOptions<I>):
       status: 0,
       at: options.clock.now(),
     };
-    if (record) requests.push(recorded);
+    // The fake's own test controls (/__fake/) are plumbing, not traffic: they stay out of the log.
+    if (record && !url.pathname.startsWith('/__fake/')) requests.push(recorded);
     const send = (reply: FakeReply, fault?: FaultRule) => {
       recorded.status = reply.status ?? 200;
       if (fault) recorded.fault = fault.kind;
@@ -145,7 +148,10 @@ export async function startPlatformServer<I>(options: PlatformServerOptions<I>):
     req.on('end', () => void handle(req, res, Buffer.concat(chunks).toString('utf8')));
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,7 +1,8 @@
 import { FakeRoutes, bearerToken, type FakeReply, type FakeRequest } from './fake-server';
 import { ChildCollections, LazyCollection, SequenceRanges } from './lazy-collection';
 import { createFakeClock, nextUtcMidnight, type FakeClock, type FakeClockOptions } from './platform-clock';
-import type { FaultControl } from './platform-faults';
+import { addControlRoutes } from './platform-control';
+import { FaultQueue, type FaultControl } from './platform-faults';
 import { RateLimiter, type RateBucketSpec } from './platform-limits';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
@@ -45,6 +46,10 @@ export interface FakeZoomOptions {
   recordRequests?: boolean;
   /** Awaited before every answer (a real API's latency), for benchmarks. */
   latency?: () => Promise<void>;
+  /** Port to listen on (default: any free port). */
+  port?: number;
+  /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
+  control?: boolean;
 }
 
 export interface ZoomSeedOptions {
@@ -220,6 +225,16 @@ function categoryOf(path: string): ZoomCategory {
   return 'Medium';
 }
 
+function checkLimits(limits: unknown): ZoomLimits {
+  if (limits === 'unlimited' || limits === 'free' || limits === 'pro' || limits === 'business') return limits;
+  const whole = (v: unknown) => v === undefined || (Number.isInteger(v) && (v as number) >= 0);
+  if (typeof limits === 'object' && limits !== null) {
+    const { daily, ...perSecond } = limits as Record<string, unknown>;
+    if (Object.values(perSecond).every(whole) && (daily === undefined || (typeof daily === 'object' && daily !== null && Object.values(daily).every(whole)))) return limits as ZoomLimits;
+  }
+  throw new Error('limits is "unlimited", "free", "pro", "business" or {"light", "medium", "heavy", "daily": {…}} as whole numbers');
+}
+
 function limitBuckets(limits: ZoomLimits): Map<ZoomCategory, RateBucketSpec[]> {
   const out = new Map<ZoomCategory, RateBucketSpec[]>();
   if (limits === 'unlimited') return out;
@@ -243,7 +258,7 @@ function limitBuckets(limits: ZoomLimits): Map<ZoomCategory, RateBucketSpec[]> {
 
 export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<FakeZoom> {
   const clock = options.clock && 'now' in options.clock ? options.clock : createFakeClock(options.clock);
-  let buckets = limitBuckets(options.limits ?? 'unlimited');
+  let buckets = limitBuckets(checkLimits(options.limits ?? 'unlimited'));
   let limiters = new Map([...buckets].map(([c, specs]) => [c, new RateLimiter(specs)]));
   const accounts = new Map<string, Account>();
   const accessTokens = new Map<string, AccessToken>();
@@ -565,10 +580,30 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     return token;
   };
 
+  const faults = new FaultQueue();
+  const setLimits = (limits: ZoomLimits) => {
+    buckets = limitBuckets(checkLimits(limits));
+    limiters = new Map([...buckets].map(([c, specs]) => [c, new RateLimiter(specs)]));
+  };
+  if (options.control) {
+    addControlRoutes(publicRoutes, {
+      clock,
+      faults,
+      requests: (): PlatformLoggedRequest[] => server.requests,
+      setLimits: (limits) => setLimits(limits as ZoomLimits),
+      seed: (body) => account.seed(body as unknown as ZoomSeedOptions),
+      createAccount: () => {
+        const created = createAccount();
+        return { accountId: created.accountId, clientId: created.clientId, clientSecret: created.clientSecret };
+      },
+    });
+  }
   const server = await startPlatformServer<Account>({
     clock,
     routes,
     publicRoutes,
+    faults,
+    port: options.port,
     recordRequests: options.recordRequests,
     latency: options.latency,
     authenticate: (req) => {
@@ -800,12 +835,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     requests: server.requests,
     clock,
     faults: server.faults,
-    limits: {
-      set: (limits) => {
-        buckets = limitBuckets(limits);
-        limiters = new Map([...buckets].map(([c, specs]) => [c, new RateLimiter(specs)]));
-      },
-    },
+    limits: { set: setLimits },
     account,
     createAccount: () => createAccount(),
     close: server.close,

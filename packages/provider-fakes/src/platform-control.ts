@@ -1,0 +1,75 @@
+import { FakeRoutes, type FakeReply } from './fake-server';
+import type { FakeClock } from './platform-clock';
+import type { FaultQueue } from './platform-faults';
+import type { PlatformLoggedRequest } from './platform-server';
+
+/** What a marketing fake exposes to its control routes. */
+export interface ControlTarget {
+  clock: FakeClock;
+  faults: FaultQueue;
+  requests(): PlatformLoggedRequest[];
+  setLimits(limits: unknown): void;
+  /** Seeds the starting account (the body is the platform's seed options). */
+  seed(body: Record<string, unknown>): unknown;
+  /** A new account: its credentials. */
+  createAccount(): unknown;
+}
+
+const bad = (message: string): FakeReply => ({ status: 400, body: { error: 'bad_control_request', message } });
+
+/**
+ * Test controls over HTTP, for a fake running in a process of its own (the CLI, an out-of-process
+ * benchmark): under `/__fake/`, no authentication, never part of the platform's API.
+ *
+ * - `POST /__fake/seed` with the platform's seed options (`{"events": 100, "attendeesPerEvent": 10}`)
+ * - `POST /__fake/accounts`: a new account and its credentials
+ * - `POST /__fake/clock` with `{"advanceMs"}`, `{"set": epochMs}`, `{"freeze": true|false}`
+ * - `POST /__fake/limits` with `{"limits": …}` as the starter takes them
+ * - `POST /__fake/faults` with `{"kind": "serverErrors" | "cutConnection" | "slow" | "rateLimit", …options}`
+ *   (`path` a string the request path contains); `DELETE` clears them
+ * - `GET /__fake/requests`: how many requests arrived, by status
+ */
+export function addControlRoutes(routes: FakeRoutes, target: ControlTarget): FakeRoutes {
+  const body = (json: unknown): Record<string, unknown> | undefined => (typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined);
+  const attempt = (fn: () => unknown): FakeReply => {
+    try {
+      return { body: fn() ?? { ok: true } };
+    } catch (err) {
+      return bad((err as Error).message);
+    }
+  };
+  const kinds = ['serverErrors', 'cutConnection', 'slow', 'rateLimit'] as const;
+  return routes
+    .route('POST', '/__fake/seed', (req) => {
+      const options = body(req.json);
+      return options ? attempt(() => target.seed(options)) : bad('Send the seed options as a JSON object.');
+    })
+    .route('POST', '/__fake/accounts', () => attempt(() => target.createAccount()))
+    .route('POST', '/__fake/clock', (req) => {
+      const options = body(req.json) ?? {};
+      if (typeof options.advanceMs === 'number') target.clock.advance(options.advanceMs);
+      else if (typeof options.set === 'number') target.clock.set(options.set);
+      else if (options.freeze === true) target.clock.freeze();
+      else if (options.freeze === false) target.clock.unfreeze();
+      else return bad('Send {"advanceMs": n}, {"set": epochMs} or {"freeze": true|false}.');
+      return { body: { now: target.clock.now() } };
+    })
+    .route('POST', '/__fake/limits', (req) => {
+      const options = body(req.json);
+      return options && 'limits' in options ? attempt(() => target.setLimits(options.limits)) : bad('Send {"limits": …} as the fake takes them.');
+    })
+    .route('POST', '/__fake/faults', (req) => {
+      const options = body(req.json);
+      const kind = options?.kind as (typeof kinds)[number] | undefined;
+      if (!options || !kind || !kinds.includes(kind)) return bad(`Send {"kind": one of ${kinds.join(', ')}, …its options}.`);
+      if (options.path !== undefined && typeof options.path !== 'string') return bad('path is a string the request path must contain.');
+      const { kind: _kind, ...rest } = options;
+      return attempt(() => (target.faults[kind] as (o: unknown) => void).call(target.faults, rest));
+    })
+    .route('DELETE', '/__fake/faults', () => attempt(() => target.faults.clear()))
+    .route('GET', '/__fake/requests', () => {
+      const byStatus: Record<string, number> = {};
+      for (const r of target.requests()) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+      return { body: { total: target.requests().length, byStatus } };
+    });
+}
