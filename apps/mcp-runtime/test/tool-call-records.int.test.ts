@@ -213,7 +213,7 @@ describe('the record pipeline loses nothing', () => {
   it('a batch put on the queue by another replica is stored by this one; a malformed record in it is dropped, the rest stored', async () => {
     const s = await scenario(h, { connect: false });
     const connection = createRedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-    const queues = new QueueSet({ connection });
+    const queues = new QueueSet({ connection, prefix: process.env.QUEUE_PREFIX });
     try {
       const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
       const good = [job(mine), job({ ...mine, status: 'blocked', error_code: 'security_rule_blocked' })];
@@ -233,7 +233,7 @@ describe('the record pipeline loses nothing', () => {
   it('a single-record job (from a runtime older than batches) is still stored', async () => {
     const s = await scenario(h, { connect: false });
     const connection = createRedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-    const queues = new QueueSet({ connection });
+    const queues = new QueueSet({ connection, prefix: process.env.QUEUE_PREFIX });
     try {
       const queued = job({ organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId });
       await queues.get(QUEUE_NAMES.toolCallRecords)!.add(QUEUE_NAMES.toolCallRecords, queued, { jobId: queued.event_id });
