@@ -181,6 +181,21 @@ describe('fake HubSpot marketing events', () => {
     expect((added2.associations as Json).contact.email).toBe('late@example.com');
   });
 
+  it('skips nothing when the event a cursor points at is deleted before the next page', async () => {
+    hs.portal.seed({ events: 25, participantsPerEvent: 0 });
+    const first = await get('/marketing/v3/marketing-events/?limit=10');
+    const after = first.body.paging.next.after as string;
+    hs.portal.deleteEvent(after);
+    const seen = (first.body.results as Json[]).map((e) => e.objectId as string);
+    for (let next: string | undefined = after; next; ) {
+      const page = await get(`/marketing/v3/marketing-events/?limit=10&after=${next}`);
+      seen.push(...(page.body.results as Json[]).map((e) => e.objectId as string));
+      next = page.body.paging?.next?.after as string | undefined;
+    }
+    expect(seen).toEqual(hs.portal.allEvents().map((e) => e.objectId));
+    expect(seen).toHaveLength(24);
+  });
+
   it('takes writes over HTTP: create, patch, cancel by external id, delete', async () => {
     const created = await call('POST', '/marketing/v3/marketing-events/events', { body: { externalAccountId: 'acct', externalEventId: 'ext-1', eventName: 'Launch', eventOrganizer: 'Us' } });
     expect(created.body).toMatchObject({ eventName: 'Launch', externalEventId: 'ext-1', objectId: expect.any(String) });

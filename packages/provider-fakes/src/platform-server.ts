@@ -49,6 +49,11 @@ export interface PlatformServerOptions<I> extends PlatformHooks<I> {
   faults?: FaultQueue;
   /** Keep every request in `requests` (default true). A long benchmark turns it off to keep memory flat. */
   recordRequests?: boolean;
+  /**
+   * The most requests the log holds (default 100,000): past it the oldest half is dropped, so a
+   * benchmark that forgot `recordRequests: false` does not grow without bound.
+   */
+  maxRecordedRequests?: number;
   /** Awaited before every answer: a real API's network and server time, for benchmarks. None by default. */
   latency?: () => Promise<void>;
 }
@@ -74,6 +79,7 @@ export async function startPlatformServer<I>(options: PlatformServerOptions<I>):
   const requests: PlatformLoggedRequest[] = [];
   const faults = options.faults ?? new FaultQueue();
   const record = options.recordRequests ?? true;
+  const maxRecorded = Math.max(1, options.maxRecordedRequests ?? 100_000);
 
   const handle = async (req: IncomingMessage, res: ServerResponse, body: string): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -89,7 +95,10 @@ export async function startPlatformServer<I>(options: PlatformServerOptions<I>):
       at: options.clock.now(),
     };
     // The fake's own test controls (/__fake/) are plumbing, not traffic: they stay out of the log.
-    if (record && !url.pathname.startsWith('/__fake/')) requests.push(recorded);
+    if (record && !url.pathname.startsWith('/__fake/')) {
+      if (requests.length >= maxRecorded) requests.splice(0, Math.ceil(maxRecorded / 2));
+      requests.push(recorded);
+    }
     const send = (reply: FakeReply, fault?: FaultRule) => {
       recorded.status = reply.status ?? 200;
       if (fault) recorded.fault = fault.kind;
