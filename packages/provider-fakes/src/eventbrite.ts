@@ -6,7 +6,7 @@ import { FaultQueue, type FaultControl } from './platform-faults';
 import { RateLimiter, type RateBucketSpec } from './platform-limits';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
-import { eventTitle, isoSeconds, mix, person, type Person } from './seed-data';
+import { eventTitle, isoSeconds, mix, person, seedTimeline, type Person } from './seed-data';
 
 /**
  * A fake of Eventbrite's API v3 for what a marketing sync reads: the user's organizations, each
@@ -253,24 +253,20 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
   };
 
   // An event's attendees, made from its seed description until one of them changes.
-  const attendees = new ChildCollections<AttendeeRec, SegMeta>((seq) => {
-    const found = eventSeqs.find(seq);
-    const rec = found && found.ref.events.get(found.pos);
-    const children = new LazyCollection<AttendeeRec, SegMeta>();
-    if (!rec) return children;
-    const s = rec.attendees;
-    children.appendLazy(
-      s.count,
-      (k) => {
+  const attendees = ChildCollections.seeded<Org, EventRec, AttendeeRec, SegMeta>(
+    eventSeqs,
+    (org, pos) => org.events.get(pos),
+    ({ attendees: s }, seq) => ({
+      count: s.count,
+      make: (k) => {
         const n = s.distinct ? (s.personBase + k) % s.distinct : s.personBase + k;
         const p = person(s.seed, n);
         const created = s.createdFrom + k * s.spacing;
         return { n: k, eventSeq: seq, created, changed: created, person: p, address: addressOf(p), cancelled: false, refunded: false, checkedIn: s.checkedIn && k % 3 !== 2 };
       },
-      { stamp: s.createdFrom + s.count * s.spacing },
-    );
-    return children;
-  });
+      meta: { stamp: s.createdFrom + s.count * s.spacing },
+    }),
+  );
 
   const renderEvent = (rec: EventRec): EventbriteEventJson => {
     const id = eventId(rec.seq);
@@ -690,12 +686,9 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
     seed: (seedOptions) => {
       const org = orgOf(account, seedOptions.organizationId);
       const { events: count, attendeesPerEvent } = seedOptions;
-      if (!Number.isInteger(count) || count < 0 || !Number.isInteger(attendeesPerEvent) || attendeesPerEvent < 0 || attendeesPerEvent >= ATTENDEES_PER_EVENT_MAX) {
-        throw new Error('seed needs whole numbers of events and attendees per event (fewer than 1,000,000 attendees each)');
-      }
       const at = clock.now();
+      const { startOf } = seedTimeline(at, count, attendeesPerEvent, seedOptions.pastShare, ['events', 'attendees per event']);
       const seed = seedOptions.seed ?? 1;
-      const past = Math.floor(count * (seedOptions.pastShare ?? 0.5));
       const personBase = nextPerson;
       nextPerson += count * attendeesPerEvent;
       const firstPos = org.events.length;
@@ -705,8 +698,7 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
         count,
         (k) => {
           const created = at - (count - k) * spacing;
-          // An hour apart; the first `past` are over by now, the rest start from half an hour ahead.
-          const start = at + (k - past) * 3_600_000 + (k < past ? -3_600_000 : 1_800_000);
+          const start = startOf(k);
           const end = start + 3_600_000;
           const t = eventTitle(seed, firstSeq + k);
           return {

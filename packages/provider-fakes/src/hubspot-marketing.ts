@@ -5,7 +5,7 @@ import type { FakeClock } from './platform-clock';
 import { RateLimiter, type BucketState, type RateBucketSpec } from './platform-limits';
 import type { PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
-import { eventTitle, iso, person, type Person } from './seed-data';
+import { eventTitle, iso, person, seedTimeline, type Person } from './seed-data';
 
 /**
  * The marketing side of the fake HubSpot: Marketing Events v3 (list, read, create, update, cancel,
@@ -234,26 +234,25 @@ export function createHubspotMarketing(options: { clock: FakeClock; limits: Hubs
     return found?.ref.contacts.get(found.pos);
   };
 
-  const participations = new ChildCollections<ParticipationRec>((seq) => {
-    const found = eventSeqs.find(seq);
-    const rec = found?.ref.events.get(found.pos);
-    const children = new LazyCollection<ParticipationRec>();
-    if (!rec) return children;
-    const s = rec.participants;
-    children.appendLazy(s.count, (k) => {
-      const state = s.past ? pastState(k) : futureState(k);
-      return {
-        n: k,
-        eventSeq: seq,
-        contactSeq: s.contactFirst + ((s.offset + k) % s.distinct),
-        state,
-        created: s.createdFrom + k * s.spacing,
-        occurredAt: state === 'ATTENDED' || state === 'NO_SHOW' ? s.occurred : s.createdFrom + k * s.spacing,
-        durationSeconds: state === 'ATTENDED' ? 1800 + ((k * 97) % 1800) : undefined,
-      };
-    });
-    return children;
-  });
+  const participations = ChildCollections.seeded<Portal, EventRec, ParticipationRec>(
+    eventSeqs,
+    (portal, pos) => portal.events.get(pos),
+    ({ participants: s }, seq) => ({
+      count: s.count,
+      make: (k) => {
+        const state = s.past ? pastState(k) : futureState(k);
+        return {
+          n: k,
+          eventSeq: seq,
+          contactSeq: s.contactFirst + ((s.offset + k) % s.distinct),
+          state,
+          created: s.createdFrom + k * s.spacing,
+          occurredAt: state === 'ATTENDED' || state === 'NO_SHOW' ? s.occurred : s.createdFrom + k * s.spacing,
+          durationSeconds: state === 'ATTENDED' ? 1800 + ((k * 97) % 1800) : undefined,
+        };
+      },
+    }),
+  );
 
   /** registrants / attendees / cancellations / noShows of an event: by formula until its participations change. */
   const counters = (rec: EventRec) => {
@@ -612,12 +611,9 @@ export function createHubspotMarketing(options: { clock: FakeClock; limits: Hubs
     },
     seed: (seedOptions) => {
       const { events: count, participantsPerEvent: per } = seedOptions;
-      if (!Number.isInteger(count) || count < 0 || !Number.isInteger(per) || per < 0 || per >= PER_EVENT_MAX) {
-        throw new Error('seed needs whole numbers of events and participants per event (fewer than 1,000,000 each)');
-      }
       const at = clock.now();
+      const { startOf } = seedTimeline(at, count, per, seedOptions.pastShare);
       const seed = seedOptions.seed ?? 1;
-      const past = Math.floor(count * (seedOptions.pastShare ?? 0.5));
       const distinct = Math.max(1, seedOptions.distinctContacts ?? count * per);
       // The batch's contacts, created before its events.
       const personBase = nextPerson;
@@ -631,8 +627,7 @@ export function createHubspotMarketing(options: { clock: FakeClock; limits: Hubs
       const firstSeq = eventSeqs.reserve(count, portal, portal.events.length);
       portal.events.appendLazy(count, (k) => {
         const created = at - (count - k) * 60_000;
-        // An hour apart; the first `past` are over by now, the rest start from half an hour ahead.
-        const start = at + (k - past) * 3_600_000 + (k < past ? -3_600_000 : 1_800_000);
+        const start = startOf(k);
         const t = eventTitle(seed, firstSeq + k);
         return {
           seq: firstSeq + k,

@@ -147,17 +147,23 @@ export class LazyCollection<T, M = unknown> {
   }
 
   private segmentIndex(pos: number): number {
-    let lo = 0;
-    let hi = this.segments.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const s = this.segments[mid]!;
-      if (pos < s.start) hi = mid - 1;
-      else if (pos >= s.start + s.count) lo = mid + 1;
-      else return mid;
-    }
-    return pos < 0 ? 0 : -1;
+    const i = blockIndex(this.segments, pos, (s) => s.start);
+    return i >= 0 ? i : pos < 0 ? 0 : -1;
   }
+}
+
+/** Index of the block (sorted by `first`, back to back) that holds `n`, or -1. */
+function blockIndex<B extends { count: number }>(blocks: readonly B[], n: number, first: (b: B) => number): number {
+  let lo = 0;
+  let hi = blocks.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const b = blocks[mid]!;
+    if (n < first(b)) hi = mid - 1;
+    else if (n >= first(b) + b.count) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
 }
 
 /**
@@ -179,16 +185,8 @@ export class SequenceRanges<R> {
   }
 
   find(seq: number): { ref: R; pos: number } | undefined {
-    let lo = 0;
-    let hi = this.blocks.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const b = this.blocks[mid]!;
-      if (seq < b.first) hi = mid - 1;
-      else if (seq >= b.first + b.count) lo = mid + 1;
-      else return { ref: b.ref, pos: b.firstPos + (seq - b.first) };
-    }
-    return undefined;
+    const b = this.blocks[blockIndex(this.blocks, seq, (x) => x.first)];
+    return b ? { ref: b.ref, pos: b.firstPos + (seq - b.first) } : undefined;
   }
 }
 
@@ -201,6 +199,26 @@ export class ChildCollections<T, M = unknown> {
   private readonly kept = new Map<number, LazyCollection<T, M>>();
 
   constructor(private readonly build: (parent: number) => LazyCollection<T, M>) {}
+
+  /**
+   * Children seeded from their parent: `seedOf` reads the parent record (found through `seqs`, by
+   * its sequence number) and says how many children it has and how to make the k-th one. A parent
+   * that no longer exists has none.
+   */
+  static seeded<R, P, T, M = unknown>(
+    seqs: SequenceRanges<R>,
+    parentOf: (ref: R, pos: number) => P | undefined,
+    seedOf: (parent: P, seq: number) => { count: number; make: (k: number) => T; meta?: M } | null,
+  ): ChildCollections<T, M> {
+    return new ChildCollections<T, M>((seq) => {
+      const children = new LazyCollection<T, M>();
+      const found = seqs.find(seq);
+      const parent = found && parentOf(found.ref, found.pos);
+      const seed = parent === undefined ? null : seedOf(parent, seq);
+      if (seed) children.appendLazy(seed.count, seed.make, seed.meta);
+      return children;
+    });
+  }
 
   /** The children of `parent` to read (possibly a throwaway copy of the seeded ones). */
   read(parent: number): LazyCollection<T, M> {

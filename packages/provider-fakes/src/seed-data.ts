@@ -115,3 +115,15 @@ export function shortId(n: number, salt = 0): string {
   }
   return out;
 }
+
+/**
+ * Checks the sizes of a seeding and lays its events out in time: an hour apart, the first
+ * `pastShare` of them over by `at`, the rest starting from half an hour after it.
+ */
+export function seedTimeline(at: number, count: number, perEvent: number, pastShare = 0.5, names: [string, string] = ['events', 'participants per event']) {
+  if (!Number.isInteger(count) || count < 0 || !Number.isInteger(perEvent) || perEvent < 0 || perEvent >= 1_000_000) {
+    throw new Error(`seed needs whole numbers of ${names[0]} and ${names[1]} (fewer than 1,000,000 ${names[1]})`);
+  }
+  const past = Math.floor(count * pastShare);
+  return { past, startOf: (k: number) => at + (k - past) * 3_600_000 + (k < past ? -3_600_000 : 1_800_000) };
+}

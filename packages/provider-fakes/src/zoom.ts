@@ -6,7 +6,7 @@ import { FaultQueue, type FaultControl } from './platform-faults';
 import { RateLimiter, type RateBucketSpec } from './platform-limits';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
-import { eventTitle, isoSeconds, person, shortId, type Person } from './seed-data';
+import { eventTitle, isoSeconds, person, seedTimeline, shortId, type Person } from './seed-data';
 
 /**
  * A fake of Zoom's REST API v2 for what a marketing sync reads: an account's users, their webinars,
@@ -287,34 +287,37 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     return rec ? { user: found.ref, pos: found.pos, rec } : undefined;
   };
 
-  const registrants = new ChildCollections<RegistrantRec>((seq) => {
-    const found = webinarSeqs.find(seq);
-    const rec = found?.ref.webinars.get(found.pos);
-    const children = new LazyCollection<RegistrantRec>();
-    if (!rec) return children;
-    const s = rec.registrants;
-    children.appendLazy(s.count, (k) => {
-      const n = s.distinct ? (s.personBase + k) % s.distinct : s.personBase + k;
-      return { n: k, webinarSeq: seq, person: person(s.seed, n), extra: {}, status: 'approved', created: s.createdFrom + k * s.spacing };
-    });
-    return children;
-  });
+  const personOf = (s: RegistrantSeed, k: number) => person(s.seed, s.distinct ? (s.personBase + k) % s.distinct : s.personBase + k);
+  const webinarAt = (user: User, pos: number) => user.webinars.get(pos);
+
+  const registrants = ChildCollections.seeded<User, WebinarRec, RegistrantRec>(webinarSeqs, webinarAt, ({ registrants: s }, seq) => ({
+    count: s.count,
+    make: (k) => ({ n: k, webinarSeq: seq, person: personOf(s, k), extra: {}, status: 'approved', created: s.createdFrom + k * s.spacing }),
+  }));
 
   // The participants of a held webinar: three seeded registrants in four (k % 4 !== 3) took part.
-  const participants = new ChildCollections<ParticipantRec>((seq) => {
-    const found = webinarSeqs.find(seq);
-    const rec = found?.ref.webinars.get(found.pos);
-    const children = new LazyCollection<ParticipantRec>();
-    if (!rec || !rec.registrants.held) return children;
+  const participants = ChildCollections.seeded<User, WebinarRec, ParticipantRec>(webinarSeqs, webinarAt, (rec, seq) => {
     const s = rec.registrants;
-    const count = s.count - Math.floor(s.count / 4);
-    children.appendLazy(count, (p) => {
-      const k = p + Math.floor(p / 3);
-      const who = person(s.seed, s.distinct ? (s.personBase + k) % s.distinct : s.personBase + k);
-      const duration = Math.max(60, rec.duration * 60 - ((k * 37) % 900));
-      return { n: p, registrantId: registrantId(seq, k), name: `${who.firstName} ${who.lastName}`, email: who.email, join: rec.start + ((k * 13) % 300) * 1000, duration };
-    });
-    return children;
+    if (!s.held) return null;
+    return {
+      count: s.count - Math.floor(s.count / 4),
+      make: (p) => {
+        const k = p + Math.floor(p / 3);
+        const who = personOf(s, k);
+        const duration = Math.max(60, rec.duration * 60 - ((k * 37) % 900));
+        return { n: p, registrantId: registrantId(seq, k), name: `${who.firstName} ${who.lastName}`, email: who.email, join: rec.start + ((k * 13) % 300) * 1000, duration };
+      },
+    };
+  });
+
+  /** A Zoom list page: counts, the token to the next page ('' at the end) and the items under `key`. */
+  const listBody = (key: string, items: unknown[], total: number, at: { size: number; pageNumber: number }, nextToken: string, withPageNumber = true) => ({
+    page_count: Math.max(1, Math.ceil(total / at.size)),
+    ...(withPageNumber && at.pageNumber ? { page_number: at.pageNumber } : {}),
+    page_size: at.size,
+    total_records: total,
+    next_page_token: nextToken,
+    [key]: items,
   });
 
   const renderWebinar = (rec: WebinarRec): ZoomWebinarJson => ({
@@ -462,16 +465,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
       const list = new LazyCollection<User>();
       for (const u of account.users) list.append(u);
       const page = pageOf(list, f, at);
-      return {
-        body: {
-          page_count: Math.max(1, Math.ceil(account.users.length / at.size)),
-          page_number: at.pageNumber || undefined,
-          page_size: at.size,
-          total_records: account.users.length,
-          next_page_token: page.nextToken,
-          users: page.items.map(renderUser),
-        },
-      };
+      return { body: listBody('users', page.items.map(renderUser), account.users.length, at, page.nextToken) };
     })
     .route('GET', '/v2/users/:userId', (req) => {
       const who = userOf(req);
@@ -491,16 +485,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
       const list = who.user.webinars;
       const total = keep ? list.page(0, Number.MAX_SAFE_INTEGER, keep).items.length : list.liveCount;
       const page = pageOf(list, f, at, keep);
-      return {
-        body: {
-          page_count: Math.max(1, Math.ceil(total / at.size)),
-          ...(at.pageNumber ? { page_number: at.pageNumber } : {}),
-          page_size: at.size,
-          total_records: total,
-          next_page_token: page.nextToken,
-          webinars: page.items.map(renderWebinar),
-        },
-      };
+      return { body: listBody('webinars', page.items.map(renderWebinar), total, at, page.nextToken) };
     })
     .route('GET', '/v2/webinars/:webinarId', (req) => {
       const w = webinarOf(req);
@@ -526,16 +511,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
       }
       const total = status === 'approved' ? list.liveCount - changedAway : changedTo;
       const page = pageOf(list, f, at, keep);
-      return {
-        body: {
-          page_count: Math.max(1, Math.ceil(total / at.size)),
-          ...(at.pageNumber ? { page_number: at.pageNumber } : {}),
-          page_size: at.size,
-          total_records: total,
-          next_page_token: page.nextToken,
-          registrants: page.items.map(renderRegistrant),
-        },
-      };
+      return { body: listBody('registrants', page.items.map(renderRegistrant), total, at, page.nextToken) };
     })
     .route('GET', '/v2/past_webinars/:webinarId/participants', (req) => {
       const found = findWebinar(identity(req), req.params.webinarId);
@@ -548,15 +524,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
       const at = paging(req, f);
       if ('error' in at) return at.error;
       const page = pageOf(list, f, { ...at, skip: 0 });
-      return {
-        body: {
-          page_count: Math.max(1, Math.ceil(list.liveCount / at.size)),
-          page_size: at.size,
-          total_records: list.liveCount,
-          next_page_token: page.nextToken,
-          participants: page.items.map(renderParticipant),
-        },
-      };
+      return { body: listBody('participants', page.items.map(renderParticipant), list.liveCount, at, page.nextToken, false) };
     });
 
   // The S2S OAuth token endpoint (zoom.us/oauth/token): Basic client id and secret, account_credentials grant.
@@ -707,18 +675,15 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     seed: (seedOptions) => {
       const user = mustUser(account, seedOptions.userId);
       const { webinars: count, registrantsPerWebinar: per } = seedOptions;
-      if (!Number.isInteger(count) || count < 0 || !Number.isInteger(per) || per < 0 || per >= PER_WEBINAR_MAX) {
-        throw new Error('seed needs whole numbers of webinars and registrants per webinar (fewer than 1,000,000 each)');
-      }
       const at = clock.now();
+      const { past, startOf } = seedTimeline(at, count, per, seedOptions.pastShare, ['webinars', 'registrants per webinar']);
       const seed = seedOptions.seed ?? 1;
-      const past = Math.floor(count * (seedOptions.pastShare ?? 0.5));
       const personBase = nextPerson;
       nextPerson += count * per;
       const firstSeq = webinarSeqs.reserve(count, user, user.webinars.length);
       user.webinars.appendLazy(count, (k) => {
         const created = at - (count - k) * 60_000 - 86_400_000;
-        const start = at + (k - past) * 3_600_000 + (k < past ? -3_600_000 : 1_800_000);
+        const start = startOf(k);
         const t = eventTitle(seed, firstSeq + k);
         return {
           seq: firstSeq + k,
