@@ -199,6 +199,9 @@ interface Account {
   revoked: boolean;
 }
 
+const money = (value: number) => ({ currency: 'USD', value, major_value: (value / 100).toFixed(2), display: `$${(value / 100).toFixed(2)}` });
+/** Every fake ticket costs the same: $25.00 gross. */
+const ATTENDEE_COSTS = { base_price: money(2200), eventbrite_fee: money(200), gross: money(2500), payment_fee: money(100), tax: money(0) };
 const EVENT_ID_BASE = 700_000_000_000;
 const ATTENDEE_ID_BASE = 10_000_000_000_000;
 const ATTENDEES_PER_EVENT_MAX = 1_000_000;
@@ -321,15 +324,15 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
   const renderAttendee = (a: AttendeeRec): EventbriteAttendeeJson => {
     const id = String(ATTENDEE_ID_BASE + a.eventSeq * ATTENDEES_PER_EVENT_MAX + a.n);
     const evId = eventId(a.eventSeq);
-    const gross = 2500;
-    const money = (value: number) => ({ currency: 'USD', value, major_value: (value / 100).toFixed(2), display: `$${(value / 100).toFixed(2)}` });
+    const created = isoSeconds(a.created);
+    const changed = isoSeconds(a.changed);
     return {
       team: null,
-      costs: { base_price: money(gross - 300), eventbrite_fee: money(200), gross: money(gross), payment_fee: money(100), tax: money(0) },
+      costs: ATTENDEE_COSTS,
       resource_uri: `${base}/v3/events/${evId}/attendees/${id}/`,
       id,
-      changed: isoSeconds(a.changed),
-      created: isoSeconds(a.created),
+      changed,
+      created,
       quantity: 1,
       variant_id: null,
       profile: {
@@ -342,7 +345,7 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
         email: a.person.email,
         name: `${a.person.firstName} ${a.person.lastName}`,
       },
-      barcodes: [{ status: a.checkedIn ? 'used' : 'unused', barcode: `${id}001`, created: isoSeconds(a.created), changed: isoSeconds(a.changed), checkin_type: 0, is_printed: false }],
+      barcodes: [{ status: a.checkedIn ? 'used' : 'unused', barcode: `${id}001`, created, changed, checkin_type: 0, is_printed: false }],
       answers: [],
       checked_in: a.checkedIn,
       cancelled: a.cancelled,
