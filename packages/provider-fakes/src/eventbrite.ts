@@ -616,6 +616,11 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
             const created = createAccount();
             return { token: created.token, userId: created.userId, organizationIds: created.organizationIds() };
           },
+          revoke: (body) => {
+            const target = typeof body.token === 'string' ? accounts.get(body.token) : undefined;
+            if (!target) throw new Error('Send {"token": a token of the fake}.');
+            target.revoked = true;
+          },
         })
       : undefined,
     recordRequests: options.recordRequests,

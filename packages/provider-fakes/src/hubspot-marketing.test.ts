@@ -209,7 +209,8 @@ describe('fake HubSpot marketing events', () => {
   });
 
   it('keeps portals apart', async () => {
-    const other = hs.createPortal();
+    expect(hs.account).toBe(hs.portal);
+    const other = hs.createAccount();
     const { firstObjectId } = other.seed({ events: 2, participantsPerEvent: 1 });
     expect((await get(`/marketing/v3/marketing-events/${firstObjectId}`)).status).toBe(404);
     expect((await get(`/marketing/v3/marketing-events/${firstObjectId}`, other.token)).status).toBe(200);

@@ -87,6 +87,10 @@ export interface FakeHubspot extends FakeServer {
   portal: FakeHubspotPortal;
   /** Another portal (account) with its own private-app token, marketing events and contacts. */
   createPortal(): FakeHubspotPortal;
+  /** The same as `portal`, under the name the other marketing fakes use. */
+  account: FakeHubspotPortal;
+  /** The same as `createPortal`, under the name the other marketing fakes use. */
+  createAccount(): FakeHubspotPortal;
 }
 
 /**
@@ -357,6 +361,11 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
             const created = marketing.createPortal();
             return { portalId: created.portalId, token: created.token };
           },
+          revoke: (body) => {
+            const identity = typeof body.token === 'string' ? marketing.tokens.get(body.token) : undefined;
+            if (!identity) throw new Error('Send {"token": a token of the fake, "expired"?: true}.');
+            identity.revoked = body.expired === true ? 'expired' : 'revoked';
+          },
         })
       : undefined,
     recordRequests: options.recordRequests,
@@ -401,5 +410,7 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
     limits: { set: marketing.setLimits },
     portal,
     createPortal: () => marketing.createPortal(),
+    account: portal,
+    createAccount: () => marketing.createPortal(),
   });
 }

@@ -39,6 +39,11 @@ describe('marketing fakes in a process of their own', () => {
       expect((await fetch(`${hubspot}/marketing/v3/marketing-events/`, { headers: auth })).status).toBe(429);
       expect(((await (await fetch(`${hubspot}/__fake/requests`)).json()) as Json)).toEqual({ total: 5, byStatus: { '200': 3, '503': 1, '429': 1 } });
 
+      // A token that stops working, over HTTP too.
+      expect((await post('/__fake/revoke', { token: created.token, expired: true })).status).toBe(200);
+      expect(((await (await fetch(`${hubspot}/marketing/v3/marketing-events/`, { headers: { authorization: `Bearer ${created.token}` } })).json()) as Json).category).toBe('EXPIRED_AUTHENTICATION');
+      expect((await post('/__fake/revoke', { token: 'nope' })).status).toBe(400);
+
       // Bad control requests are 400s that say what to send.
       expect(await (await post('/__fake/limits', { limits: 'lots' })).json()).toEqual({ error: 'bad_control_request', message: expect.stringContaining('limits is') });
       expect((await post('/__fake/faults', { kind: 'explode' })).status).toBe(400);

@@ -13,6 +13,8 @@ export interface ControlTarget {
   seed(body: Record<string, unknown>): unknown;
   /** A new account: its credentials. */
   createAccount(): unknown;
+  /** Makes credentials stop working (what the body names is platform-specific). */
+  revoke(body: Record<string, unknown>): void;
 }
 
 const bad = (message: string): FakeReply => ({ status: 400, body: { error: 'bad_control_request', message } });
@@ -23,6 +25,8 @@ const bad = (message: string): FakeReply => ({ status: 400, body: { error: 'bad_
  *
  * - `POST /__fake/seed` with the platform's seed options (`{"events": 100, "attendeesPerEvent": 10}`)
  * - `POST /__fake/accounts`: a new account and its credentials
+ * - `POST /__fake/revoke`: credentials stop working (HubSpot `{"token", "expired"?}`, Zoom
+ *   `{"accountId"?, "app"?}`: its access tokens, or its whole app; Eventbrite `{"token"}`)
  * - `POST /__fake/clock` with `{"advanceMs"}`, `{"set": epochMs}`, `{"freeze": true|false}`
  * - `POST /__fake/limits` with `{"limits": …}` as the starter takes them
  * - `POST /__fake/faults` with `{"kind": "serverErrors" | "cutConnection" | "slow" | "rateLimit", …options}`
@@ -45,6 +49,7 @@ export function addControlRoutes(routes: FakeRoutes, target: ControlTarget): Fak
       return options ? attempt(() => target.seed(options)) : bad('Send the seed options as a JSON object.');
     })
     .route('POST', '/__fake/accounts', () => attempt(() => target.createAccount()))
+    .route('POST', '/__fake/revoke', (req) => attempt(() => target.revoke(body(req.json) ?? {})))
     .route('POST', '/__fake/clock', (req) => {
       const options = body(req.json) ?? {};
       if (typeof options.advanceMs === 'number') target.clock.advance(options.advanceMs);

@@ -564,6 +564,12 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
         const created = createAccount();
         return { accountId: created.accountId, clientId: created.clientId, clientSecret: created.clientSecret };
       },
+      revoke: (body) => {
+        const target = accounts.get(typeof body.accountId === 'string' ? body.accountId : ZOOM_FAKE_CREDENTIALS.accountId);
+        if (!target) throw new Error('Send {"accountId"?: an account of the fake, "app"?: true}.');
+        if (body.app === true) target.disabled = true;
+        else target.revokedBefore = clock.now() + 1;
+      },
     });
   }
   const server = await startPlatformServer<Account>({
