@@ -71,9 +71,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Starts a platform fake on 127.0.0.1 with a random port. Every request goes through, in order: the
- * public routes; the fault queue (5xx bursts, 429 storms, slow answers, connections cut mid-body);
- * authentication; the rate limits; the routes. Unlike `startFakeServer`, it owns the socket, so it can
- * send headers and half a body and then drop the connection the way a real network does.
+ * fault queue (5xx bursts, 429 storms, slow answers, connections cut mid-body); the public routes
+ * (a token endpoint, the test controls); authentication; the rate limits; the routes. Unlike
+ * `startFakeServer`, it owns the socket, so it can send headers and half a body and then drop the
+ * connection the way a real network does.
  */
 export async function startPlatformServer<I>(options: PlatformServerOptions<I>): Promise<PlatformServer> {
   const requests: PlatformLoggedRequest[] = [];
@@ -105,19 +106,20 @@ export async function startPlatformServer<I>(options: PlatformServerOptions<I>):
       write(res, reply, fault?.kind === 'cut' ? fault : undefined);
     };
 
-    const publicMatch = options.publicRoutes?.match(method, url.pathname);
     const base: FakeRequest = { ...recorded, params: {} };
-    if (publicMatch && 'handler' in publicMatch) {
-      const reply = await run(() => publicMatch.handler({ ...base, params: publicMatch.params }));
-      if (options.latency) await options.latency();
-      send(reply);
-      return;
-    }
-
-    const fault = faults.take(url.pathname, url.pathname + url.search);
+    // Faults hit every request of the platform, its token endpoint included, never the fake's own controls.
+    const fault = url.pathname.startsWith('/__fake/') ? undefined : faults.take(url.pathname, url.pathname + url.search);
     if (fault?.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
     if (fault?.kind === 'server-error') return send(options.serverError(fault.status ?? 503), fault);
     if (fault?.kind === 'rate-limit') return send(options.rateLimited(fault.policy, base), fault);
+
+    const publicMatch = options.publicRoutes?.match(method, url.pathname);
+    if (publicMatch && 'handler' in publicMatch) {
+      const reply = await run(() => publicMatch.handler({ ...base, params: publicMatch.params }));
+      if (options.latency) await options.latency();
+      send(reply, fault);
+      return;
+    }
 
     const auth = options.authenticate(base);
     if ('reply' in auth) return send(auth.reply, fault);

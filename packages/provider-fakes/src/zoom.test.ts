@@ -197,9 +197,11 @@ describe('fake Zoom', () => {
     expect(await get('/users/me')).toMatchObject({ status: 401, body: { code: 124, message: 'Invalid access token.' } });
     const fresh = await exchange(ZOOM_FAKE_CREDENTIALS);
     expect((await get('/users/me', fresh.body.access_token as string)).status).toBe(200);
+    zoom.faults.serverErrors({ count: 1, path: '/oauth/token' });
+    expect((await exchange(ZOOM_FAKE_CREDENTIALS)).status).toBe(503);
     zoom.account.disableApp();
     expect((await get('/users/me', fresh.body.access_token as string)).status).toBe(401);
     expect((await exchange(ZOOM_FAKE_CREDENTIALS)).body.error).toBe('invalid_client');
-    expect(zoom.requests.filter((r) => r.fault).map((r) => r.fault)).toEqual(['rate-limit', 'server-error', 'cut']);
+    expect(zoom.requests.filter((r) => r.fault).map((r) => r.fault)).toEqual(['rate-limit', 'server-error', 'cut', 'server-error']);
   });
 });
