@@ -80,6 +80,35 @@ describe('fake Eventbrite', () => {
     });
   });
 
+  it('continues a start-ordered walk after the last event sent, even when events move in time meanwhile', async () => {
+    const { organizationId } = eb.account.seed({ events: 100, attendeesPerEvent: 0 });
+    const path = `/organizations/${organizationId}/events/?status=all`;
+    const first = await get(path);
+    const sent = first.body.events as Json[];
+    const byStart = eb.account.allEvents();
+    // One event not yet sent moves before the cursor (the walk will not see it again), one sent moves after it.
+    const movedBack = byStart[80]!;
+    eb.account.updateEvent(movedBack.id, { start: Date.parse(sent[0]!.start.utc as string) - 60_000 });
+    eb.account.updateEvent(sent[1]!.id as string, { start: Date.parse(byStart[99]!.start.utc as string) + 60_000 });
+    const rest: Json[] = [];
+    let continuation = first.body.pagination.continuation as string | undefined;
+    while (continuation) {
+      const page = await get(`${path}&continuation=${encodeURIComponent(continuation)}`);
+      rest.push(...(page.body.events as Json[]));
+      continuation = page.body.pagination.has_more_items ? (page.body.pagination.continuation as string) : undefined;
+    }
+    const restIds = rest.map((e) => e.id as string);
+    expect(restIds).not.toContain(movedBack.id);
+    expect(restIds[restIds.length - 1]).toBe(sent[1]!.id);
+    expect(rest).toHaveLength(50);
+    const desc = await walk(`/organizations/${organizationId}/events/?status=all&order_by=start_desc&page_size=30`, 'events');
+    const asc = await walk(`/organizations/${organizationId}/events/?status=all&order_by=start_asc&page_size=30`, 'events');
+    expect(desc.map((e) => e.id)).toEqual(asc.map((e) => e.id).reverse());
+    const byName = await walk(`/organizations/${organizationId}/events/?status=all&order_by=name_asc`, 'events');
+    const names = byName.map((e) => (e.name.text as string).toLowerCase());
+    expect(names).toEqual([...names].sort());
+  });
+
   it('keeps a canceled event with status canceled, out of the default list but in status=all; a deleted one is gone and 404s', async () => {
     const { organizationId } = eb.account.seed({ events: 10, attendeesPerEvent: 2 });
     const [a, b] = eb.account.allEvents();

@@ -84,6 +84,9 @@ describe('fake Zoom', () => {
       join_url: expect.stringContaining(String(items[0]!.id)),
       is_simulive: false,
     });
+    const third = await get('/users/me/webinars?page_size=300&page_number=3');
+    expect(third.body).toMatchObject({ page_number: 3, next_page_token: '' });
+    expect(third.body.webinars.map((w: Json) => w.id)).toEqual(items.slice(600).map((w) => w.id));
     const upcoming = await walk('/users/me/webinars?type=upcoming&page_size=300', 'webinars');
     expect(upcoming.items).toHaveLength(350);
     expect((await get('/users/someone@nowhere.test/webinars')).body).toEqual({ code: 1001, message: 'User does not exist: someone@nowhere.test.' });
