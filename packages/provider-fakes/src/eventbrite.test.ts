@@ -89,7 +89,7 @@ describe('fake Eventbrite', () => {
     // One event not yet sent moves before the cursor (the walk will not see it again), one sent moves after it.
     const movedBack = byStart[80]!;
     eb.account.updateEvent(movedBack.id, { start: Date.parse(sent[0]!.start.utc as string) - 60_000 });
-    eb.account.updateEvent(sent[1]!.id as string, { start: Date.parse(byStart[99]!.start.utc as string) + 60_000 });
+    eb.account.updateEvent(sent[1]!.id as string, { start: Date.parse((byStart[99]!.start as Json).utc as string) + 60_000 });
     const rest: Json[] = [];
     let continuation = first.body.pagination.continuation as string | undefined;
     while (continuation) {
