@@ -607,6 +607,8 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
     port: options.port,
     publicRoutes: options.control
       ? addControlRoutes(new FakeRoutes(), {
+          platform: 'eventbrite',
+          baseUrl: (): string => `${server.url}/v3`,
           clock,
           faults,
           requests: (): PlatformLoggedRequest[] => server.requests,

@@ -352,6 +352,8 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
     port: options.port,
     publicRoutes: options.control
       ? addControlRoutes(new FakeRoutes(), {
+          platform: 'hubspot',
+          baseUrl: (): string => server.url,
           clock: fakeClock,
           faults,
           requests: (): PlatformLoggedRequest[] => server.requests,

@@ -37,7 +37,15 @@ describe('marketing fakes in a process of their own', () => {
       expect((await post('/__fake/limits', { limits: { tenSecondly: 1 } })).status).toBe(200);
       expect((await fetch(`${hubspot}/marketing/v3/marketing-events/`, { headers: auth })).status).toBe(200);
       expect((await fetch(`${hubspot}/marketing/v3/marketing-events/`, { headers: auth })).status).toBe(429);
-      expect(((await (await fetch(`${hubspot}/__fake/requests`)).json()) as Json)).toEqual({ total: 5, byStatus: { '200': 3, '503': 1, '429': 1 } });
+      const log = (await (await fetch(`${hubspot}/__fake/requests?last=2`)).json()) as Json;
+      expect(log).toMatchObject({ total: 5, byStatus: { '200': 3, '503': 1, '429': 1 } });
+      expect(log.requests.map((r: Json) => [r.method, r.path, r.status])).toEqual([
+        ['GET', '/marketing/v3/marketing-events/', 200],
+        ['GET', '/marketing/v3/marketing-events/', 429],
+      ]);
+      expect(await (await fetch(`${hubspot}/__fake/health`)).json()).toEqual({ platform: 'hubspot', baseUrl: hubspot, requests: 5 });
+      await fetch(`${hubspot}/__fake/requests`, { method: 'DELETE' });
+      expect(((await (await fetch(`${hubspot}/__fake/requests`)).json()) as Json).total).toBe(0);
 
       // A token that stops working, over HTTP too.
       expect((await post('/__fake/revoke', { token: created.token, expired: true })).status).toBe(200);

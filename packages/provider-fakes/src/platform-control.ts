@@ -5,6 +5,8 @@ import type { PlatformLoggedRequest } from './platform-server';
 
 /** What a marketing fake exposes to its control routes. */
 export interface ControlTarget {
+  platform: 'hubspot' | 'zoom' | 'eventbrite';
+  baseUrl(): string;
   clock: FakeClock;
   faults: FaultQueue;
   requests(): PlatformLoggedRequest[];
@@ -31,7 +33,11 @@ const bad = (message: string): FakeReply => ({ status: 400, body: { error: 'bad_
  * - `POST /__fake/limits` with `{"limits": …}` as the starter takes them
  * - `POST /__fake/faults` with `{"kind": "serverErrors" | "cutConnection" | "slow" | "rateLimit", …options}`
  *   (`path` a string the request path contains); `DELETE` clears them
- * - `GET /__fake/requests`: how many requests arrived, by status
+ * - `GET /__fake/health`: the platform, its base URL, how many requests the log holds
+ * - `GET /__fake/requests?last=100`: `{total, byStatus, requests[]}` (the last ones, with status and fault);
+ *   `DELETE` empties the log
+ *
+ * The same `/__fake` prefix and the health/requests/faults routes as the model-vendor fakes' control.
  */
 export function addControlRoutes(routes: FakeRoutes, target: ControlTarget): FakeRoutes {
   const body = (json: unknown): Record<string, unknown> | undefined => (typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined);
@@ -72,9 +78,17 @@ export function addControlRoutes(routes: FakeRoutes, target: ControlTarget): Fak
       return attempt(() => (target.faults[kind] as (o: unknown) => void).call(target.faults, rest));
     })
     .route('DELETE', '/__fake/faults', () => attempt(() => target.faults.clear()))
-    .route('GET', '/__fake/requests', () => {
+    .route('GET', '/__fake/health', () => ({ body: { platform: target.platform, baseUrl: target.baseUrl(), requests: target.requests().length } }))
+    .route('GET', '/__fake/requests', (req) => {
+      const all = target.requests();
       const byStatus: Record<string, number> = {};
-      for (const r of target.requests()) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-      return { body: { total: target.requests().length, byStatus } };
+      for (const r of all) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+      const last = Math.max(0, Math.min(Number(req.query.get('last') ?? 100) || 0, 10_000));
+      const requests = all.slice(all.length - last).map((r) => ({ method: r.method, path: r.path, query: Object.fromEntries(r.query), headers: r.headers, json: r.json, status: r.status, fault: r.fault ?? null, at: r.at }));
+      return { body: { total: all.length, byStatus, requests } };
+    })
+    .route('DELETE', '/__fake/requests', () => {
+      target.requests().length = 0;
+      return { body: { ok: true } };
     });
 }

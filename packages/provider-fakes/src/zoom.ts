@@ -555,6 +555,8 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
   };
   if (options.control) {
     addControlRoutes(publicRoutes, {
+      platform: 'zoom',
+      baseUrl: () => `${server.url}/v2`,
       clock,
       faults,
       requests: (): PlatformLoggedRequest[] => server.requests,
