@@ -62,6 +62,11 @@ describe('evaluatePrompt', () => {
     expect(result.results.map((r) => r.kind)).toEqual(['direct', 'direct', 'direct']);
   });
 
+  it('takes plain settings as well as compiled ones', () => {
+    expect(evaluatePrompt(chatRequest(ATTACK), settings({ mode: 'block' })).action).toBe('block');
+    expect(() => evaluatePrompt(chatRequest(ATTACK), settings({ mode: 'on' as never }))).toThrow(InvalidPiSettingsError);
+  });
+
   it('alerts instead of blocking in alert mode', () => {
     const result = evaluatePrompt(chatRequest(ATTACK), compilePiSettings(settings({ mode: 'alert' })));
     expect(result.action).toBe('alert');

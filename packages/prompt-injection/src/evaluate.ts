@@ -151,8 +151,16 @@ export interface EvaluateOptions {
 /**
  * Applies prompt-injection settings to a canonical request. Synchronous; the app answers a block with
  * a 422 of type blocked_by_pi_protection, and an error with failClosed with code sidecar_error.
+ * Takes the settings as they are (validated and compiled here, InvalidPiSettingsError when invalid) or
+ * compiled by compilePiSettings, which saves compiling the allowlist on every request.
  */
-export function evaluatePrompt(request: Pick<CanonicalRequest, 'system' | 'messages'>, compiled: CompiledPiSettings, options: EvaluateOptions = {}): PiEvaluation {
+export function evaluatePrompt(
+  request: Pick<CanonicalRequest, 'system' | 'messages'>,
+  settingsOrCompiled: PiSettings | CompiledPiSettings,
+  options: EvaluateOptions = {},
+): PiEvaluation {
+  // Plain settings are compiled on the spot; the gateway passes compiled ones, cached per settings version.
+  const compiled = 'allowlist' in settingsOrCompiled ? settingsOrCompiled : compilePiSettings(settingsOrCompiled);
   const { settings } = compiled;
   const evaluation: PiEvaluation = { action: 'pass', results: [], blockedBy: null, error: null };
   if (settings.mode === 'off' && settings.indirectMode === 'off') return evaluation;
