@@ -27,6 +27,8 @@ export interface Normalized {
   letters: string | null;
   /** The first four letters of every a-z word of `text`, as prefixKey numbers: what the rules' gates look up. */
   prefixes: Set<number>;
+  /** The same per window of `text` when it is longer than WINDOW (see windowStarts), else null. */
+  windows: Array<Set<number>> | null;
   /** Other readings (leetspeak, decoded base64/hex/percent/rot13/reversed, Unicode tag characters, hidden HTML/markdown). */
   views: View[];
   obfuscation: Set<Obfuscation>;
@@ -203,18 +205,23 @@ export function rot13(text: string): string {
   return text.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 + 13) % 26) + 97));
 }
 
+function keys(words: string[]): number[] {
+  return words.map(prefixKey);
+}
+
 // Words as rot13 spells them (first four letters): three of them mark a text worth reading rotated.
-const ROT13_WORDS = ['gur', 'naq', 'lbh', 'lbhe', 'nyy', 'vtab', 'ceri', 'vafg', 'flfg', 'cebz', 'gryy', 'ceva', 'ehyr', 'erir', 'sbet'];
-const ROT13_CUE = ['rot', 'caes'];
+const ROT13_WORDS = keys(['gur', 'naq', 'lbh', 'lbhe', 'nyy', 'vtab', 'ceri', 'vafg', 'flfg', 'cebz', 'gryy', 'ceva', 'ehyr', 'erir', 'sbet']);
+const ROT13_CUE = keys(['rot', 'caes']);
 // Words spelled backwards, and cues that the text is to be read backwards.
-const REVERSED_WORDS = ['eht', 'dna', 'uoy', 'ruoy', 'lla', 'eron', 'suoi', 'snoi', 'mets', 'tpmo', 'laev', 'tnir'];
+const REVERSED_WORDS = keys(['eht', 'dna', 'uoy', 'ruoy', 'lla', 'eron', 'suoi', 'snoi', 'mets', 'tpmo', 'laev', 'tnir']);
 const REVERSED_CUE = /\b(?:backwards?|reversed?|right to left)\b/;
 // Fragments of the phrases the letters-only reading is searched for, as split words leave them.
-const SPLIT_FRAGMENTS = ['ig', 'ign', 'nore', 'gnor', 'viou', 'stru', 'ctio', 'tion', 'sys', 'tem', 'mpt', 'rega', 'gard', 'veal', 'any', 'mode'];
+const SPLIT_FRAGMENTS = keys(['ig', 'ign', 'nore', 'gnor', 'viou', 'stru', 'ctio', 'tion', 'sys', 'tem', 'mpt', 'rega', 'gard', 'veal', 'any', 'mode']);
+const REVERSED_CUE_WORDS = keys(['back', 'reve', 'righ']);
 
-function countIn(prefixes: Set<number>, words: readonly string[]): number {
+function countIn(prefixes: Set<number>, keys: readonly number[]): number {
   let n = 0;
-  for (const w of words) if (prefixes.has(prefixKey(w))) n++;
+  for (const key of keys) if (prefixes.has(key)) n++;
   return n;
 }
 
@@ -232,6 +239,8 @@ export function prefixKey(word: string): number {
 export interface WordScan {
   /** prefixKey of every a-z word. */
   prefixes: Set<number>;
+  /** For text longer than WINDOW: the prefixes of each window (see windowStarts), from the same pass. */
+  windows: Array<Set<number>> | null;
   /** Distinct one-letter words other than "a" and "i". */
   singleLetters: number;
   /** A run of 16 base64 characters. */
@@ -242,44 +251,83 @@ export interface WordScan {
   leet: boolean;
 }
 
-/** One pass over folded (lower-case) text: word prefixes and the hints that decide which readings to build. */
+/**
+ * Long texts are scanned in overlapping windows, each with its own gates: an instruction buried in a
+ * long document opens the rules for its window only. Every pattern spans far less than the overlap.
+ */
+export const WINDOW = 4096;
+export const WINDOW_OVERLAP = 512;
+const WINDOW_STEP = WINDOW - WINDOW_OVERLAP;
+
+/** Where the windows of a text of this length start. */
+export function windowStarts(length: number): number[] {
+  const starts: number[] = [];
+  for (let start = 0; ; start += WINDOW_STEP) {
+    starts.push(start);
+    if (start + WINDOW >= length) return starts;
+  }
+}
+
+// One table lookup a character instead of a chain of comparisons.
+const LETTER = 1;
+const LEET_CHAR = 2;
+const BASE64_CHAR = 4;
+const HEX_CHAR = 8;
+const CHAR_CLASS = new Uint8Array(128);
+for (let c = 97; c <= 122; c++) CHAR_CLASS[c] = LETTER | BASE64_CHAR | (c <= 102 ? HEX_CHAR : 0);
+for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = LEET_CHAR | BASE64_CHAR | HEX_CHAR;
+for (const c of [64, 36]) CHAR_CLASS[c] = LEET_CHAR;
+for (const c of [43, 47, 95, 45]) CHAR_CLASS[c] = BASE64_CHAR;
+for (const c of [32, 58]) CHAR_CLASS[c] = HEX_CHAR;
+
+/** One pass over folded (lower-case) text: word prefixes (per window too) and the hints that decide which readings to build. */
 export function scanWords(text: string): WordScan {
   const prefixes = new Set<number>();
+  const windowed = text.length > WINDOW;
+  const windows: Array<Set<number>> | null = windowed ? windowStarts(text.length).map(() => new Set<number>()) : null;
   let singles = 0;
   let key = 0;
   let length = 0;
+  let wordStart = 0;
   let run = 0;
   let hexRun = 0;
   let base64 = false;
   let hex = false;
   let leet = false;
-  let previous = 0; // 1 letter, 2 digit or @ or $, 0 other
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
-    const letter = c >= 97 && c <= 122;
-    if (letter) {
+  let previous = 0;
+  const n = text.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32;
+    const k = c < 128 ? CHAR_CLASS[c]! : 0;
+    if (k & LETTER) {
+      if (length === 0) wordStart = i;
       if (length < 4) key = key * 32 + (c - 96);
       length++;
     } else if (length > 0) {
-      prefixes.add(key + Math.min(length, 4) * 0x100000);
+      const prefix = key + (length < 4 ? length : 4) * 0x100000;
+      prefixes.add(prefix);
+      if (windows) {
+        // The word belongs to every window holding its start: at most two, as windows overlap by less than they step.
+        const last = Math.min(windows.length - 1, Math.floor(wordStart / WINDOW_STEP));
+        windows[last]!.add(prefix);
+        if (last > 0 && wordStart < (last - 1) * WINDOW_STEP + WINDOW) windows[last - 1]!.add(prefix);
+      }
       if (length === 1 && key !== 1 && key !== 9) singles |= 1 << key;
       key = 0;
       length = 0;
     }
-    const digit = c >= 48 && c <= 57;
-    const leetChar = digit || c === 64 || c === 36;
-    if ((leetChar && previous === 1) || (letter && previous === 2)) leet = true;
-    previous = letter ? 1 : leetChar ? 2 : 0;
-    if (letter || digit || c === 43 || c === 47 || c === 95 || c === 45) {
+    if ((k & LEET_CHAR && previous & LETTER) || (k & LETTER && previous & LEET_CHAR)) leet = true;
+    previous = k;
+    if (k & BASE64_CHAR) {
       if (++run >= 16) base64 = true;
     } else run = 0;
-    if (digit || (c >= 97 && c <= 102) || c === 32 || c === 58) {
+    if (k & HEX_CHAR) {
       if (++hexRun >= 24) hex = true;
     } else hexRun = 0;
   }
   let singleLetters = 0;
   for (let bits = singles; bits; bits &= bits - 1) singleLetters++;
-  return { prefixes, singleLetters, base64, hex, leet };
+  return { prefixes, windows, singleLetters, base64, hex, leet };
 }
 
 // Content a human reader does not see: HTML comments, markdown comments, elements styled invisible.
@@ -324,11 +372,11 @@ export function normalize(input: string): Normalized {
   if (hints.hex) for (const decoded of decodeHexRuns(raw)) views.push({ name: 'hex', text: fold(decoded) });
   if (hints.percent) for (const decoded of decodePercentRuns(raw)) views.push({ name: 'percent', text: fold(decoded) });
   if (countIn(prefixes, ROT13_CUE) > 0 || countIn(prefixes, ROT13_WORDS) >= 3) views.push({ name: 'rot13', text: rot13(text) });
-  const reversedCue = countIn(prefixes, ['back', 'reve', 'righ']) > 0 && REVERSED_CUE.test(text);
+  const reversedCue = countIn(prefixes, REVERSED_CUE_WORDS) > 0 && REVERSED_CUE.test(text);
   if (reversedCue || countIn(prefixes, REVERSED_WORDS) >= 3) views.push({ name: 'reversed', text: [...text].reverse().join('') });
   if (hints.markup) for (const segment of hiddenSegments(raw)) views.push({ name: 'hidden', text: fold(segment) });
 
   const splitWords = scan.singleLetters >= 3 || countIn(prefixes, SPLIT_FRAGMENTS) > 0;
   const letters = splitWords ? text.replace(/[^a-z\u00c0-\uffff]+/g, '') : null;
-  return { text, letters, prefixes, views, obfuscation };
+  return { text, letters, prefixes, windows: scan.windows, views, obfuscation };
 }

@@ -1,4 +1,4 @@
-import { DECODED_VIEWS, normalize, prefixKey, scanWords, type ViewName } from './normalize';
+import { DECODED_VIEWS, normalize, prefixKey, scanWords, WINDOW, windowStarts, type ViewName, type WordScan } from './normalize';
 import { COMPACT_RULES, RULES, SIGNAL_CATEGORY, type Rule, type SignalCategory, type SignalId } from './signals';
 
 /** direct: the prompt a user sends (system and user messages); indirect: tool results and documents. */
@@ -89,8 +89,8 @@ interface GateIndex {
   byPrefix: Map<number, Array<[rule: number, group: number]>>;
   /** Per rule: the bit mask with one bit per group; the rule runs when all are set. */
   full: Uint8Array;
-  /** Per rule and group: substrings that satisfy the group ("~" entries). */
-  substrings: Array<Array<string[]>>;
+  /** Per rule and group: substrings that satisfy the group ("~" entries), and whether each is ASCII (a non-ASCII one cannot occur in ASCII text). */
+  substrings: Array<Array<Array<[sub: string, ascii: boolean]>>>;
   /** The rules that have substrings at all. */
   withSubstrings: number[];
 }
@@ -98,15 +98,15 @@ interface GateIndex {
 function buildGateIndex(rules: readonly Rule[]): GateIndex {
   const byPrefix = new Map<number, Array<[number, number]>>();
   const full = new Uint8Array(rules.length);
-  const substrings: Array<Array<string[]>> = [];
+  const substrings: GateIndex['substrings'] = [];
   rules.forEach((rule, r) => {
     const groups = rule.gate.split(';');
     if (groups.length > 8) throw new Error(`rule ${rule.id}: a gate has at most 8 groups`);
     full[r] = (1 << groups.length) - 1;
     substrings[r] = groups.map((group, g) => {
-      const subs: string[] = [];
+      const subs: Array<[string, boolean]> = [];
       for (const entry of group.split(' ').filter(Boolean)) {
-        if (entry.startsWith('~')) subs.push(entry.slice(1));
+        if (entry.startsWith('~')) subs.push([entry.slice(1), !NON_ASCII.test(entry)]);
         else {
           const key = prefixKey(entry);
           const list = byPrefix.get(key) ?? [];
@@ -136,8 +136,8 @@ function openRules(text: string, prefixes: Set<number>): Uint8Array {
     const groups = GATES.substrings[r]!;
     for (let g = 0; g < groups.length; g++) {
       if (satisfied[r]! & (1 << g)) continue;
-      for (const sub of groups[g]!) {
-        if (ascii && NON_ASCII.test(sub)) continue;
+      for (const [sub, subAscii] of groups[g]!) {
+        if (ascii && !subAscii) continue;
         if (text.includes(sub)) {
           satisfied[r]! |= 1 << g;
           break;
@@ -148,22 +148,13 @@ function openRules(text: string, prefixes: Set<number>): Uint8Array {
   return satisfied;
 }
 
-// Long texts are scanned in overlapping windows, each with its own gates: an instruction buried in a long
-// document opens the rules for its window only. Every pattern spans far less than the overlap.
-const WINDOW = 4096;
-const OVERLAP = 512;
-
-/** Runs the rules over one reading of the input, window by window when it is long. */
-function scanView(text: string, kind: InputKind, view: Signal['view'], hits: Hits, prefixes?: Set<number>): void {
-  if (text.length <= WINDOW) {
-    scanWindow(text, kind, view, hits, prefixes ?? scanWords(text).prefixes);
+/** Runs the rules over one reading of the input, window by window when it is long (see WINDOW). */
+function scanView(text: string, kind: InputKind, view: Signal['view'], hits: Hits, scan: Pick<WordScan, 'prefixes' | 'windows'> = scanWords(text)): void {
+  if (scan.windows === null) {
+    scanWindow(text, kind, view, hits, scan.prefixes);
     return;
   }
-  for (let start = 0; start < text.length; start += WINDOW - OVERLAP) {
-    const window = text.slice(start, start + WINDOW);
-    scanWindow(window, kind, view, hits, scanWords(window).prefixes);
-    if (start + WINDOW >= text.length) break;
-  }
+  windowStarts(text.length).forEach((start, i) => scanWindow(text.slice(start, start + WINDOW), kind, view, hits, scan.windows![i]!));
 }
 
 /** Runs every rule whose gate the words open over one window. Dampening by quotes applies to the input as written only. */
@@ -210,7 +201,7 @@ export function scorePrompt(input: string, options: ScoreOptions): PromptScore {
   if (kind !== 'direct' && kind !== 'indirect') throw new TypeError(`kind must be direct or indirect, got ${String(kind)}`);
   const normalized = normalize(input);
   const hits: Hits = new Map();
-  scanView(normalized.text, kind, 'text', hits, normalized.prefixes);
+  scanView(normalized.text, kind, 'text', hits, normalized);
 
   for (const view of normalized.views) {
     const found: Hits = new Map();
