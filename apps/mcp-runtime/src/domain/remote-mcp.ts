@@ -364,9 +364,7 @@ export class RemoteMcpClient {
     const method = String(message.method);
     const reply = (answer: RemoteReply) => this.notify(call.session, { jsonrpc: '2.0', id: message.id, ...answer }, call.deadline);
     if (method === 'ping') return reply({ result: {} });
-    if (!call.hooks?.onRequest) {
-      return reply({ error: { code: -32601, message: `Method not found: Patchbay's MCP client does not support ${method.slice(0, 100)} on this call` } });
-    }
+    if (!call.hooks?.onRequest) return reply({ error: { code: -32601, message: cannotRelay(method) } });
     call.hooks.onRequest({ method, params: message.params }).then(reply, () => reply({ error: { code: -32603, message: `Internal error: Patchbay could not relay ${method.slice(0, 100)}` } }));
   }
 
@@ -395,6 +393,14 @@ class StreamBroke extends OutboundError {
   constructor(message: string, code: string | undefined) {
     super('network', message, code);
   }
+}
+
+/** Why a server's request got Method not found, in words its tool can pass on to the model. */
+export function cannotRelay(method: string): string {
+  const capability = method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : null;
+  return capability
+    ? `Method not found: Patchbay cannot relay ${method} on this call; the agent must declare the ${capability} capability at initialize and accept text/event-stream answers.`
+    : `Method not found: Patchbay relays only sampling/createMessage and elicitation/create to the agent, not ${method.slice(0, 100)}.`;
 }
 
 function parseJson(text: string, what: string): unknown {

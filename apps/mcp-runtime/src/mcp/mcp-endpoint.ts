@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, IRouter, NextFunction, Request, Response } fr
 import { capabilityProfile, type LiveCall, type ToolExecutor } from '../domain/execute';
 import { callWithGateway } from '../domain/gateway-call';
 import type { PackTools, RegistryClient } from '../domain/registry-client';
-import type { RemoteNotification } from '../domain/remote-mcp';
+import { cannotRelay, type RemoteNotification } from '../domain/remote-mcp';
 import type { RuleSetCache } from '../domain/rule-set-cache';
 import type { ToolCallRecorder } from '../domain/tool-call-records';
 import {
@@ -193,13 +193,13 @@ const levelRank = (level: LogLevel) => LOG_LEVELS.indexOf(level);
  * and a remote server's sampling and elicitation requests relayed to the agent when it declared the
  * capability, its answer coming back through McpRelay from whichever replica it reaches.
  */
-function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallParams, signal: AbortSignal): LiveCall {
+function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallParams, signal: AbortSignal): { live: LiveCall; drained(): Promise<void> } {
   const metaCapabilities = params.meta?.[META_CLIENT_CAPABILITIES];
   const capabilities = isObject(metaCapabilities) ? capabilityProfile(metaCapabilities).capabilities : (x.session?.capabilities ?? {});
   const metaLevel = params.meta?.[META_LOG_LEVEL];
   let level: LogLevel | null | undefined = isLogLevel(metaLevel) ? metaLevel : x.session ? undefined : null;
   const queue: RemoteNotification[] = [];
-  let reading = false;
+  let reading: Promise<void> | null = null;
   const write = (n: RemoteNotification) => {
     if (n.method === 'notifications/message' && level && isLogLevel(n.params?.level) && levelRank(n.params.level) < levelRank(level)) return;
     answer.event({ jsonrpc: '2.0', method: n.method, ...(n.params ? { params: n.params } : {}) });
@@ -207,20 +207,21 @@ function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallPa
   const notify = (n: RemoteNotification) => {
     if (level === undefined && (n.method === 'notifications/message' || queue.length > 0)) {
       queue.push(n);
-      if (reading) return;
-      reading = true;
-      deps.sessions.logLevel(x.session!).then(
-        (found) => (level = found),
-        () => (level = null),
-      ).finally(() => {
-        for (const queued of queue.splice(0)) write(queued);
-      });
+      reading ??= deps.sessions
+        .logLevel(x.session!)
+        .then(
+          (found) => void (level = found),
+          () => void (level = null),
+        )
+        .then(() => {
+          for (const queued of queue.splice(0)) write(queued);
+        });
       return;
     }
     write(n);
   };
   const asks = capabilities.sampling !== undefined || capabilities.elicitation !== undefined;
-  return {
+  const live: LiveCall = {
     progressToken: params.progressToken,
     notify,
     capabilities,
@@ -228,13 +229,13 @@ function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallPa
     request: asks
       ? (request) => {
           const needs = request.method === 'sampling/createMessage' ? 'sampling' : request.method === 'elicitation/create' ? 'elicitation' : null;
-          if (!needs || capabilities[needs] === undefined) {
-            return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: `Method not found: Patchbay relays only sampling/createMessage and elicitation/create, each to an agent that declared the capability; this agent cannot answer ${request.method.slice(0, 100)}.` } });
-          }
+          if (!needs || capabilities[needs] === undefined) return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: cannotRelay(request.method) } });
           return deps.relay.ask(x.principal.keyId, (id) => answer.event({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }), deps.toolCallTimeoutMs, signal);
         }
       : undefined,
   };
+  // The result goes last: after every notification still waiting for the session's log level.
+  return { live, drained: () => reading ?? Promise.resolve() };
 }
 
 /**
@@ -245,10 +246,11 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
   const tool = x.pack.tools.find((t) => t.fully_qualified_name === params.name);
   const controller = new AbortController();
   const untrack = deps.relay.track(callKey(x.principal.keyId, x.session?.id, x.pack.tool_pack.id, x.pack.registered_user.id, id), controller);
-  const live = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
+  const streamed = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
   let ending: Awaited<ReturnType<typeof callWithGateway>>;
   try {
-    ending = await callWithGateway(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl: publicRequestUrl(x.req).origin, decision, live });
+    ending = await callWithGateway(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl: publicRequestUrl(x.req).origin, decision, live: streamed?.live });
+    await streamed?.drained();
   } catch (err) {
     // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what
     // to do, never the underlying message (it could hold SQL or addresses).
