@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -27,7 +28,7 @@ export interface RemoteServer {
 
 export async function startServerEverything(mode: 'stateful' | 'stateless'): Promise<RemoteServer & { version: string }> {
   const dir = path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json'));
-  const { version } = require('@modelcontextprotocol/server-everything/package.json') as { version: string };
+  const { version } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
   const port = await freePort();
   const args = mode === 'stateful' ? [path.join(dir, 'dist', 'index.js'), 'streamableHttp'] : [path.join(__dirname, 'fixtures', 'server-everything-stateless.js'), String(port)];
   const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
