@@ -49,6 +49,9 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     TOOL_CALL_TIMEOUT_MS: '5000',
     TOOL_MAX_ROWS: '100',
     TOOL_MAX_RESPONSE_BYTES: String(1024 * 1024),
+    // The services started as child processes inherit QUEUE_PREFIX: the runtime must use the same, or
+    // its audit events and records go to queues nobody reads.
+    ...(process.env.QUEUE_PREFIX ? { QUEUE_PREFIX: process.env.QUEUE_PREFIX } : {}),
     ...env,
   });
   const replicas: Array<{ server: Server; close(): Promise<void> }> = [];

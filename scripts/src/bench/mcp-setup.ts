@@ -3,7 +3,7 @@ import path from 'node:path';
 import { GITHUB_FAKE_TOKENS } from '@patchbay/provider-fakes';
 import type { Backends } from './backends';
 import { BENCH_USER_AGENT, type ProvidersStatus } from './mcp-providers';
-import { registerKept } from './registry-registration';
+import { registerKept, startServerEverything, type ServerEverything } from './registry-registration';
 import type { RunningService, ServiceGroup } from './services';
 import {
   BENCH_LOG_LEVEL,
@@ -25,6 +25,9 @@ export const GITHUB_ISSUE = { owner: 'octo-org', repo: 'hello', issue_number: 1,
 /** The custom connector's slug, and the one tool of its server the pack shows. */
 export const CUSTOM_SLUG = 'bench-echo';
 export const CUSTOM_TOOL = 'tool_001';
+/** server-everything's connector slug and the tool of it the pack shows. */
+export const EVERYTHING_SLUG = 'everything';
+export const EVERYTHING_TOOL = 'echo';
 
 /** Headers of the benchmark's own requests to the providers, so the providers can tell them from the runtime's. */
 export const BENCH_PROVIDER_HEADERS = { 'user-agent': BENCH_USER_AGENT } as const;
@@ -49,6 +52,8 @@ export interface McpBenchSetup {
   /** mcp-runtime's record workers as their own process (node dist/worker.js), when asked; else they run in mcp-runtime. */
   recordWorker: RunningService | null;
   status: ProvidersStatus;
+  /** The reference server (its own process), with the session the direct requests use. */
+  everything: ServerEverything & { sessionId: string; service: RunningService };
   /** The custom connector's MCP server secret (the direct requests send it). */
   mcpSecret: string;
   organization: BenchOrganization;
@@ -98,6 +103,25 @@ async function connectedUser(registry: RunningService, key: string, name: string
   return user.id;
 }
 
+/**
+ * server-everything in its own process (stopped by the caller, and killed when the benchmark exits), counting the POSTs it logs (it is run
+ * unmodified, so that line is how its calls are counted), with a session of the benchmark's own for the
+ * direct requests (it answers tools/call only within a session).
+ */
+async function startEverything(): Promise<McpBenchSetup['everything']> {
+  const server = await startServerEverything({ countLine: 'Received MCP POST request' });
+  const headers = { ...BENCH_PROVIDER_HEADERS, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'patchbay-bench', version: '1' } } }), signal: AbortSignal.timeout(10_000) });
+  const sessionId = init.headers.get('mcp-session-id');
+  await init.text();
+  if (!init.ok || !sessionId) throw new Error(`server-everything answered initialize with ${init.status} and no session id`);
+  const note = await fetch(server.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), signal: AbortSignal.timeout(10_000) });
+  await note.text();
+  const port = Number(new URL(server.url).port);
+  const service: RunningService = { name: 'server-everything', port, baseUrl: `http://127.0.0.1:${port}`, pid: server.pid, recentOutput: () => '' };
+  return { ...server, sessionId, service };
+}
+
 export async function readProvidersStatus(providers: RunningService): Promise<ProvidersStatus> {
   const res = await fetch(`${providers.baseUrl}/healthz`, { signal: AbortSignal.timeout(10_000) });
   if (!res.ok) throw new Error(`the providers process answered ${res.status} on /healthz`);
@@ -118,6 +142,7 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
   const mcpSecret = randomBytes(24).toString('base64url');
   const providers = await group.start({ name: 'providers', entry: path.join(__dirname, 'mcp-providers.js'), env: { SECRET: mcpSecret, LATENCY_MS: String(options.providerLatencyMs) } });
   const status = await readProvidersStatus(providers);
+  const everything = await startEverything();
 
   const runtimeEnv: NodeJS.ProcessEnv = {
     // Tool-call records and security rules live in PostgreSQL (schema mcp_runtime), migrated at start.
@@ -143,12 +168,14 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
   const organization = await createBenchOrganization(backends, BENCH_ORGANIZATION);
   const key = organization.masterKey;
   await registerKept({ service: registry, baseUrl: registry.baseUrl, path: 'direct' }, key, { key: 'echo', label: 'bench echo MCP server', url: status.mcp.url, secret: mcpSecret }, CUSTOM_SLUG);
+  await registerKept({ service: registry, baseUrl: registry.baseUrl, path: 'direct' }, key, { key: 'everything', label: `server-everything ${everything.version}`, url: everything.url, secret: null }, EVERYTHING_SLUG);
   const pack = await api<{ id: string }>(registry, key, 'POST', '/api/v1/tool-packs/', {
     name: 'Bench',
-    description: 'pnpm bench mcp: one built-in tool, one custom tool',
+    description: 'pnpm bench mcp: one built-in tool, two custom tools',
     connectors: [
       { connector_id: await connectorId(registry, key, 'github'), auth_scope: 'INDIVIDUAL', tool_names: ['get_issue'] },
       { connector_id: await connectorId(registry, key, CUSTOM_SLUG), tool_names: [CUSTOM_TOOL] },
+      { connector_id: await connectorId(registry, key, EVERYTHING_SLUG), tool_names: [EVERYTHING_TOOL] },
     ],
   });
   const paths: RuntimeEntry[] = [];
@@ -165,5 +192,5 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
     ...(options.separateRecordWorker ? ['TOOL_CALL_RECORD_WORKERS=false (records stored by node dist/worker.js, its own process)'] : []),
     'PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS and the rest: defaults',
   ];
-  return { accessKeys, registry, providers, runtime, edge, bare, recordWorker, status, mcpSecret, organization, toolPackId: pack.id, paths, runtimeEnvReport };
+  return { accessKeys, registry, providers, runtime, edge, bare, recordWorker, status, everything, mcpSecret, organization, toolPackId: pack.id, paths, runtimeEnvReport };
 }

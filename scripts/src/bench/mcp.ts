@@ -10,9 +10,10 @@ import { pickLoadTool, type LoadTool } from './load';
 import { ResponseSampler, checkOnce, expectFields, jsonCheck, toolCallBody, toolCallCheck, type SampleTally, type SampledRequest } from './mcp-checks';
 import { STAGE_ORDER, runtimeStageOf } from './mcp-profile';
 import type { CallCounts, ProvidersStatus } from './mcp-providers';
-import { BENCH_ORGANIZATION, BENCH_PROVIDER_HEADERS, CUSTOM_SLUG, CUSTOM_TOOL, GITHUB_ISSUE, readProvidersStatus, setUpMcpBench, type McpBenchSetup } from './mcp-setup';
+import { BENCH_ORGANIZATION, BENCH_PROVIDER_HEADERS, CUSTOM_SLUG, CUSTOM_TOOL, EVERYTHING_SLUG, EVERYTHING_TOOL, GITHUB_ISSUE, readProvidersStatus, setUpMcpBench, type McpBenchSetup } from './mcp-setup';
 import {
   KINDS,
+  KIND_LABEL,
   KIND_TITLE,
   TARGET_ADDED_P50_US,
   TARGET_THROUGHPUT_RATIO,
@@ -42,7 +43,10 @@ directly in the same run (interleaved rounds), for:
       direct: GET /repos/${GITHUB_ISSUE.owner}/${GITHUB_ISSUE.repo}/issues/${GITHUB_ISSUE.issue_number} on the fake with the user's token;
   (b) a custom connector's tool, ${CUSTOM_SLUG}__${CUSTOM_TOOL}, registered by URL; its server is the SDK MCP
       server of scripts/src/bench/registry-mcp-server.ts (stateless, bearer secret; tools echo their arguments);
-      direct: the same tools/call JSON-RPC POST to that server.
+      direct: the same tools/call JSON-RPC POST to that server;
+      and ${EVERYTHING_SLUG}__${EVERYTHING_TOOL} on @modelcontextprotocol/server-everything, the reference server (its own
+      Streamable HTTP launcher: sessions, an event store, SSE answers opening with a priming event); direct:
+      the same tools/call POST within a session the benchmark opened.
 Each also straight to mcp-runtime (no edge), so the edge's share shows. Through the runtime: a bare
 JSON-RPC tools/call POST to /api/v1/tool-packs/{id}/registered-users/{id}/mcp with the master key.
 Targets, through the edge: added p50 <= ${formatInt(TARGET_ADDED_P50_US)} µs (1 connection), and at least
@@ -82,6 +86,7 @@ const SHORT_NAMES: Record<string, string> = {
   'mcp-runtime': 'runtime',
   'mcp-runtime-worker': 'record worker',
   'connector-registry': 'registry',
+  'server-everything': 'everything',
   'access-keys-and-audit': 'access-keys',
   providers: 'providers',
 };
@@ -132,6 +137,25 @@ function requestsOf(kind: Kind, setup: McpBenchSetup): { direct: Omit<SampledReq
       }),
     };
   }
+  if (kind === 'everything') {
+    const check = toolCallCheck((result) => expectFields('content[0]', { type: 'text', text: `Echo: ${ECHO_QUERY}` })((result.content as unknown[] | undefined)?.[0]));
+    return {
+      direct: {
+        url: setup.everything.url,
+        method: 'POST',
+        headers: { ...BENCH_PROVIDER_HEADERS, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'mcp-session-id': setup.everything.sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: toolCallBody(EVERYTHING_TOOL, { message: ECHO_QUERY }),
+        check,
+      },
+      mcp: (baseUrl, userId) => ({
+        url: mcpUrl(baseUrl, userId),
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: toolCallBody(`${EVERYTHING_SLUG}__${EVERYTHING_TOOL}`, { message: ECHO_QUERY }),
+        check,
+      }),
+    };
+  }
   const echo = { tool: CUSTOM_TOOL, arguments: { query: ECHO_QUERY } };
   const check = toolCallCheck((result) => expectFields('structuredContent', echo)(result.structuredContent));
   return {
@@ -160,7 +184,7 @@ function plan(setup: McpBenchSetup, connections: number): Planned[] {
     for (const kind of KINDS) {
       const requests = requestsOf(kind, setup);
       const add = (via: Via, request: Omit<SampledRequest, 'label'>) => {
-        const label = `${kind === 'builtin' ? '(a)' : '(b)'} ${VIA_LABEL[via]}`;
+        const label = `${KIND_LABEL[kind]} ${VIA_LABEL[via]}`;
         const target: Target = { label, url: request.url, method: request.method, headers: request.headers, body: request.body, connections: conns };
         planned.push({ kind, via, target, sample: { ...request, label } });
       };
@@ -177,6 +201,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
   const backends = await prepareBackends();
   progress(`backends: ${describeBackends(backends)}`);
   const group = new ServiceGroup(progress);
+  let setupDone: McpBenchSetup | null = null;
   let figures: Omit<Figures, 'profile' | 'profileFile'>;
   let windows: Record<Kind | 'both', TimeWindow[]>;
   try {
@@ -187,6 +212,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
       providerLatencyMs,
     });
+    setupDone = setup;
     progress(`organization ${setup.organization.organizationId}, tool pack ${setup.toolPackId}`);
     const planned = plan(setup, options.connections);
     // Every path once before any load: a broken one fails here, with its answer in the message.
@@ -195,9 +221,10 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       const problem = await checkOnce(p.sample);
       if (problem !== null) throw new Error(`${p.sample.label}: ${p.sample.method ?? 'GET'} ${p.sample.url}: ${problem}`);
     }
-    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers];
+    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers, setup.everything.service];
 
     const before = await readProvidersStatus(setup.providers);
+    const everythingBefore = setup.everything.posts();
     const sampler = new ResponseSampler(
       distinct.map((p) => p.sample),
       SAMPLE_PAUSE_MS,
@@ -220,14 +247,15 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
     const runs = planned.map((p, i) => ({ kind: p.kind, via: p.via, result: results[i]! }));
     // Only the measured rounds through the runtime: start-up, warm-ups and the direct rounds would blur the picture.
     const windowsOf = (kinds: Kind[]) => runs.filter((r) => kinds.includes(r.kind) && r.via !== 'direct').flatMap((r) => r.result.rounds.map((round) => round.window));
-    windows = { builtin: windowsOf(['builtin']), custom: windowsOf(['custom']), both: windowsOf(KINDS) };
+    windows = { builtin: windowsOf(['builtin']), custom: windowsOf(['custom']), everything: windowsOf(['everything']), both: windowsOf(KINDS) };
     figures = {
       backends,
       setup,
       runs,
       watched: watchedServices.map((s) => s.name),
       samples,
-      providerCalls: { builtin: delta(after.github.calls, before.github.calls), custom: delta(after.mcp.calls, before.mcp.calls) },
+      // server-everything cannot tell who called: every POST it logged, checked against all the 2xx together.
+      providerCalls: { builtin: delta(after.github.calls, before.github.calls), custom: delta(after.mcp.calls, before.mcp.calls), everything: { bench: 0, others: setup.everything.posts() - everythingBefore } },
       providerLatencyMs,
       loadBefore,
       loadAfter: machineLoad().text,
@@ -235,11 +263,12 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
   } finally {
     // The runtime writes its CPU profile as it exits, so stop before reading it.
     await group.stopAll();
+    await setupDone?.everything.stop();
   }
   const file = profileDir ? newestProfile(profileDir) : null;
   if (profileDir && !file) progress('mcp-runtime wrote no CPU profile (did it exit cleanly?)');
   const summarize = (kind: Kind | 'both') => summarizeCpuProfile(file!, REPO_ROOT, { windows: windows[kind], groupBy: runtimeStageOf, functionsPerGroup: 4 });
-  return { ...figures, profile: file ? { builtin: summarize('builtin'), custom: summarize('custom'), both: summarize('both') } : null, profileFile: file };
+  return { ...figures, profile: file ? { builtin: summarize('builtin'), custom: summarize('custom'), everything: summarize('everything'), both: summarize('both') } : null, profileFile: file };
 }
 
 const connectionsText = (n: number) => `${n} connection${n === 1 ? '' : 's'}`;
@@ -271,7 +300,7 @@ function printProfile(f: Figures): void {
     }
   }
   print();
-  print('  time in our own code, callees included, (a) and (b) together:');
+  print('  time in our own code, callees included, (a) and both (b) together:');
   for (const line of table(['', 'ms', 'of busy'], f.profile.both.inclusiveOwnCode.map((e) => [e.name, formatInt(e.timeUs / 1000), pct(e.share)]))) print(`  ${line}`);
   print();
 }
@@ -292,6 +321,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     `          providers (one child process): fake GitHub (@patchbay/provider-fakes) :${new URL(setup.status.github.url).port}, ` +
       `SDK MCP server (registry-mcp-server.ts: stateless, a new server per POST, bearer secret, 1 echo tool) :${new URL(setup.status.mcp.url).port}`,
   );
+  print(`          @modelcontextprotocol/server-everything ${setup.everything.version} (its own process, its streamableHttp launcher: sessions, event store) :${setup.everything.service.port}`);
   print(`data:     ${describeBackends(f.backends)}`);
   print(
     `          organization ${setup.organization.organizationId} (admin CLI): paid, ${formatInt(BENCH_ORGANIZATION.monthlyCredits ?? 0)} credits, ` +
@@ -306,9 +336,12 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     if (kind === 'builtin') {
       print(`  direct: GET /repos/${GITHUB_ISSUE.owner}/${GITHUB_ISSUE.repo}/issues/${GITHUB_ISSUE.issue_number} on the fake, Authorization: Bearer <the user's token>`);
       print(`  runtime paths: POST .../mcp ${toolCallBody('github__get_issue', { input: { owner: GITHUB_ISSUE.owner, repo: GITHUB_ISSUE.repo, issue_number: GITHUB_ISSUE.issue_number } })}`);
-    } else {
+    } else if (kind === 'custom') {
       print(`  direct: POST /mcp on the MCP server, Authorization: Bearer <its secret>, ${toolCallBody(CUSTOM_TOOL, { query: ECHO_QUERY })}`);
       print(`  runtime paths: POST .../mcp ${toolCallBody(`${CUSTOM_SLUG}__${CUSTOM_TOOL}`, { query: ECHO_QUERY })}`);
+    } else {
+      print(`  direct: POST /mcp on server-everything within the benchmark's session (SSE answer), ${toolCallBody(EVERYTHING_TOOL, { message: ECHO_QUERY })}`);
+      print(`  runtime paths: POST .../mcp ${toolCallBody(`${EVERYTHING_SLUG}__${EVERYTHING_TOOL}`, { message: ECHO_QUERY })}`);
     }
     const runs = f.runs.filter((r) => r.kind === kind);
     for (const line of table(
@@ -363,6 +396,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     [
       ['fake GitHub', ...callRow('builtin')],
       ['MCP server (POSTs)', ...callRow('custom')],
+      ['server-everything (every POST it logged)', formatInt(f.providerCalls.everything.others), formatInt(countedTwoXx(f.runs, 'everything', true)), '(in the first column)', formatInt(countedTwoXx(f.runs, 'everything', false))],
     ],
   )) print(line);
   print();
