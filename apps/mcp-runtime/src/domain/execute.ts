@@ -49,14 +49,14 @@ export interface LiveCall {
   request?(request: RemoteRequest): Promise<RemoteReply>;
   /** The agent's sampling and elicitation capabilities, declared to remote servers on its behalf. */
   capabilities: RemoteClientCapabilities;
-  /** Aborted when the agent cancels the call (notifications/cancelled). */
-  signal?: AbortSignal;
 }
 
 /** What a call knows of the request it came in. */
 export interface CallContext {
-  /** The agent's public URL, for magic links. */
-  publicBaseUrl: string;
+  /** The agent's public URL, for magic links (built only when one is needed). */
+  publicBaseUrl: () => string;
+  /** Aborted when the agent cancels the call (notifications/cancelled), streamed or not. */
+  signal?: AbortSignal;
   live?: LiveCall;
 }
 
@@ -75,7 +75,7 @@ export class ToolExecutor {
     if (problems.length > 0) {
       return failure('invalid_input', `Invalid arguments for ${tool.fully_qualified_name}: ${problems.join('; ')}. Fix them and call the tool again.`);
     }
-    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }, context) : this.callCustom(pack, tool, args, context.live);
+    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }, context) : this.callCustom(pack, tool, args, context);
   }
 
   private async callBuiltin(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: { input: unknown }, context: CallContext): Promise<CallOutcome> {
@@ -87,7 +87,7 @@ export class ToolExecutor {
       if (lookup.code === 'unavailable') return failure('credential_unavailable', lookup.detail);
       const why = lookup.code === 'credential_invalid' ? `The ${connector.name} connection of this user stopped working (${lookup.detail})` : `This user has not connected ${connector.name} yet`;
       // A fresh magic link, so the agent can ask the user to connect and then retry (as Merge does).
-      const link = await this.deps.registry.magicLink(principal, pack.registered_user.id, connector.slug, tool.auth_scope, context.publicBaseUrl);
+      const link = await this.deps.registry.magicLink(principal, pack.registered_user.id, connector.slug, tool.auth_scope, context.publicBaseUrl());
       const ask = link ? ` Ask the user to open ${link.magic_link_url} to connect ${connector.name} (the link expires at ${link.expires_at}), then call the tool again.` : ` Ask the user to connect ${connector.name}, then call the tool again.`;
       return failure(lookup.code, `${why}.${ask}`, { error: lookup.code, connector: connector.slug, magic_link_url: link?.magic_link_url ?? null, expires_at: link?.expires_at ?? null });
     }
@@ -95,7 +95,7 @@ export class ToolExecutor {
     const timer = setTimeout(() => controller.abort(), this.deps.limits.timeoutMs);
     const live = context.live;
     const cancel = () => controller.abort();
-    live?.signal?.addEventListener('abort', cancel, { once: true });
+    context.signal?.addEventListener('abort', cancel, { once: true });
     const progress = live?.progressToken !== undefined ? (value: number, total: number, message: string) => live.notify({ method: 'notifications/progress', params: { progressToken: live.progressToken, progress: value, total, message } }) : undefined;
     progress?.(0, 1, `Calling ${connector.name}`);
     try {
@@ -119,21 +119,22 @@ export class ToolExecutor {
         const retry = err.retryAfterSeconds !== undefined ? ` (retry after ${err.retryAfterSeconds} s)` : '';
         return failure(err.kind, `${err.message}${err.message.includes('retry after') ? '' : retry}`);
       }
-      if (live?.signal?.aborted) return failure('cancelled', `The call to ${connector.name} was cancelled by the agent.`);
+      if (context.signal?.aborted) return failure('cancelled', `The call to ${connector.name} was cancelled by the agent.`);
       if (controller.signal.aborted) return failure('timeout', `${connector.name} did not answer within ${Math.round(this.deps.limits.timeoutMs / 1000)} s; retry later.`);
       return failure('provider_error', `The call to ${connector.name} failed unexpectedly; retry later.`);
     } finally {
       clearTimeout(timer);
-      live?.signal?.removeEventListener('abort', cancel);
+      context.signal?.removeEventListener('abort', cancel);
     }
   }
 
   /** A custom connector's tool goes to its remote MCP server, with its secret, over a reused session. */
-  private async callCustom(pack: PackTools, tool: PackTool, args: unknown, live: LiveCall | undefined): Promise<CallOutcome> {
+  private async callCustom(pack: PackTools, tool: PackTool, args: unknown, context: CallContext): Promise<CallOutcome> {
     const server = pack.custom_servers[tool.connector_slug];
     if (!server) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
+    const live = context.live;
     try {
-      const hooks = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, signal: live.signal } : undefined;
+      const hooks = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, signal: context.signal } : context.signal ? { signal: context.signal } : undefined;
       const result = await this.remoteClient(server.url, server.secret, live?.capabilities).callTool(tool.name, (args ?? {}) as Record<string, unknown>, hooks);
       return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
     } catch (err) {

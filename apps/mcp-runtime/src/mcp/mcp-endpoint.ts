@@ -194,6 +194,7 @@ const levelRank = (level: LogLevel) => LOG_LEVELS.indexOf(level);
  * capability, its answer coming back through McpRelay from whichever replica it reaches.
  */
 function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallParams, signal: AbortSignal): { live: LiveCall; drained(): Promise<void> } {
+  // `signal` also ends a relayed request's wait when the agent cancels.
   const metaCapabilities = params.meta?.[META_CLIENT_CAPABILITIES];
   const capabilities = isObject(metaCapabilities) ? capabilityProfile(metaCapabilities).capabilities : (x.session?.capabilities ?? {});
   const metaLevel = params.meta?.[META_LOG_LEVEL];
@@ -225,7 +226,6 @@ function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallPa
     progressToken: params.progressToken,
     notify,
     capabilities,
-    signal,
     request: asks
       ? (request) => {
           const needs = request.method === 'sampling/createMessage' ? 'sampling' : request.method === 'elicitation/create' ? 'elicitation' : null;
@@ -249,7 +249,8 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
   const streamed = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
   let ending: Awaited<ReturnType<typeof callWithGateway>>;
   try {
-    ending = await callWithGateway(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl: publicRequestUrl(x.req).origin, decision, live: streamed?.live });
+    const publicBaseUrl = () => publicRequestUrl(x.req).origin;
+    ending = await callWithGateway(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live });
     await streamed?.drained();
   } catch (err) {
     // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what
@@ -267,7 +268,7 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
 const NOT_OFFERED = /^(resources|prompts|completion)\//;
 
 /** Answers one request; throws RpcError for a JSON-RPC error. */
-async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, answer: Answer | null): Promise<unknown> {
+async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, answer: Answer | null, toolCall?: ToolCallParams): Promise<unknown> {
   switch (request.method) {
     case 'initialize': {
       const params = initializeParams(request.params);
@@ -289,7 +290,7 @@ async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, {
     case 'tools/list':
       return { tools: x.pack.tools.map(listEntry) };
     case 'tools/call':
-      return callTool(deps, x, request.id, toolCallParams(request.params), decision, answer);
+      return callTool(deps, x, request.id, toolCall ?? toolCallParams(request.params), decision, answer);
     case 'logging/setLevel': {
       const level = isObject(request.params) ? request.params.level : undefined;
       if (!isLogLevel(level)) throw invalidParams(`params.level must be one of ${LOG_LEVELS.join(', ')} (got ${typeof level === 'string' ? JSON.stringify(level.slice(0, 40)) : kindOf(level)}).`);
@@ -307,9 +308,9 @@ async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, {
 }
 
 /** Runs a request and gives its JSON-RPC response (a result or an error). */
-async function respond(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, answer: Answer | null): Promise<object> {
+async function respond(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, answer: Answer | null, toolCall?: ToolCallParams): Promise<object> {
   try {
-    return resultResponse(request.id, await dispatch(deps, x, request, decision, answer));
+    return resultResponse(request.id, await dispatch(deps, x, request, decision, answer, toolCall));
   } catch (err) {
     if (err instanceof RpcError) return errorResponse(request.id, err.toJson());
     throw err;
@@ -375,16 +376,16 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
 
   // tools/call params are checked before any credit is charged: a malformed call is free.
   const checked = new Map<Incoming, RpcError>();
-  let calls = 0;
+  const toolCalls = new Map<Incoming, ToolCallParams>();
   for (const m of messages) {
     if (m.kind !== 'request' || m.method !== 'tools/call') continue;
     try {
-      toolCallParams(m.params);
-      calls += 1;
+      toolCalls.set(m, toolCallParams(m.params));
     } catch (err) {
       checked.set(m, err as RpcError);
     }
   }
+  const calls = toolCalls.size;
   const decisions = calls > 0 ? await meterToolCalls(deps, x, calls) : [];
   if (!decisions) return;
 
@@ -402,7 +403,7 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
     if (invalid) return sendJson(res, 200, errorResponse(single.id, invalid.toJson()));
     const answer = new Answer(res, acceptsSse(req));
     try {
-      answer.finish(await respond(deps, x, single, decisions[0], answer));
+      answer.finish(await respond(deps, x, single, decisions[0], answer, toolCalls.get(single)));
     } catch (err) {
       if (!res.headersSent) throw err;
       deps.logger.error({ err }, 'MCP request failed after its stream began');
@@ -420,7 +421,7 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
       const invalid = checked.get(m);
       if (invalid) return errorResponse(m.id, invalid.toJson());
       const decision = m.method === 'tools/call' ? decisions[call++] : undefined;
-      return respond(deps, x, m, decision, null);
+      return respond(deps, x, m, decision, null, toolCalls.get(m));
     }),
   );
   const answered = responses.filter((r): r is object => r !== null);
