@@ -8,9 +8,10 @@ import { registryBenchmark } from './bench/registry';
 import { scanBenchmark } from './bench/scan';
 import { searchBenchmark } from './bench/search';
 import { wasInterrupted } from './bench/services';
+import { wireBenchmark } from './bench/wire';
 
 /** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

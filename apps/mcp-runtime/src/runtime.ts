@@ -1,7 +1,7 @@
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS, baseUrlOverridesFromEnv } from '@patchbay/connector-catalog';
 import { migrateOnStart } from '@patchbay/db';
-import { Meter, billingCycle } from '@patchbay/metering';
+import { Meter } from '@patchbay/metering';
 import { createGuardedRequest } from '@patchbay/outbound';
 import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
 import { createRedis, type Logger } from '@patchbay/service-kit';
@@ -15,7 +15,7 @@ import { RegistryClient } from './domain/registry-client';
 import { RuleSetCache, publishRulesChanged } from './domain/rule-set-cache';
 import { SecurityRuleService } from './domain/security-rules';
 import { ToolCallRecordService, ToolCallRecorder } from './domain/tool-call-records';
-import { seedMeterFromRecords } from './domain/usage';
+import { noteRecordsStored, toolCallLedger } from './domain/usage';
 import { McpRelay } from './mcp/relay';
 import { McpSessions } from './mcp/sessions';
 
@@ -66,7 +66,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     limits: { timeoutMs: config.TOOL_CALL_TIMEOUT_MS, maxRows: config.TOOL_MAX_ROWS, maxResponseBytes: config.TOOL_MAX_RESPONSE_BYTES },
     baseUrlOverrides: options.baseUrlOverrides ?? baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
   });
-  const meter = new Meter(redis, options.meterKeyPrefix ? { keyPrefix: options.meterKeyPrefix } : {});
+  // Exact across Redis losing its data: the counts are rebuilt from the tool-call records (see @patchbay/metering).
+  const meter = new Meter(redis, { ledger: toolCallLedger(db), logger, ...(options.meterKeyPrefix ? { keyPrefix: options.meterKeyPrefix } : {}) });
   const rules = new RuleSetCache(db, { ttlMs: config.SECURITY_RULES_CACHE_TTL_MS });
   await rules.subscribe(rulesSubscriber, logger);
 
@@ -78,17 +79,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const outboxRelay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   outboxRelay.start();
   const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: outboxRelay, logger }));
-  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY }) : null;
-
-  // If Redis lost its data (a restart without persistence), put this cycle's counts back from the records.
-  const seed = () => {
-    seedMeterFromRecords(db, meter, billingCycle(Date.now())).then(
-      (seeded) => { if (seeded > 0) logger.warn({ organizations: seeded }, 'credit meter restored from tool-call records'); },
-      (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'could not restore the credit meter from records'),
-    );
-  };
-  seed();
-  redis.on('ready', seed);
+  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
 
   const securityRules = new SecurityRuleService({
     db,
@@ -115,7 +106,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   return {
     app,
     async close() {
-      redis.off('ready', seed);
+      meter.close();
       await recorder.close();
       await workers?.close();
       await outboxRelay.stop();

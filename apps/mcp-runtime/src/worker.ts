@@ -1,9 +1,11 @@
 import { telemetry } from './telemetry';
 import { migrateOnStart } from '@patchbay/db';
+import { Meter } from '@patchbay/metering';
 import { createLogger, createRedis, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
 import { startRecordWorkers } from './domain/record-consumers';
+import { noteRecordsStored, toolCallLedger } from './domain/usage';
 
 /**
  * The record workers alone, for deployments that keep them off the replicas answering agents
@@ -18,7 +20,18 @@ async function main(): Promise<void> {
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const connection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
-  const workers = startRecordWorkers({ db, connection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY });
+  // The meter, only to settle counts Redis lost with the records that arrive late (see @patchbay/metering).
+  const commands = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:worker-commands` });
+  const meter = new Meter(commands, { ledger: toolCallLedger(db), logger });
+  const workers = startRecordWorkers({
+    db,
+    connection,
+    logger,
+    prefix: config.QUEUE_PREFIX,
+    retentionDays: config.TOOL_CALL_RETENTION_DAYS,
+    concurrency: config.TOOL_CALL_RECORD_CONCURRENCY,
+    onStored: (records) => noteRecordsStored(meter, records),
+  });
   const app = createServiceApp({ logger });
   app.get(
     '/healthz',
@@ -33,7 +46,7 @@ async function main(): Promise<void> {
     app,
     port: config.PORT,
     logger,
-    onShutdown: [async () => telemetry.shutdown(), async () => db.$disconnect(), async () => { connection.disconnect(); }, async () => workers.close()],
+    onShutdown: [async () => telemetry.shutdown(), async () => db.$disconnect(), async () => { connection.disconnect(); commands.disconnect(); }, async () => { meter.close(); }, async () => workers.close()],
   });
 }
 

@@ -49,8 +49,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     TOOL_CALL_TIMEOUT_MS: '5000',
     TOOL_MAX_ROWS: '100',
     TOOL_MAX_RESPONSE_BYTES: String(1024 * 1024),
-    // The services started as child processes inherit QUEUE_PREFIX: the runtime must use the same, or
-    // its audit events and records go to queues nobody reads.
+    // The same queues as the registry and worker processes, which inherit this process's environment.
     ...(process.env.QUEUE_PREFIX ? { QUEUE_PREFIX: process.env.QUEUE_PREFIX } : {}),
     ...env,
   });

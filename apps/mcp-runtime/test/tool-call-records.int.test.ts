@@ -6,9 +6,6 @@ import { createPrisma, type Db } from '../src/db';
 import { ToolCallRecorder, deleteRegisteredUserRecords, storeToolCallRecord, sweepExpiredRecords } from '../src/domain/tool-call-records';
 import { api, request, rpc, scenario, startHarness, type Harness } from './harness';
 
-/** The prefix the runtime under test uses (see the harness), for the jobs this file puts on its queues. */
-const QUEUE_PREFIX = process.env.QUEUE_PREFIX ? { prefix: process.env.QUEUE_PREFIX } : {};
-
 let h: Harness;
 let db: Db;
 beforeAll(async () => {
@@ -216,7 +213,7 @@ describe('the record pipeline loses nothing', () => {
   it('a batch put on the queue by another replica is stored by this one; a malformed record in it is dropped, the rest stored', async () => {
     const s = await scenario(h, { connect: false });
     const connection = createRedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-    const queues = new QueueSet({ connection, ...QUEUE_PREFIX });
+    const queues = new QueueSet({ connection, prefix: process.env.QUEUE_PREFIX });
     try {
       const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
       const good = [job(mine), job({ ...mine, status: 'blocked', error_code: 'security_rule_blocked' })];
@@ -236,7 +233,7 @@ describe('the record pipeline loses nothing', () => {
   it('a single-record job (from a runtime older than batches) is still stored', async () => {
     const s = await scenario(h, { connect: false });
     const connection = createRedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-    const queues = new QueueSet({ connection, ...QUEUE_PREFIX });
+    const queues = new QueueSet({ connection, prefix: process.env.QUEUE_PREFIX });
     try {
       const queued = job({ organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId });
       await queues.get(QUEUE_NAMES.toolCallRecords)!.add(QUEUE_NAMES.toolCallRecords, queued, { jobId: queued.event_id });
@@ -254,7 +251,7 @@ describe('the record pipeline loses nothing', () => {
     // the harness runtime's own relay delivers the outbox rows once they are there.
     const dead = createRedis('redis://127.0.0.1:1', { maxRetriesPerRequest: null, enableOfflineQueue: false, retryStrategy: () => null });
     dead.on('error', () => undefined);
-    const queues = new QueueSet({ connection: dead, ...QUEUE_PREFIX });
+    const queues = new QueueSet({ connection: dead });
     const direct = new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: { kick: () => undefined }, logger: createLogger('test', 'silent') });
     const outcomes: string[] = [];
     const recorder = new ToolCallRecorder({

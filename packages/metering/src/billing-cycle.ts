@@ -34,3 +34,9 @@ function utcMonthStart(year: number, monthIndex: number): number {
   date.setUTCFullYear(year, monthIndex, 1);
   return date.getTime();
 }
+
+/** The cycle before `cycle` ('2026-01' gives '2025-12'). */
+export function previousBillingCycle(cycle: string): string {
+  const { start } = billingCycleBounds(cycle);
+  return billingCycle(start - 1);
+}

@@ -7,6 +7,7 @@ function decision(overrides: Partial<MeterDecision> = {}): MeterDecision {
     reason: null,
     rateLimit: { limit: 30, remaining: 12, resetSeconds: 41, resetAt: 1_750_000_041, retryAfterSeconds: null },
     credits: { used: 7, allotment: 100, overage: 0, cycle: '2025-06' },
+    epoch: '7a0c1b2e-0000-4000-8000-000000000000',
     ...overrides,
   };
 }

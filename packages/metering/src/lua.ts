@@ -1,14 +1,4 @@
-import { createHash } from 'node:crypto';
-
-/** A Lua script sent with EVALSHA, and with EVAL once when the server does not know it yet. */
-export interface LuaScript {
-  source: string;
-  sha1: string;
-}
-
-function script(source: string): LuaScript {
-  return { source, sha1: createHash('sha1').update(source).digest('hex') };
-}
+import { counterScript } from './rebuildable-counters';
 
 /**
  * Time and billing cycle inside a script. When the caller gives no time the script reads the
@@ -47,6 +37,7 @@ end
  *
  * KEYS[1]  the rolling window of the (organization, registered user): a sorted set, score = call time in ms
  * KEYS[2]  the organization's credit counters: a hash, fields '<cycle>:used' and '<cycle>:overage'
+ *          (the fence of the organization's scope follows: see counterScript)
  * ARGV     now ms ('' = server TIME), limit per window, window ms, window key TTL ms,
  *          unique member for this call, plan ('free' | 'paid'), monthly allotment, counters TTL ms
  *
@@ -56,7 +47,7 @@ end
  * Order matters: the rate limit is checked first, so a rate-limited call costs nothing; a call the
  * billing limit refuses never enters the window; only an allowed call is added to both.
  */
-export const CHECK_SCRIPT = script(`${LUA_CLOCK}
+export const CHECK_SCRIPT = counterScript(`${LUA_CLOCK}
 local now = now_ms(ARGV[1])
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
@@ -117,22 +108,9 @@ return {1, 0, limit - count, reset_ms(), -1, used, overage, now, cycle}
  * KEYS[1] the organization's credit counters; ARGV[1] the cycle ('' = the current one by server TIME).
  * Returns {cycle, used, overage}.
  */
-export const USAGE_SCRIPT = script(`${LUA_CLOCK}
+export const USAGE_SCRIPT = counterScript(`${LUA_CLOCK}
 local cycle = ARGV[1]
 if cycle == '' then cycle = cycle_label(year_month(now_ms(nil))) end
 local counters = redis.call('HMGET', KEYS[1], cycle .. ':used', cycle .. ':overage')
 return {cycle, tonumber(counters[1]) or 0, tonumber(counters[2]) or 0}
-`);
-
-/**
- * KEYS[1] the organization's credit counters; ARGV cycle, used, overage, counters TTL ms.
- * Sets the cycle's counters only when that cycle has none yet: a counter the meter already holds
- * is newer than any rebuild. Returns 1 when it set them, 0 when they were there.
- */
-export const SEED_SCRIPT = script(`
-local cycle = ARGV[1]
-if redis.call('HSETNX', KEYS[1], cycle .. ':used', ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], cycle .. ':overage', ARGV[3])
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
-return 1
 `);

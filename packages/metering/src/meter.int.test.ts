@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { billingCycle } from './billing-cycle';
 import { rateLimitHeaders } from './headers';
 import { Meter, type MeterRequest } from './meter';
+import { MemoryLedger } from './test-support/memory-ledger';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // One prefix per run: concurrent runs on the same Redis never see each other's counters.
@@ -19,10 +20,17 @@ function connect(): Redis {
 
 let redis: Redis;
 let meter: Meter;
+const ledger = new MemoryLedger();
+const meters: Meter[] = [];
+function newMeter(client: Redis): Meter {
+  const m = new Meter(client, { keyPrefix: prefix, ledger });
+  meters.push(m);
+  return m;
+}
 
 beforeAll(() => {
   redis = connect();
-  meter = new Meter(redis, { keyPrefix: prefix });
+  meter = newMeter(redis);
 });
 
 afterAll(async () => {
@@ -32,8 +40,20 @@ afterAll(async () => {
     if (keys.length > 0) await redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');
+  for (const m of meters) m.close();
   await Promise.all(connections.map((c) => c.quit()));
 });
+
+async function keysOf(organizationId: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}{org:${organizationId}}*`, 'COUNT', 1000);
+    found.push(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  return found.sort();
+}
 
 function request(overrides: Partial<MeterRequest> = {}): MeterRequest {
   return {
@@ -222,7 +242,7 @@ describe('exact under concurrency across replicas', () => {
   let replicas: Meter[];
   beforeAll(() => {
     // Separate connections, as separate mcp-runtime replicas would have.
-    replicas = Array.from({ length: 4 }, () => new Meter(connect(), { keyPrefix: prefix }));
+    replicas = Array.from({ length: 4 }, () => newMeter(connect()));
   });
 
   async function burst(req: MeterRequest, calls: number) {
@@ -288,26 +308,20 @@ describe('clock and billing cycle', () => {
 });
 
 describe('keys', () => {
-  async function keysOf(organizationId: string): Promise<string[]> {
-    const found: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}{org:${organizationId}}*`, 'COUNT', 1000);
-      found.push(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    return found.sort();
-  }
 
-  it("both keys of a call carry the organization's hash tag, so the script runs on Redis Cluster", async () => {
+  it("every key of a call carries the organization's hash tag, so the script runs on Redis Cluster", async () => {
     const req = request();
     await meter.check(req);
     const keys = await keysOf(req.organizationId);
-    expect(keys).toEqual([`${prefix}{org:${req.organizationId}}:credits`, `${prefix}{org:${req.organizationId}}:rate:${req.registeredUserId}`]);
+    expect(keys).toEqual([
+      `${prefix}{org:${req.organizationId}}:credits`,
+      `${prefix}{org:${req.organizationId}}:epoch`,
+      `${prefix}{org:${req.organizationId}}:rate:${req.registeredUserId}`,
+    ]);
     for (const key of keys) expect(/\{([^}]*)\}/.exec(key)?.[1]).toBe(`org:${req.organizationId}`);
   });
 
-  it('nothing grows forever: the rate window expires after 61 seconds, the cycle counters after 40 days', async () => {
+  it('nothing grows forever: the rate window expires after 61 seconds, the cycle counters after 40 days, the fence a day later', async () => {
     const req = request();
     await meter.check(req);
     const tag = `${prefix}{org:${req.organizationId}}`;
@@ -317,20 +331,21 @@ describe('keys', () => {
     const creditsPttl = await redis.pttl(`${tag}:credits`);
     expect(creditsPttl).toBeGreaterThan(40 * DAY_MS - 60_000);
     expect(creditsPttl).toBeLessThanOrEqual(40 * DAY_MS);
+    const fencePttl = await redis.pttl(`${tag}:epoch`);
+    expect(fencePttl).toBeGreaterThan(41 * DAY_MS - 60_000);
+    expect(fencePttl).toBeLessThanOrEqual(41 * DAY_MS);
   });
 
   it('the first call of a cycle drops counters older than the previous cycle', async () => {
     const organizationId = randomUUID();
-    await meter.seedCycle(organizationId, '2025-01', 10);
-    await meter.seedCycle(organizationId, '2025-02', 20, 5);
-    await meter.seedCycle(organizationId, '2025-03', 30);
+    for (const month of ['01', '02', '03']) await meter.check(request({ organizationId, plan: 'paid', monthlyCredits: 0, now: Date.parse(`2025-${month}-10T00:00:00Z`) }));
     await meter.check(request({ organizationId, now: Date.parse('2025-04-02T00:00:00Z') }));
     const fields = await redis.hkeys(`${prefix}{org:${organizationId}}:credits`);
     expect(fields.sort()).toEqual(['2025-03:overage', '2025-03:used', '2025-04:used']);
   });
 
   it('rejects a key prefix with a brace, which would put every organization in one cluster slot', () => {
-    expect(() => new Meter(redis, { keyPrefix: 'x{y}:' })).toThrow(RangeError);
+    expect(() => new Meter(redis, { keyPrefix: 'x{y}:', ledger })).toThrow(RangeError);
   });
 });
 
@@ -355,41 +370,110 @@ describe('survives a restart', () => {
   it('the count survives a restart of the replica: a new Meter on a new connection continues it', async () => {
     const req = request({ plan: 'free', monthlyCredits: 3 });
     await checkTimes(meter, req, 2);
-    const restarted = new Meter(connect(), { keyPrefix: prefix });
+    const restarted = newMeter(connect());
     expect(await restarted.check(req)).toMatchObject({ allowed: true, credits: { used: 3 } });
     expect((await restarted.check(req)).reason).toBe('billing_limit_reached');
   });
+});
 
-  it('seedCycle restores a counter rebuilt from durable records, and the free-plan limit applies to it', async () => {
-    const req = request({ plan: 'free', monthlyCredits: 100 });
-    expect(await meter.seedCycle(req.organizationId, '2025-06', 99)).toBe(true);
-    expect(await meter.check(req)).toMatchObject({ allowed: true, credits: { used: 100 } });
+/** What Redis losing its data does to one organization: every key of its scope is gone. */
+async function loseOrganization(organizationId: string): Promise<void> {
+  const keys = await keysOf(organizationId);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
+describe('Redis losing the counts', () => {
+  it("a free plan's used-up allotment is still used up after Redis lost the count: rebuilt from the records before any call counts", async () => {
+    const req = request({ plan: 'free', monthlyCredits: 20 });
+    for (let i = 0; i < 20; i++) {
+      const decision = await meter.check(req);
+      ledger.add(ledger.recordOf(req.organizationId, req.registeredUserId, decision, T0));
+    }
     expect((await meter.check(req)).reason).toBe('billing_limit_reached');
+    await loseOrganization(req.organizationId);
+    const after = await meter.check(req);
+    expect(after).toMatchObject({ allowed: false, reason: 'billing_limit_reached', credits: { used: 20 } });
+    expect(await meter.usage(req.organizationId, '2025-06')).toEqual({ cycle: '2025-06', used: 20, overage: 0 });
   });
 
-  it('seedCycle sets only if absent: it never overwrites a counter the meter already holds', async () => {
-    const req = request({ plan: 'paid', monthlyCredits: 1 });
-    await checkTimes(meter, req, 3);
-    expect(await meter.seedCycle(req.organizationId, '2025-06', 1_000, 999)).toBe(false);
-    expect(await meter.usage(req.organizationId, '2025-06')).toEqual({ cycle: '2025-06', used: 3, overage: 2 });
+  it('calls arriving together after the loss wait for one rebuild and none of them is counted twice or lost', async () => {
+    const req = request({ plan: 'free', monthlyCredits: 100, rateLimitPerMinute: 1_000 });
+    const before = await checkTimes(meter, req, 30);
+    ledger.add(...before.map((d) => ledger.recordOf(req.organizationId, req.registeredUserId, d, T0)));
+    await loseOrganization(req.organizationId);
+    const reads = ledger.reads;
+    const burst = await Promise.all(Array.from({ length: 100 }, (_, i) => meters[i % 2 === 0 ? 0 : meters.length - 1]!.check(req)));
+    expect(burst.filter((d) => d.allowed)).toHaveLength(70);
+    expect(burst.filter((d) => d.reason === 'billing_limit_reached')).toHaveLength(30);
+    // One rebuild per meter instance at most, however many calls waited for it.
+    expect(ledger.reads - reads).toBeLessThanOrEqual(2);
+    expect(await meter.usage(req.organizationId, '2025-06')).toEqual({ cycle: '2025-06', used: 100, overage: 0 });
   });
 
-  it('seedCycle restores overage for month-end billing and rejects inconsistent figures', async () => {
-    const organizationId = randomUUID();
-    expect(await meter.seedCycle(organizationId, '2025-05', 120, 20)).toBe(true);
-    expect(await meter.usage(organizationId, '2025-05')).toEqual({ cycle: '2025-05', used: 120, overage: 20 });
-    await expect(meter.seedCycle(organizationId, '2025-05', 1, 2)).rejects.toThrow(RangeError);
-    await expect(meter.seedCycle(organizationId, '2025-5', 1)).rejects.toThrow(RangeError);
-    await expect(meter.seedCycle(organizationId, '2025-05', -1)).rejects.toThrow(RangeError);
+  it('records of the lost epoch that arrive after the rebuild are added once, and records of the new epoch never', async () => {
+    // The real clock: settling reads the records of the current cycle by the Redis server's time.
+    const req = request({ plan: 'paid', monthlyCredits: 5, rateLimitPerMinute: 1_000, now: undefined });
+    const lost = await checkTimes(meter, req, 12);
+    // Only 4 of the 12 records are durable when Redis loses the count; 8 are still in a queue or outbox.
+    const lostRecords = lost.map((d) => ledger.recordOf(req.organizationId, req.registeredUserId, d));
+    ledger.add(...lostRecords.slice(0, 4));
+    await loseOrganization(req.organizationId);
+
+    const fresh = await checkTimes(meter, req, 3);
+    expect(fresh.map((d) => d.credits.used)).toEqual([5, 6, 7]);
+    expect(new Set(fresh.map((d) => d.epoch)).size).toBe(1);
+    expect(fresh[0]!.epoch).not.toBe(lost[0]!.epoch);
+    // The new epoch's records commit at once: they are counted live already and must not be added again.
+    ledger.add(...fresh.map((d) => ledger.recordOf(req.organizationId, req.registeredUserId, d)));
+    await meter.noteRecorded(req.organizationId, fresh.map((d) => d.epoch));
+    expect(await meter.usage(req.organizationId)).toMatchObject({ used: 7, overage: 2 });
+
+    // The late records of the lost epoch commit, in two goes; each is counted once.
+    ledger.add(...lostRecords.slice(4, 9));
+    await meter.noteRecorded(req.organizationId, lostRecords.slice(4, 9).map((r) => r.epoch));
+    expect(await meter.usage(req.organizationId)).toMatchObject({ used: 12, overage: 6 });
+    ledger.add(...lostRecords.slice(9));
+    await meter.noteRecorded(req.organizationId, lostRecords.slice(9).map((r) => r.epoch));
+    await meter.noteRecorded(req.organizationId, lostRecords.map((r) => r.epoch));
+    expect(await meter.usage(req.organizationId)).toMatchObject({ used: 15, overage: 9 });
+  });
+
+  it("a registered user's full rate window is still full after the loss: the last minute's records refill it", async () => {
+    const req = request({ plan: 'paid', rateLimitPerMinute: 10 });
+    const calls = [];
+    for (let i = 0; i < 10; i++) {
+      const at = T0 - 50_000 + i * 1_000;
+      const decision = await meter.check({ ...req, now: at });
+      calls.push(ledger.recordOf(req.organizationId, req.registeredUserId, decision, at));
+    }
+    ledger.add(...calls);
+    await loseOrganization(req.organizationId);
+    const limited = await meter.check(req);
+    expect(limited).toMatchObject({ allowed: false, reason: 'rate_limited', rateLimit: { retryAfterSeconds: 10 } });
+    // Another registered user of the organization is not affected.
+    expect((await meter.check({ ...req, registeredUserId: randomUUID() })).allowed).toBe(true);
+  });
+
+  it('counters written before the fence existed (an upgrade) are adopted, not added to the records', async () => {
+    const req = request({ plan: 'paid', monthlyCredits: 1_000 });
+    const decisions = await checkTimes(meter, req, 6);
+    ledger.add(...decisions.slice(0, 4).map((d) => ledger.recordOf(req.organizationId, req.registeredUserId, { ...d, epoch: null as unknown as string }, T0)));
+    // The previous version kept no fence: only the counters exist.
+    await redis.del(`${prefix}{org:${req.organizationId}}:epoch`);
+    expect(await meter.check(req)).toMatchObject({ allowed: true, credits: { used: 7 } });
+    ledger.add(...decisions.slice(4).map((d) => ledger.recordOf(req.organizationId, req.registeredUserId, { ...d, epoch: null as unknown as string }, T0)));
+    await meter.noteRecorded(req.organizationId, ['an-epoch-that-is-gone']);
+    expect(await meter.usage(req.organizationId, '2025-06')).toEqual({ cycle: '2025-06', used: 7, overage: 0 });
   });
 });
 
 describe('one Redis round trip', () => {
   it('a check is one command from the client, EVALSHA, however the call is decided', async () => {
     const client = connect();
-    const replica = new Meter(client, { keyPrefix: prefix });
+    const replica = newMeter(client);
     const req = request({ plan: 'free', monthlyCredits: 1, rateLimitPerMinute: 2 });
     await replica.check(request()); // the server may meet the script for the first time here (EVALSHA, then EVAL)
+    await replica.usage(req.organizationId); // the organization's first use starts its epoch (a rebuild from the ledger)
     const address = /addr=(\S+)/.exec(await (client.call('CLIENT', 'INFO') as Promise<string>))?.[1];
     expect(address).toBeDefined();
 

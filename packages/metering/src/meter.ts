@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { isBillingCycle } from './billing-cycle';
-import { CHECK_SCRIPT, SEED_SCRIPT, USAGE_SCRIPT, type LuaScript } from './lua';
+import { billingCycle, isBillingCycle, previousBillingCycle } from './billing-cycle';
+import { CHECK_SCRIPT, USAGE_SCRIPT } from './lua';
+import { RebuildableCounters, type CounterRebuild, type CountersLogger, type RebuildContext } from './rebuildable-counters';
 
 /** The rate limit is per minute, over a rolling window (not calendar minutes). */
 export const RATE_WINDOW_MS = 60_000;
@@ -12,6 +13,14 @@ const RATE_KEY_TTL_MS = RATE_WINDOW_MS + 1_000;
  * at least 40 days after it: past the longest month plus time for month-end billing to read them.
  */
 const CREDITS_TTL_MS = 40 * 24 * 60 * 60 * 1000;
+/** The organization's fence outlives its credit counters. */
+const SCOPE_TTL_MS = CREDITS_TTL_MS + 24 * 60 * 60 * 1000;
+/**
+ * A rebuilt window takes the records of a little more than the window, for clocks that disagree
+ * (records carry the runtime's time, the meter the Redis server's); entries past the window are
+ * dropped by the next check anyway.
+ */
+const REBUILD_CLOCK_MARGIN_MS = 5_000;
 const DEFAULT_KEY_PREFIX = 'patchbay:metering:';
 
 export type Plan = 'free' | 'paid';
@@ -53,6 +62,11 @@ export interface MeterDecision {
     /** 'YYYY-MM', UTC: see billingCycle. */
     cycle: string;
   };
+  /**
+   * The meter's epoch for the organization when the call was counted: store it on the call's
+   * durable record (`MeterLedger` leaves it out when rebuilding this epoch).
+   */
+  epoch: string;
 }
 
 export interface CycleUsage {
@@ -61,9 +75,34 @@ export interface CycleUsage {
   overage: number;
 }
 
+/** What the durable tool-call records hold for one organization, leaving out one meter epoch. */
+export interface RecordedUsage {
+  /** Credits per billing cycle asked for (cycles without records may be left out). */
+  credits: Array<{ cycle: string; used: number; overage: number }>;
+  /** Each counted call since `callsSinceMs`: the record's id, its registered user and its time in ms. */
+  calls: Array<{ id: string; registeredUserId: string; atMs: number }>;
+}
+
+/**
+ * The durable copy of the meter: the tool-call records, each stamped with the `epoch` of its
+ * decision. After Redis lost an organization's counts the meter reads them back from here.
+ */
+export interface MeterLedger {
+  /**
+   * The records of `organizationId` whose epoch is not `excludeEpoch` (records without an epoch
+   * count): credits by cycle for `cycles`, and the calls made since `callsSinceMs`.
+   */
+  recorded(query: { organizationId: string; excludeEpoch: string; cycles: string[]; callsSinceMs: number }): Promise<RecordedUsage>;
+}
+
 export interface MeterOptions {
+  /** Where the meter rebuilds an organization's counts from after Redis lost them. */
+  ledger: MeterLedger;
   /** Prepended to every key; must not contain '{' or '}' (the organization's hash tag follows it). */
   keyPrefix?: string;
+  /** See RebuildableCountersOptions.settleDelaysMs. */
+  settleDelaysMs?: number[];
+  logger?: CountersLogger;
 }
 
 const REASONS: Record<number, MeterRefusal | null> = { 0: null, 1: 'rate_limited', 2: 'billing_limit_reached' };
@@ -74,26 +113,31 @@ type CheckReply = [number, number, number, number, number, number, number, numbe
  * The rate limit and credit meter mcp-runtime consults on every tools/call.
  *
  * `check` makes exactly one Redis round trip (one EVALSHA; EVAL once if the server lost its script
- * cache) and decides atomically, so the counts are exact across any number of replicas.
+ * cache) and decides atomically, so the counts are exact across any number of replicas. The counts
+ * are RebuildableCounters: when Redis lost an organization's state, it is rebuilt from the ledger
+ * before anything is counted again.
  */
 export class Meter {
-  private readonly keyPrefix: string;
+  private readonly counters: RebuildableCounters;
+  private readonly ledger: MeterLedger;
   /** Window entries must be unique even for two calls in the same millisecond from different replicas. */
   private readonly memberTag = randomBytes(8).toString('base64url');
   private sequence = 0;
 
-  constructor(
-    private readonly redis: Redis | Cluster,
-    options: MeterOptions = {},
-  ) {
-    const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    // A brace in the prefix would become the hash tag and put every organization in one cluster slot.
-    if (/[{}]/.test(keyPrefix)) throw new RangeError(`keyPrefix must not contain '{' or '}', got '${keyPrefix}'`);
-    this.keyPrefix = keyPrefix;
+  constructor(redis: Redis | Cluster, options: MeterOptions) {
+    this.ledger = options.ledger;
+    this.counters = new RebuildableCounters(redis, {
+      // A brace in the prefix would become the hash tag and put every organization in one cluster slot.
+      keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
+      scopeTtlMs: SCOPE_TTL_MS,
+      rebuild: (context) => this.rebuild(context),
+      settleDelaysMs: options.settleDelaysMs,
+      logger: options.logger,
+    });
   }
 
   async check(req: MeterRequest): Promise<MeterDecision> {
-    const orgTag = this.orgTag(req.organizationId);
+    const scope = scopeOf(req.organizationId);
     if (!req.registeredUserId) throw new RangeError('registeredUserId is required');
     if (req.plan !== 'free' && req.plan !== 'paid') throw new RangeError(`plan must be 'free' or 'paid', got '${String(req.plan)}'`);
     requireInteger('monthlyCredits', req.monthlyCredits, 0);
@@ -101,9 +145,10 @@ export class Meter {
     if (req.now !== undefined) requireInteger('now', req.now, 0);
 
     this.sequence = (this.sequence + 1) % Number.MAX_SAFE_INTEGER;
-    const reply = (await this.run(
+    const { epoch, reply } = await this.counters.run<CheckReply>(
       CHECK_SCRIPT,
-      [`${orgTag}:rate:${req.registeredUserId}`, `${orgTag}:credits`],
+      scope,
+      [`rate:${req.registeredUserId}`, 'credits'],
       [
         req.now === undefined ? '' : String(req.now),
         req.rateLimitPerMinute,
@@ -114,7 +159,8 @@ export class Meter {
         req.monthlyCredits,
         CREDITS_TTL_MS,
       ],
-    )) as CheckReply;
+      req.now === undefined ? {} : { nowMs: req.now },
+    );
     const [allowed, reason, remaining, resetMs, retryMs, used, overage, nowMs, cycle] = reply;
     return {
       allowed: allowed === 1,
@@ -127,50 +173,60 @@ export class Meter {
         retryAfterSeconds: retryMs < 0 ? null : Math.max(1, Math.ceil(retryMs / 1000)),
       },
       credits: { used, allotment: req.monthlyCredits, overage, cycle },
+      epoch,
     };
   }
 
   /** What an organization has used in a billing cycle (default: the current one by the Redis server's clock). */
   async usage(organizationId: string, cycle?: string): Promise<CycleUsage> {
     if (cycle !== undefined && !isBillingCycle(cycle)) throw new RangeError(`a billing cycle is 'YYYY-MM', got '${cycle}'`);
-    const [readCycle, used, overage] = (await this.run(USAGE_SCRIPT, [`${this.orgTag(organizationId)}:credits`], [cycle ?? ''])) as [
-      string,
-      number,
-      number,
-    ];
+    const { reply } = await this.counters.run<[string, number, number]>(USAGE_SCRIPT, scopeOf(organizationId), ['credits'], [cycle ?? '']);
+    const [readCycle, used, overage] = reply;
     return { cycle: readCycle, used, overage };
   }
 
   /**
-   * Restores a cycle's counter rebuilt from the durable tool-call records after Redis lost its data.
-   * Sets it only when the meter holds no counter for that cycle, and resolves to whether it did: a
-   * counter already there has counted calls the records may not hold yet, so it is never overwritten.
+   * Call after tool-call records committed, with their organization and epochs: a record of an
+   * epoch Redis has lost since is added to the rebuilt counts (see RebuildableCounters.noteDurable).
    */
-  async seedCycle(organizationId: string, cycle: string, used: number, overage = 0): Promise<boolean> {
-    const credits = `${this.orgTag(organizationId)}:credits`;
-    if (!isBillingCycle(cycle)) throw new RangeError(`a billing cycle is 'YYYY-MM', got '${cycle}'`);
-    requireInteger('used', used, 0);
-    requireInteger('overage', overage, 0);
-    if (overage > used) throw new RangeError(`overage (${overage}) cannot exceed used (${used})`);
-    const set = await this.run(SEED_SCRIPT, [credits], [cycle, used, overage, CREDITS_TTL_MS]);
-    return set === 1;
+  noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void> {
+    return this.counters.noteDurable(scopeOf(organizationId), epochs);
   }
 
-  /** Both keys of one call carry the same hash tag, so the script is valid on Redis Cluster. */
-  private orgTag(organizationId: string): string {
-    if (!organizationId) throw new RangeError('organizationId is required');
-    return `${this.keyPrefix}{org:${organizationId}}`;
+  /** Stops the timers that settle rebuilt counts. The Redis connection stays the caller's. */
+  close(): void {
+    this.counters.close();
   }
 
-  private async run(lua: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(lua.sha1, keys.length, ...keys, ...args);
-    } catch (err) {
-      // After a restart or SCRIPT FLUSH the server forgets the script: send it once; EVAL caches it again.
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return await this.redis.eval(lua.source, keys.length, ...keys, ...args);
-    }
+  /**
+   * An organization's counts from the ledger: this cycle's and the previous one's credits, and the
+   * last minute's calls of each registered user as entries of their rolling windows.
+   */
+  private async rebuild({ scope, epoch, nowMs }: RebuildContext): Promise<CounterRebuild> {
+    const organizationId = scope.slice(ORG_SCOPE.length);
+    const cycle = billingCycle(nowMs);
+    const recorded = await this.ledger.recorded({
+      organizationId,
+      excludeEpoch: epoch,
+      cycles: [previousBillingCycle(cycle), cycle],
+      callsSinceMs: nowMs - RATE_WINDOW_MS - REBUILD_CLOCK_MARGIN_MS,
+    });
+    return {
+      counters: recorded.credits.flatMap((c) => [
+        { name: 'credits', field: `${c.cycle}:used`, value: c.used, ttlMs: CREDITS_TTL_MS },
+        { name: 'credits', field: `${c.cycle}:overage`, value: c.overage, ttlMs: CREDITS_TTL_MS },
+      ]),
+      entries: recorded.calls.map((call) => ({ name: `rate:${call.registeredUserId}`, member: `record:${call.id}`, score: call.atMs, ttlMs: RATE_KEY_TTL_MS })),
+    };
   }
+}
+
+const ORG_SCOPE = 'org:';
+
+/** Every key of one organization carries its hash tag `{org:<id>}`, so its scripts are valid on Redis Cluster. */
+function scopeOf(organizationId: string): string {
+  if (!organizationId) throw new RangeError('organizationId is required');
+  return `${ORG_SCOPE}${organizationId}`;
 }
 
 function requireInteger(name: string, value: number, min: number): void {

@@ -4,8 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { Meter, type MeterRequest } from './meter';
+import { Meter, type MeterDecision, type MeterRequest } from './meter';
 import { CHECK_SCRIPT } from './lua';
+import { MemoryLedger } from './test-support/memory-ledger';
 
 /**
  * A private redis-server (the same binary as the shared one) on a Unix socket in a temporary folder,
@@ -50,6 +51,17 @@ class PrivateRedis {
     });
   }
 
+  /** SIGKILL: Redis dies at once, whatever it held in memory is gone (without persistence). */
+  async kill(): Promise<void> {
+    const child = this.process;
+    this.process = null;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
   connect(): Redis {
     return new Redis({ path: this.socket, maxRetriesPerRequest: 1 });
   }
@@ -77,19 +89,22 @@ async function withRedis(appendOnly: boolean, test: (server: PrivateRedis) => Pr
 }
 
 async function scriptKnown(redis: Redis): Promise<boolean> {
-  const [exists] = (await redis.script('EXISTS', CHECK_SCRIPT.sha1)) as number[];
+  const [exists] = (await redis.script('EXISTS', CHECK_SCRIPT.lua.sha1)) as number[];
   return exists === 1;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Redis restart', () => {
   it('with appendonly the count survives a Redis restart, and the meter sends its script again when Redis forgot it', async () => {
     await withRedis(true, async (server) => {
       const organizationId = randomUUID();
+      const ledger = new MemoryLedger();
       await server.start();
       let redis = server.connect();
       try {
         expect(await scriptKnown(redis)).toBe(false);
-        const meter = new Meter(redis);
+        const meter = new Meter(redis, { ledger });
         for (let i = 0; i < 4; i++) expect((await meter.check(request(organizationId))).allowed).toBe(true);
         expect(await scriptKnown(redis)).toBe(true);
       } finally {
@@ -102,39 +117,85 @@ describe('Redis restart', () => {
       try {
         // A restart empties the script cache: the first check falls back from EVALSHA to EVAL.
         expect(await scriptKnown(redis)).toBe(false);
-        const meter = new Meter(redis);
+        const meter = new Meter(redis, { ledger });
         expect(await meter.usage(organizationId, '2025-06')).toEqual({ cycle: '2025-06', used: 4, overage: 0 });
         expect(await meter.check(request(organizationId))).toMatchObject({ allowed: true, credits: { used: 5 } });
+        // Redis kept its data: nothing was rebuilt from the records (there are none).
+        expect(ledger.reads).toBe(1);
       } finally {
         await redis.quit();
       }
     });
   });
 
-  it('without persistence Redis loses the count on restart, and seedCycle restores it from the durable records', async () => {
+  it('restarted without persistence in the middle of the load, the free allotment is exact: every allowed call counted once, none beyond the allotment', async () => {
     await withRedis(false, async (server) => {
       const organizationId = randomUUID();
+      const allotment = 300;
+      const ledger = new MemoryLedger();
       await server.start();
-      let redis = server.connect();
-      try {
-        const meter = new Meter(redis);
-        for (let i = 0; i < 10; i++) await meter.check(request(organizationId));
-        expect((await meter.check(request(organizationId))).reason).toBe('billing_limit_reached');
-      } finally {
-        await redis.quit();
-      }
+      // Two replicas, each with its own connection.
+      const connections = [server.connect(), server.connect()];
+      const meters = connections.map((c) => new Meter(c, { ledger, settleDelaysMs: [20, 100, 500] }));
+      const allowed: MeterDecision[] = [];
+      const inFlight: Array<Promise<void>> = [];
+      let refused = 0;
+      let failed = 0;
+      let restarted = false;
 
-      await server.stop();
+      /** The record pipeline: each allowed call's record commits a little later, some only after Redis is back. */
+      const commitLater = (meter: Meter, decision: MeterDecision, registeredUserId: string) => {
+        inFlight.push(
+          (async () => {
+            await sleep(restarted ? 5 : 5 + Math.floor(Math.random() * 400));
+            ledger.add(ledger.recordOf(organizationId, registeredUserId, decision, Date.now()));
+            await meter.noteRecorded(organizationId, [decision.epoch]);
+          })(),
+        );
+      };
+
+      const worker = async (w: number) => {
+        const meter = meters[w % meters.length]!;
+        for (let i = 0; i < 130; i++) {
+          const registeredUserId = `user-${w}-${i % 20}`;
+          try {
+            const decision = await meter.check({ organizationId, registeredUserId, plan: 'free', monthlyCredits: allotment, rateLimitPerMinute: 1_000 });
+            if (decision.allowed) {
+              allowed.push(decision);
+              commitLater(meter, decision, registeredUserId);
+            } else refused += 1;
+          } catch {
+            failed += 1; // Redis down: the runtime answers 503 and nothing is counted
+            await sleep(20);
+          }
+        }
+      };
+      const load = Promise.all([0, 1, 2, 3].map(worker));
+      // Restart once a good part of the allotment is used, while calls are in flight.
+      while (allowed.length < 120) await sleep(2);
+      await server.kill();
+      await sleep(300);
       await server.start();
-      redis = server.connect();
+      restarted = true;
+      await load;
+      await Promise.all(inFlight);
+
       try {
-        const meter = new Meter(redis);
-        expect(await meter.usage(organizationId, '2025-06')).toEqual({ cycle: '2025-06', used: 0, overage: 0 });
-        // mcp-runtime rebuilds the figure from its tool-call records (10 credits this cycle) before serving.
-        expect(await meter.seedCycle(organizationId, '2025-06', 10)).toBe(true);
-        expect((await meter.check(request(organizationId))).reason).toBe('billing_limit_reached');
+        expect(allowed).toHaveLength(allotment);
+        expect(new Set(allowed.map((d) => d.epoch)).size).toBe(2);
+        expect(refused + failed + allowed.length).toBe(4 * 130);
+        expect(refused).toBeGreaterThan(0);
+        expect(ledger.records).toHaveLength(allotment);
+        // Records of the lost epoch that committed after the rebuild have been added: the count converges on the records, exactly.
+        const usage = async () => (await meters[0]!.usage(organizationId)).used;
+        const deadline = Date.now() + 10_000;
+        while ((await usage()) !== allotment && Date.now() < deadline) await sleep(50);
+        expect(await usage()).toBe(allotment);
+        await sleep(600); // past the last settle delay: still exact, nothing added twice
+        expect(await usage()).toBe(allotment);
       } finally {
-        await redis.quit();
+        for (const meter of meters) meter.close();
+        await Promise.all(connections.map((c) => c.quit()));
       }
     });
   });

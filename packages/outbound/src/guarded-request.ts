@@ -124,21 +124,30 @@ export function createGuardedRequest(policy: OutboundPolicy, options: GuardedFet
 
   return async function guardedRequest(url, request) {
     const target = (await checkUrl(url, policy, { requireHttps, lookup })).url;
-    let answer: Dispatcher.ResponseData;
-    try {
-      answer = await agent.request({
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal: request.signal,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
-      });
-    } catch (err) {
-      throw outboundFailure(err, request.signal);
-    }
-    return { status: answer.statusCode, headers: new RawHeaders(answer.headers), body: answer.body };
+    return sendThrough(agent, target, request);
   };
+}
+
+/**
+ * One request on an undici dispatcher, with the same error mapping and response shape as the
+ * guarded request. For destinations that are not user-supplied (an operator's own vendor base URL),
+ * which need no check: `sendThrough(new Agent(), url, request)`.
+ */
+export async function sendThrough(dispatcher: Dispatcher, target: URL, request: OutboundRequest): Promise<OutboundResponse> {
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await dispatcher.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    });
+  } catch (err) {
+    throw outboundFailure(err, request.signal);
+  }
+  return { status: answer.statusCode, headers: new RawHeaders(answer.headers), body: answer.body };
 }

@@ -4,7 +4,7 @@ export { checkUrl, resolvePublicHost } from './check-url';
 export type { CheckUrlOptions, HostLookup, ResolvedAddress } from './check-url';
 export { createGuardedFetch } from './guarded-fetch';
 export type { GuardedFetchOptions } from './guarded-fetch';
-export { createGuardedRequest, discard, OutboundError, outboundFailure, readBody } from './guarded-request';
+export { createGuardedRequest, discard, OutboundError, outboundFailure, readBody, sendThrough } from './guarded-request';
 export type { OutboundFailure, OutboundHttp, OutboundRequest, OutboundResponse, ResponseHeaders } from './guarded-request';
 export { isPublicAddress } from './ip-address';
 export { outboundPolicyFromEnv } from './policy';

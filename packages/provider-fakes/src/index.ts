@@ -13,6 +13,31 @@ export type { FakeJiraIssue } from './jira';
 export { JSON_API_FAKE_TOKENS, startFakeJsonApi } from './json-api';
 export { LINEAR_FAKE_TOKENS, linearFakeId, startFakeLinear } from './linear';
 export type { LinearFakeComment, LinearFakeIssue, LinearFakeTeam, LinearFakeUser } from './linear';
+export { ANTHROPIC_FAKE_KEYS, startFakeAnthropic } from './model-vendors/anthropic';
+export { FAKE_IMAGE_TOKENS, fakeEmbedding, fakeTokenCount } from './model-vendors/answer';
+export { parseModelFault } from './model-vendors/faults';
+export { GEMINI_FAKE_KEYS, startFakeGemini } from './model-vendors/gemini';
+export { fakeModelInfo } from './model-vendors/models';
+export type { FakeModelInfo } from './model-vendors/models';
+export { OPENAI_FAKE_KEYS, startFakeOpenAI } from './model-vendors/openai';
+export { OPENAI_COMPATIBLE_FAKE_KEYS, startFakeOpenAICompatible } from './model-vendors/openai-compatible';
+export type { FakeOpenAICompatibleOptions, OpenAICompatibleFlavour } from './model-vendors/openai-compatible';
+export type {
+  FakeFault,
+  FakeFaultKind,
+  FakeFaultRule,
+  FakeFinishReason,
+  FakeMatch,
+  FakeOperation,
+  FakeRateLimits,
+  FakeScript,
+  FakeStreamErrorKind,
+  FakeToolCall,
+  FakeUsage,
+  FakeVendor,
+  FakeVendorName,
+  FakeVendorOptions,
+} from './model-vendors/types';
 export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
 export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
 export type { FakeSlackSeed } from './slack';

@@ -87,6 +87,11 @@ export interface ToolCallRecordJob {
   error_code: string | null;
   /** ISO 8601 UTC */
   occurred_at: string;
+  /**
+   * The meter epoch the credit was counted in (@patchbay/metering's MeterDecision.epoch); a uuid.
+   * Absent from records of runtimes that predate it.
+   */
+  meter_epoch?: string | null;
 }
 
 /**

@@ -228,7 +228,8 @@ async function run(args: string[]): Promise<number> {
     } catch {
       throw new Error(`Redis does not answer at ${redisUrl}. Start it (redis-server --daemonize yes) or set REDIS_URL.`);
     }
-    const meter = new Meter(redis, { keyPrefix: prefix });
+    // Fresh organizations with no records: each one's first check starts its epoch from an empty ledger (in the warm-up).
+    const meter = new Meter(redis, { keyPrefix: prefix, ledger: { recorded: async () => ({ credits: [], calls: [] }) } });
     const [ping, allowed, rateLimited, billing] = scenarios(meter, redis, runId);
     // Fill the rate-limited user's window (limit 1) so every measured call is a refusal.
     await rateLimited!.call(0);

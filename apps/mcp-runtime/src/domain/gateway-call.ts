@@ -179,5 +179,6 @@ function record(
     detections,
     error_code: ending.errorCode,
     occurred_at: occurredAt.toISOString(),
+    meter_epoch: context.decision?.epoch ?? null,
   });
 }

@@ -1,4 +1,4 @@
-import { QUEUE_NAMES, createConsumer, type QueueLogger } from '@patchbay/queues';
+import { QUEUE_NAMES, createConsumer, type QueueLogger, type ToolCallRecordJob } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Db } from '../db';
 import { RecordBatcher, deleteRegisteredUserRecords, logRecordOutcome, storeToolCallRecordBatch, sweepExpiredRecords } from './tool-call-records';
@@ -15,6 +15,8 @@ export interface RecordWorkersOptions {
   prefix?: string;
   /** How often expired records are deleted. Default hourly; the first sweep runs at start. */
   sweepIntervalMs?: number;
+  /** Called with the records of each delivery once they are in the database (the meter settles lost counts with them). */
+  onStored?: (records: ToolCallRecordJob[]) => void;
 }
 
 export interface RecordWorkers {
@@ -38,6 +40,7 @@ export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers
       concurrency: options.concurrency,
       handler: async (batch) => {
         await storeToolCallRecordBatch(db, batch, retentionDays, logger);
+        options.onStored?.(batch.records);
       },
     }),
     // Single records, from runtimes that predate batches (a rolling deploy) and from their outbox rows.
@@ -47,7 +50,10 @@ export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers
       logger,
       prefix: options.prefix,
       concurrency: options.concurrency,
-      handler: async (job) => logRecordOutcome(logger, job.event_id, await batcher.store(job)),
+      handler: async (job) => {
+        logRecordOutcome(logger, job.event_id, await batcher.store(job));
+        options.onStored?.([job]);
+      },
     }),
     createConsumer({
       queue: QUEUE_NAMES.registeredUserDeletions,

@@ -116,6 +116,7 @@ function validateRecordJob(job: ToolCallRecordJob): string[] {
   if (!/^\d{4}-\d{2}$/.test(job.billing_cycle ?? '')) problems.push('billing_cycle must be YYYY-MM');
   if (Number.isNaN(Date.parse(job.occurred_at))) problems.push('occurred_at must be an ISO 8601 date-time');
   if (!Array.isArray(job.detections)) problems.push('detections must be a list');
+  if (job.meter_epoch !== undefined && job.meter_epoch !== null && !isUuid(job.meter_epoch)) problems.push('meter_epoch must be a UUID or null');
   return problems;
 }
 
@@ -141,18 +142,18 @@ export async function storeToolCallRecords(db: Db, jobs: ToolCallRecordJob[], re
     // One statement for the batch, one array per column: Prisma's query builder cost more CPU than the insert.
     const inserted = await db.$queryRaw<Array<{ id: string }>>`
       INSERT INTO "tool_call_records" ("id", "organization_id", "environment", "tool_pack_id", "registered_user_id", "access_key_id",
-        "tool_name", "connector_slug", "status", "error_code", "duration_ms", "credits", "billing_cycle", "overage", "detections", "occurred_at")
+        "tool_name", "connector_slug", "status", "error_code", "duration_ms", "credits", "billing_cycle", "overage", "detections", "occurred_at", "meter_epoch")
       SELECT u.id, u.organization_id, u.environment::"Environment", u.tool_pack_id, u.registered_user_id, u.access_key_id,
-        u.tool_name, u.connector_slug, u.status::"ToolCallStatus", u.error_code, u.duration_ms, u.credits, u.billing_cycle, u.overage, u.detections::jsonb, u.occurred_at
+        u.tool_name, u.connector_slug, u.status::"ToolCallStatus", u.error_code, u.duration_ms, u.credits, u.billing_cycle, u.overage, u.detections::jsonb, u.occurred_at, u.meter_epoch
       FROM unnest(
         ${ids}::uuid[], ${rows.map((r) => r.organization_id)}::uuid[], ${rows.map((r) => r.environment)}::text[],
         ${rows.map((r) => r.tool_pack_id)}::uuid[], ${rows.map((r) => r.registered_user_id)}::uuid[], ${rows.map((r) => r.access_key_id)}::uuid[],
         ${rows.map((r) => r.tool_name.slice(0, 255))}::text[], ${rows.map((r) => r.connector_slug.slice(0, 255))}::text[], ${rows.map((r) => r.status)}::text[],
         ${rows.map((r) => r.error_code?.slice(0, 64) ?? null)}::text[], ${rows.map((r) => Math.max(0, Math.round(r.duration_ms)))}::int[],
         ${rows.map((r) => r.credits)}::int[], ${rows.map((r) => r.billing_cycle)}::text[], ${rows.map((r) => r.overage)}::boolean[],
-        ${rows.map((r) => JSON.stringify(r.detections))}::text[], ${rows.map((r) => r.occurred_at)}::timestamptz[]
+        ${rows.map((r) => JSON.stringify(r.detections))}::text[], ${rows.map((r) => r.occurred_at)}::timestamptz[], ${rows.map((r) => r.meter_epoch ?? null)}::uuid[]
       ) AS u(id, organization_id, environment, tool_pack_id, registered_user_id, access_key_id, tool_name, connector_slug, status,
-             error_code, duration_ms, credits, billing_cycle, overage, detections, occurred_at)
+             error_code, duration_ms, credits, billing_cycle, overage, detections, occurred_at, meter_epoch)
       ON CONFLICT ("id") DO NOTHING
       RETURNING "id"::text`;
     const fresh = new Set(inserted.map((r) => r.id));

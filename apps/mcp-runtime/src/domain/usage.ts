@@ -1,6 +1,6 @@
 import type { KeyPrincipal } from '@patchbay/auth';
 import { ValidationError } from '@patchbay/errors';
-import { billingCycleBounds, isBillingCycle, type Meter } from '@patchbay/metering';
+import { billingCycleBounds, isBillingCycle, type Meter, type MeterLedger, type RecordedUsage } from '@patchbay/metering';
 import type { Db } from '../db';
 import { Prisma } from '../generated/prisma/client';
 
@@ -63,13 +63,39 @@ export async function readUsage(db: Db, meter: Meter, principal: KeyPrincipal, c
 }
 
 /**
- * After Redis lost its data, puts each organization's count for the current cycle back from the
- * records. seedCycle only sets a counter that is missing, so a live meter is never overwritten.
+ * The meter's durable copy: the tool-call records, each stamped with the meter epoch its credit was
+ * counted in. After Redis lost an organization's counts the meter rebuilds them from the records
+ * of every other epoch (those without one too): credits of the cycles asked for, and the calls of
+ * the last minute for the rolling windows. Two indexed queries per rebuild, never on the hot path.
  */
-export async function seedMeterFromRecords(db: Db, meter: Meter, cycle: string): Promise<number> {
-  let seeded = 0;
-  for (const row of await recordedUsage(db, cycle)) {
-    if (await meter.seedCycle(row.organizationId, cycle, row.used, row.overage)) seeded += 1;
+export function toolCallLedger(db: Db): MeterLedger {
+  return {
+    async recorded({ organizationId, excludeEpoch, cycles, callsSinceMs }): Promise<RecordedUsage> {
+      const credits = await db.$queryRaw<Array<{ billing_cycle: string; used: bigint; overage: bigint }>>`
+        SELECT billing_cycle, SUM(credits)::bigint AS used, SUM(CASE WHEN overage THEN credits ELSE 0 END)::bigint AS overage
+        FROM "tool_call_records"
+        WHERE organization_id = ${organizationId}::uuid AND billing_cycle = ANY(${cycles}::text[]) AND meter_epoch IS DISTINCT FROM ${excludeEpoch}::uuid
+        GROUP BY billing_cycle`;
+      const calls = await db.$queryRaw<Array<{ id: string; registered_user_id: string; occurred_at: Date }>>`
+        SELECT id::text, registered_user_id::text, occurred_at
+        FROM "tool_call_records"
+        WHERE organization_id = ${organizationId}::uuid AND occurred_at >= ${new Date(callsSinceMs)} AND meter_epoch IS DISTINCT FROM ${excludeEpoch}::uuid`;
+      return {
+        credits: credits.map((r) => ({ cycle: r.billing_cycle, used: Number(r.used), overage: Number(r.overage) })),
+        calls: calls.map((r) => ({ id: r.id, registeredUserId: r.registered_user_id, atMs: r.occurred_at.getTime() })),
+      };
+    },
+  };
+}
+
+/** After records committed: tells the meter, which adds those of an epoch Redis lost since to its rebuilt counts. */
+export function noteRecordsStored(meter: Pick<Meter, 'noteRecorded'>, records: Array<{ organization_id: string; meter_epoch?: string | null }>): void {
+  const epochsByOrganization = new Map<string, Set<string>>();
+  for (const record of records) {
+    if (!record.meter_epoch) continue;
+    let epochs = epochsByOrganization.get(record.organization_id);
+    if (!epochs) epochsByOrganization.set(record.organization_id, (epochs = new Set()));
+    epochs.add(record.meter_epoch);
   }
-  return seeded;
+  for (const [organizationId, epochs] of epochsByOrganization) void meter.noteRecorded(organizationId, epochs);
 }
