@@ -33,7 +33,7 @@ export const EVERYTHING_TOOL = 'echo';
 export const BENCH_PROVIDER_HEADERS = { 'user-agent': BENCH_USER_AGENT } as const;
 
 /** The ways a tools/call can reach mcp-runtime: straight, through the edge router, through a bare proxy. */
-export type RuntimePath = 'runtime' | 'edge' | 'bare';
+export type RuntimePath = 'runtime' | 'edge' | 'bare' | 'reference';
 
 export interface RuntimeEntry {
   via: RuntimePath;
@@ -49,6 +49,8 @@ export interface McpBenchSetup {
   runtime: RunningService;
   edge: RunningService;
   bare: RunningService | null;
+  /** Another build of mcp-runtime (PATCHBAY_BENCH_REFERENCE_RUNTIME), on the same services, database and Redis, for an A/B. */
+  reference: RunningService | null;
   /** mcp-runtime's record workers as their own process (node dist/worker.js), when asked; else they run in mcp-runtime. */
   recordWorker: RunningService | null;
   status: ProvidersStatus;
@@ -135,7 +137,11 @@ export async function readProvidersStatus(providers: RunningService): Promise<Pr
  * per path to the runtime (so the per-user rate limit, at most 100,000 calls a minute, cannot be what
  * caps a path), each with the fake's valid GitHub token stored through the magic-link form.
  */
-export async function setUpMcpBench(group: ServiceGroup, backends: Backends, options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean; providerLatencyMs: number }): Promise<McpBenchSetup> {
+export async function setUpMcpBench(
+  group: ServiceGroup,
+  backends: Backends,
+  options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean; providerLatencyMs: number; referenceRuntime?: string },
+): Promise<McpBenchSetup> {
   const serviceToken = benchServiceToken();
   const accessKeys = await startAccessKeys(group, backends, serviceToken);
   const registry = await startConnectorRegistry(group, backends, accessKeys, serviceToken);
@@ -162,6 +168,11 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
   const recordWorker = options.separateRecordWorker
     ? await group.start({ name: 'mcp-runtime-worker', entry: path.join(path.dirname(appEntryOf('mcp-runtime')), 'worker.js'), env: { ...runtimeEnv, TOOL_CALL_RECORD_WORKERS: 'true', PATCHBAY_MIGRATE_ON_START: 'false' } })
     : null;
+  // A reference build (another checkout's apps/mcp-runtime/dist/main.js) beside this one: same env, its migrations
+  // left to this runtime (both builds must share the schema), its record workers off (this runtime's store both).
+  const reference = options.referenceRuntime
+    ? await group.start({ name: 'mcp-runtime-reference', entry: options.referenceRuntime, env: { ...runtimeEnv, PATCHBAY_MIGRATE_ON_START: 'false', TOOL_CALL_RECORD_WORKERS: 'false' } })
+    : null;
   const edge = await startEdgeRouter(group, { accessKeys, MCP_RUNTIME_URL: runtime });
   const bare = options.bareProxy ? await startBareProxy(group, runtime) : null;
 
@@ -179,7 +190,7 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
     ],
   });
   const paths: RuntimeEntry[] = [];
-  for (const [via, service] of [['runtime', runtime], ['edge', edge], ['bare', bare]] as const) {
+  for (const [via, service] of [['runtime', runtime], ['edge', edge], ['bare', bare], ['reference', reference]] as const) {
     if (service) paths.push({ via, baseUrl: service.baseUrl, registeredUserId: await connectedUser(registry, key, via) });
   }
 
@@ -190,7 +201,8 @@ export async function setUpMcpBench(group: ServiceGroup, backends: Backends, opt
     `LOG_LEVEL=${BENCH_LOG_LEVEL}`,
     'NODE_ENV=production',
     ...(options.separateRecordWorker ? ['TOOL_CALL_RECORD_WORKERS=false (records stored by node dist/worker.js, its own process)'] : []),
+    ...(options.referenceRuntime ? [`reference runtime: ${options.referenceRuntime} (same env, no migrations, no record workers)`] : []),
     'PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS and the rest: defaults',
   ];
-  return { accessKeys, registry, providers, runtime, edge, bare, recordWorker, status, everything, mcpSecret, organization, toolPackId: pack.id, paths, runtimeEnvReport };
+  return { accessKeys, registry, providers, runtime, edge, bare, reference, recordWorker, status, everything, mcpSecret, organization, toolPackId: pack.id, paths, runtimeEnvReport };
 }

@@ -66,6 +66,10 @@ NODE_ENV=production; everything else (PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS...
 PATCHBAY_BENCH_RECORD_WORKER=separate runs the runtime with TOOL_CALL_RECORD_WORKERS=false and its record
 workers as their own process (node dist/worker.js), the deployment that keeps storing records off the
 replicas answering agents; its CPU shows in its own column.
+PATCHBAY_BENCH_REFERENCE_RUNTIME=<path to another build's apps/mcp-runtime/dist/main.js> runs that build beside this
+one, on the same services, database and Redis (the two must share the mcp_runtime schema), as one more path,
+"reference mcp-runtime (no edge)", interleaved with the others: an A/B of two runtimes in the same run, each with its
+own CPU column.
 PATCHBAY_BENCH_PROVIDER_LATENCY_MS=<ms> makes both providers take that long to answer each call (default 0:
 at once), on the direct path and through the runtime alike. At 0 the providers cost a few dozen µs of CPU a call,
 far less than any real API takes, so the throughput ratio is the gateway's CPU against theirs on the same
@@ -79,12 +83,14 @@ const VIA_LABEL: Record<Via, string> = {
   runtime: 'mcp-runtime (no edge)',
   edge: 'edge-router -> mcp-runtime',
   bare: 'bare proxy -> mcp-runtime',
+  reference: 'reference mcp-runtime (no edge)',
 };
 const SHORT_NAMES: Record<string, string> = {
   'edge-router': 'edge',
   'bare-proxy': 'bare proxy',
   'mcp-runtime': 'runtime',
   'mcp-runtime-worker': 'record worker',
+  'mcp-runtime-reference': 'reference runtime',
   'connector-registry': 'registry',
   'server-everything': 'everything',
   'access-keys-and-audit': 'access-keys',
@@ -211,6 +217,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       // The deployment that keeps storing records off the replicas answering agents (see the runtime's README).
       separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
       providerLatencyMs,
+      referenceRuntime: process.env.PATCHBAY_BENCH_REFERENCE_RUNTIME || undefined,
     });
     setupDone = setup;
     progress(`organization ${setup.organization.organizationId}, tool pack ${setup.toolPackId}`);
@@ -221,7 +228,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       const problem = await checkOnce(p.sample);
       if (problem !== null) throw new Error(`${p.sample.label}: ${p.sample.method ?? 'GET'} ${p.sample.url}: ${problem}`);
     }
-    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers, setup.everything.service];
+    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.reference ? [setup.reference] : []), ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers, setup.everything.service];
 
     const before = await readProvidersStatus(setup.providers);
     const everythingBefore = setup.everything.posts();
@@ -246,7 +253,7 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
     const after: ProvidersStatus = await readProvidersStatus(setup.providers);
     const runs = planned.map((p, i) => ({ kind: p.kind, via: p.via, result: results[i]! }));
     // Only the measured rounds through the runtime: start-up, warm-ups and the direct rounds would blur the picture.
-    const windowsOf = (kinds: Kind[]) => runs.filter((r) => kinds.includes(r.kind) && r.via !== 'direct').flatMap((r) => r.result.rounds.map((round) => round.window));
+    const windowsOf = (kinds: Kind[]) => runs.filter((r) => kinds.includes(r.kind) && r.via !== 'direct' && r.via !== 'reference').flatMap((r) => r.result.rounds.map((round) => round.window));
     windows = { builtin: windowsOf(['builtin']), custom: windowsOf(['custom']), everything: windowsOf(['everything']), both: windowsOf(KINDS) };
     figures = {
       backends,
@@ -282,7 +289,7 @@ function printProfile(f: Figures): void {
   print('  its own callbacks (undici reading a response, ioredis a reply) is the library\'s. µs/call: stage time over the calls answered in those rounds.');
   for (const kind of KINDS) {
     const summary = f.profile[kind];
-    const calls = f.runs.filter((r) => r.kind === kind && r.via !== 'direct').reduce((sum, r) => sum + r.result.requests, 0);
+    const calls = f.runs.filter((r) => r.kind === kind && r.via !== 'direct' && r.via !== 'reference').reduce((sum, r) => sum + r.result.requests, 0);
     const perCall = (us: number) => (calls > 0 ? formatInt(us / calls) : 'n/a');
     print();
     print(`  ${KIND_TITLE[kind]}: ${formatInt(summary.busyUs / 1000)} ms busy of ${formatInt(summary.totalUs / 1000)} ms over ${formatInt(calls)} calls = ${perCall(summary.busyUs)} µs of runtime CPU per call`);
@@ -367,6 +374,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
         [`${VIA_LABEL.edge} vs direct`, findRun(f.runs, kind, 'edge', conns), direct],
         [`${VIA_LABEL.bare} vs direct`, findRun(f.runs, kind, 'bare', conns), direct],
         ['the edge alone: edge-router -> mcp-runtime vs mcp-runtime', findRun(f.runs, kind, 'edge', conns), runtime],
+        [`${VIA_LABEL.runtime} vs ${VIA_LABEL.reference}`, runtime, findRun(f.runs, kind, 'reference', conns)],
       ];
       for (const [label, hop, base] of pairs) {
         if (!hop || !base) continue;
