@@ -3,6 +3,7 @@ import type { Benchmark } from './bench/benchmark';
 import { mcpBenchmark } from './bench/mcp';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
+import { promptInjectionBenchmark } from './bench/prompt-injection';
 import { proxyFloorBenchmark } from './bench/proxy-floor';
 import { registryBenchmark } from './bench/registry';
 import { scanBenchmark } from './bench/scan';
@@ -11,7 +12,7 @@ import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
 /** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

@@ -52,6 +52,22 @@ describe('patchbay admin CLI', () => {
     expect(shown.mcp_rate_limit_per_minute).toBe(120);
   });
 
+  it('the allowed MCP browser origins: none by default, set on create and update, cleared, carried with the key, and validated', async () => {
+    const org = JSON.parse((await patchbay('org', 'create', '--name', 'Origins Org', '--mcp-allowed-origin', 'https://agent.example.com')).stdout);
+    expect(org.mcp_allowed_origins).toEqual(['https://agent.example.com']);
+    expect(JSON.parse((await patchbay('org', 'create', '--name', 'Default Org')).stdout).mcp_allowed_origins).toEqual([]);
+    const verify = () => request(h.app).post('/internal/v1/access-keys/verify').set('X-Service-Token', TEST_SERVICE_TOKEN).send({ key_hash: hashAccessKey(org.master_key) });
+    expect((await verify()).body.organization.mcpAllowedOrigins).toEqual(['https://agent.example.com']);
+    const updated = await patchbay('org', 'update', org.organization_id, '--mcp-allowed-origin', 'https://a.example.com/', '--mcp-allowed-origin', 'http://localhost:5173');
+    expect(JSON.parse(updated.stdout).mcp_allowed_origins).toEqual(['https://a.example.com', 'http://localhost:5173']);
+    expect((await verify()).body.organization.mcpAllowedOrigins).toEqual(['https://a.example.com', 'http://localhost:5173']);
+    expect(JSON.parse((await patchbay('org', 'update', org.organization_id, '--clear-mcp-allowed-origins')).stdout).mcp_allowed_origins).toEqual([]);
+    const bad = await patchbay('org', 'update', org.organization_id, '--mcp-allowed-origin', 'http://evil.example.com');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('mcp_allowed_origin');
+    expect(bad.stderr).toContain('must use https');
+  });
+
   it('key create-service-account makes a key linked to a service account, which cannot be regenerated', async () => {
     const org = JSON.parse((await patchbay('org', 'create', '--name', 'SA Org')).stdout);
     const out = await patchbay('key', 'create-service-account', '--org', org.organization_id, '--service-account', 'deploy-bot', '--scope', 'management:all');

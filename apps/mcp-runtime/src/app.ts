@@ -13,6 +13,8 @@ import { mcpParseErrorHandler, mountMcpRoutes } from './mcp/mcp-endpoint';
 import { searchRouter } from './mcp/search-endpoint';
 import { mergeOpenApi } from './openapi';
 import type { AppServices } from './services';
+import type { McpRelay } from './mcp/relay';
+import type { McpSessions } from './mcp/sessions';
 
 export interface AppDeps {
   logger: Logger;
@@ -22,6 +24,9 @@ export interface AppDeps {
   executor: ToolExecutor;
   rules: RuleSetCache;
   recorder: ToolCallRecorder;
+  sessions: McpSessions;
+  relay: McpRelay;
+  toolCallTimeoutMs: number;
   /** What the management controllers use (security rules, tool-call records, usage); holds the meter too. */
   services: AppServices;
 }
@@ -32,7 +37,17 @@ export function createApp(deps: AppDeps): Express {
   app.locals[VERIFIER_LOCAL] = deps.verifier;
   app.locals.services = deps.services;
   // First, so the call agents make on every step meets no other route on its way.
-  mountMcpRoutes(app, { registry: deps.registry, executor: deps.executor, meter: deps.services.meter, rules: deps.rules, recorder: deps.recorder, logger: deps.logger });
+  mountMcpRoutes(app, {
+    registry: deps.registry,
+    executor: deps.executor,
+    meter: deps.services.meter,
+    rules: deps.rules,
+    recorder: deps.recorder,
+    sessions: deps.sessions,
+    relay: deps.relay,
+    logger: deps.logger,
+    toolCallTimeoutMs: deps.toolCallTimeoutMs,
+  });
   const { db } = deps.services;
   app.get(
     '/healthz',

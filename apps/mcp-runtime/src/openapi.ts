@@ -12,12 +12,15 @@ const runtimeSecurity = [{ access_key: ['runtime:all'] }];
 const errorBody = { $ref: '#/components/schemas/RuntimeError' };
 const jsonRpcRequest = {
   type: 'object',
-  required: ['jsonrpc', 'method'],
+  required: ['jsonrpc'],
+  description: 'A request or notification (method), or a response to a request the runtime relayed (id with result or error); a batch is an array of them.',
   properties: {
     jsonrpc: { type: 'string', enum: ['2.0'] },
     id: { oneOf: [{ type: 'integer' }, { type: 'string' }] },
-    method: { type: 'string', enum: ['initialize', 'ping', 'tools/list', 'tools/call'] },
-    params: { type: 'object', description: 'tools/call: {name: "<connector_slug>__<tool_name>", arguments: {input: {...}}}' },
+    method: { type: 'string', description: 'initialize, ping, tools/list, tools/call, logging/setLevel; notifications/initialized, notifications/cancelled' },
+    params: { type: 'object', description: 'tools/call: {name: "<connector_slug>__<tool_name>", arguments: {...}, _meta?: {progressToken}}' },
+    result: { description: "The agent's answer to a relayed sampling/createMessage or elicitation/create" },
+    error: { type: 'object' },
   },
 };
 const commonResponses = {
@@ -41,17 +44,21 @@ const mcpDocument = {
       post: {
         tags: ['MCP'],
         security: runtimeSecurity,
-        summary: 'MCP over Streamable HTTP (stateless, JSON responses)',
+        summary: 'MCP over Streamable HTTP (protocol 2025-03-26 to 2025-11-25; stateless across replicas)',
         description:
-          'JSON-RPC 2.0: initialize, ping, tools/list (free) and tools/call (one credit each, charged before the call runs). Tool names are <connector_slug>__<tool_name>. Tool failures are results with isError: true; an unconnected user gets a magic_link_url in structuredContent.',
+          'JSON-RPC 2.0: initialize (answers with a signed Mcp-Session-Id), ping, logging/setLevel, tools/list (free) and tools/call (one credit each, charged before the call runs). Tool names are <connector_slug>__<tool_name>. Tool failures are results with isError: true; an unconnected user gets a magic_link_url in structuredContent. A tools/call is answered as an SSE stream (progress and log notifications, relayed sampling and elicitation requests, then the response) when it has something to stream and the agent accepts text/event-stream; otherwise JSON. Notifications and responses are accepted with 202.',
         parameters: pairParameters,
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
         responses: {
-          '200': { description: 'JSON-RPC response (result or error: -32601 unknown method, -32602 unknown tool)' },
-          '400': { description: 'JSON-RPC error: -32700 parse error, -32600 invalid request' },
+          '200': { description: 'JSON-RPC response (result or error: -32601 unknown method, -32602 invalid params or unknown tool), as application/json or text/event-stream' },
+          '202': { description: 'Notifications and responses accepted' },
+          '400': { description: 'JSON-RPC error: -32700 parse error, -32600 invalid request (also an empty batch), an unsupported MCP-Protocol-Version' },
+          '415': { description: 'The body is not application/json' },
           '402': { description: 'billing_limit_reached: free plan over its monthly allotment (tools/call only)', content: { 'application/json': { schema: errorBody } } },
           '429': { description: 'rate_limited: per-registered-user limit per minute; Retry-After and RateLimit-* headers', content: { 'application/json': { schema: errorBody } } },
           ...commonResponses,
+          '403': { description: 'The key lacks runtime:all; or an Origin header the organization did not allow (JSON-RPC error -32600 without id)', content: { 'application/json': { schema: errorBody } } },
+          '404': { description: 'Resource not in API key scope. (also for a missing pack or user, or the other environment); or an Mcp-Session-Id this server did not open for this key, pack and user (JSON-RPC error -32001)', content: { 'application/json': { schema: errorBody } } },
         },
       },
     },

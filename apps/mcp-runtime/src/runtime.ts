@@ -16,6 +16,8 @@ import { RuleSetCache, publishRulesChanged } from './domain/rule-set-cache';
 import { SecurityRuleService } from './domain/security-rules';
 import { ToolCallRecordService, ToolCallRecorder } from './domain/tool-call-records';
 import { noteRecordsStored, toolCallLedger } from './domain/usage';
+import { McpRelay } from './mcp/relay';
+import { McpSessions } from './mcp/sessions';
 
 export interface RuntimeOptions {
   /** Provider base URLs by connector slug (tests, self-hosted); default from PATCHBAY_<SLUG>_BASE_URL. */
@@ -43,6 +45,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const keySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const rulesSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:rules-invalidation` });
   const registrySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:registry-changes` });
+  const relaySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:mcp-relay` });
   // Producer adds fail fast while Redis is down, so a record falls back to the outbox at once.
   const producerConnection = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
   const workerConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
@@ -68,10 +71,14 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const rules = new RuleSetCache(db, { ttlMs: config.SECURITY_RULES_CACHE_TTL_MS });
   await rules.subscribe(rulesSubscriber, logger);
 
+  const sessions = new McpSessions(config.PATCHBAY_SERVICE_TOKEN, redis);
+  const relay = new McpRelay(redis, logger);
+  await relay.subscribe(relaySubscriber);
+
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
-  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
-  relay.start();
-  const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
+  const outboxRelay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
+  outboxRelay.start();
+  const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: outboxRelay, logger }));
   const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
 
   const securityRules = new SecurityRuleService({
@@ -90,7 +97,10 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     executor,
     rules,
     recorder,
-    services: { db, meter, securityRules, toolCallRecords: new ToolCallRecordService(db), relay, publicBaseUrl: config.PATCHBAY_PUBLIC_URL },
+    sessions,
+    relay,
+    toolCallTimeoutMs: config.TOOL_CALL_TIMEOUT_MS,
+    services: { db, meter, securityRules, toolCallRecords: new ToolCallRecordService(db), relay: outboxRelay, publicBaseUrl: config.PATCHBAY_PUBLIC_URL },
   });
 
   return {
@@ -99,7 +109,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       meter.close();
       await recorder.close();
       await workers?.close();
-      await relay.stop();
+      await outboxRelay.stop();
+      await relay.close();
       await queues.close();
       await executor.close();
       await rules.close();

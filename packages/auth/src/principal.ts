@@ -10,6 +10,11 @@ export interface OrganizationSettings {
   environmentMatching: boolean;
   mcpRateLimitPerMinute: number;
   callbackOrigins: string[];
+  /**
+   * Browser origins (scheme://host[:port]) allowed to call the MCP endpoint; a request with any other
+   * `Origin` header is refused with 403. Absent (an older access-keys-and-audit) means none.
+   */
+  mcpAllowedOrigins?: string[];
 }
 
 /** What a verified access key may do. `null` restriction lists mean unrestricted on that dimension. */

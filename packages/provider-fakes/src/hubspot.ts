@@ -1,5 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { FakeRoutes, bearerToken, startFakeServer, type FakeReply, type FakeServer } from './fake-server';
+import { FakeRoutes, bearerToken, type FakeReply, type FakeServer } from './fake-server';
+import { createHubspotMarketing, hubspotError, type FakeHubspotPortal, type HubspotIdentity, type HubspotLimits, type HubspotSeedOptions } from './hubspot-marketing';
+import { createFakeClock, type FakeClock, type FakeClockOptions } from './platform-clock';
+import { addControlRoutes } from './platform-control';
+import { FaultQueue, type FaultControl } from './platform-faults';
+import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 
 /** Tokens the fake HubSpot understands. */
 export const HUBSPOT_FAKE_TOKENS = {
@@ -20,11 +24,6 @@ interface CrmRecord {
   archived: boolean;
   associations: Array<{ toObjectType: string; toId: string; typeId: number }>;
 }
-
-const hubspotError = (status: number, category: string, message: string, extra: Record<string, unknown> = {}): FakeReply => ({
-  status,
-  body: { status: 'error', message, correlationId: randomUUID(), category, ...extra },
-});
 
 const CONTACT_PROPERTIES = new Set(['email', 'firstname', 'lastname', 'phone', 'mobilephone', 'company', 'jobtitle', 'lifecyclestage', 'website', 'address', 'city', 'state', 'zip', 'country', 'hs_lead_status', 'hubspot_owner_id']);
 const LIFECYCLE_STAGES = new Set(['subscriber', 'lead', 'marketingqualifiedlead', 'salesqualifiedlead', 'opportunity', 'customer', 'evangelist', 'other']);
@@ -58,13 +57,51 @@ function checkContactProperties(props: unknown, contacts: CrmRecord[], selfId?: 
   return { values: out };
 }
 
+/** How the fake HubSpot behaves beyond its CRM seed: the marketing side's limits, clock and log. */
+export interface FakeHubspotOptions {
+  /** Default `unlimited`; `free`/`starter`, `professional`, `enterprise` are HubSpot's tiers, or `{ tenSecondly, daily }`. */
+  limits?: HubspotLimits;
+  clock?: FakeClock | FakeClockOptions;
+  /** Keep every request in `requests` (default true). */
+  recordRequests?: boolean;
+  /** Awaited before every answer (a real API's latency), for benchmarks. */
+  latency?: () => Promise<void>;
+  /** Port to listen on (default: any free port). */
+  port?: number;
+  /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
+  control?: boolean;
+}
+
+/** The fake HubSpot: the CRM fake the connector catalog uses, plus Marketing Events for the unified data sync. */
+export interface FakeHubspot extends FakeServer {
+  contacts: CrmRecord[];
+  deals: CrmRecord[];
+  notes: CrmRecord[];
+  /** What `PATCHBAY_MKTG_HUBSPOT_BASE_URL` is set to (the server root, like https://api.hubapi.com). */
+  baseUrl: string;
+  requests: PlatformLoggedRequest[];
+  clock: FakeClock;
+  faults: FaultControl;
+  limits: { set(limits: HubspotLimits): void };
+  /** The portal the fake starts with: the CRM seed's contacts and deals, and HUBSPOT_FAKE_TOKENS. */
+  portal: FakeHubspotPortal;
+  /** Another portal (account) with its own private-app token, marketing events and contacts. */
+  createPortal(): FakeHubspotPortal;
+  /** The same as `portal`, under the name the other marketing fakes use. */
+  account: FakeHubspotPortal;
+  /** The same as `createPortal`, under the name the other marketing fakes use. */
+  createAccount(): FakeHubspotPortal;
+}
+
 /**
  * A fake of HubSpot's CRM API v3 for contacts, deals and notes: Bearer private-app/OAuth tokens,
  * `{"status": "error", "category"}` errors (401 INVALID_AUTHENTICATION, 404 OBJECT_NOT_FOUND,
  * 400 VALIDATION_ERROR, 409 CONFLICT, 403 MISSING_SCOPES, 429 RATE_LIMITS), `paging.next.after`
  * pagination, the search endpoint's filterGroups/sorts/query, and lookup by email with idProperty.
+ * On the same host, Marketing Events v3 with participations and the contacts batch read
+ * (hubspot-marketing.ts), with HubSpot's ten-secondly and daily limits and queued faults.
  */
-export async function startFakeHubspot(seed: { contacts: number; deals: number } = { contacts: 5, deals: 5 }): Promise<FakeServer & { contacts: CrmRecord[]; deals: CrmRecord[]; notes: CrmRecord[] }> {
+export async function startFakeHubspot(seed: { contacts: number; deals: number } = { contacts: 5, deals: 5 }, options: FakeHubspotOptions = {}): Promise<FakeHubspot> {
   let clock = Date.UTC(2026, 0, 1);
   const now = () => new Date((clock += 60_000)).toISOString();
   let nextId = 1000;
@@ -219,9 +256,13 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
     .route('GET', '/crm/v3/objects/contacts/:id', (req) => {
       const byEmail = req.query.get('idProperty') === 'email';
       if (!byEmail && req.query.get('idProperty')) return hubspotError(400, 'VALIDATION_ERROR', `Property ${req.query.get('idProperty')} is not a unique identifier property`);
-      const contact = contacts.find((c) => !c.archived && (byEmail ? c.properties.email?.toLowerCase() === req.params.id!.toLowerCase() : c.id === req.params.id));
-      if (!contact) return contactNotFound();
-      return { body: render(contact, requested(req.query.get('properties'), ['email', 'firstname', 'lastname'])) };
+      const wanted = requested(req.query.get('properties'), ['email', 'firstname', 'lastname']);
+      const portal = (req as PlatformRequest<HubspotIdentity>).identity.portal;
+      const contact = portal === defaultPortal ? contacts.find((c) => !c.archived && (byEmail ? c.properties.email?.toLowerCase() === req.params.id!.toLowerCase() : c.id === req.params.id)) : undefined;
+      if (contact) return { body: render(contact, wanted) };
+      // The contacts behind marketing events (seeded per portal) read the same way.
+      const marketingContact = byEmail ? undefined : marketing.findContact(portal, req.params.id!, wanted);
+      return marketingContact ? { body: marketingContact } : contactNotFound();
     })
     .route('POST', '/crm/v3/objects/contacts', (req) => {
       const checked = checkContactProperties((req.json as { properties?: unknown } | undefined)?.properties, contacts);
@@ -290,29 +331,88 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
       return { status: 201, body: render(note, Object.keys(note.properties)) };
     });
 
-  const server = await startFakeServer({
+  const fakeClock = options.clock && 'now' in options.clock ? options.clock : createFakeClock(options.clock);
+  const marketing = createHubspotMarketing({ clock: fakeClock, limits: options.limits ?? 'unlimited', baseUrl: () => base });
+  const portal = marketing.createPortal(HUBSPOT_FAKE_TOKENS.valid);
+  const defaultPortal = marketing.tokens.get(HUBSPOT_FAKE_TOKENS.valid)!.portal;
+  for (const token of [HUBSPOT_FAKE_TOKENS.rateLimited, HUBSPOT_FAKE_TOKENS.noDealScope, HUBSPOT_FAKE_TOKENS.failing]) marketing.register(defaultPortal, token, 'private-app');
+  marketing.mount(routes, (p, id, wanted) => {
+    if (p !== defaultPortal) return undefined;
+    const contact = contacts.find((c) => !c.archived && c.id === id);
+    return contact ? (render(contact, wanted) as ReturnType<typeof render> & { archived: boolean }) : undefined;
+  });
+  const invalidAuthentication = () =>
+    hubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
+
+  const faults = new FaultQueue();
+  const server = await startPlatformServer<HubspotIdentity>({
+    clock: fakeClock,
     routes,
-    notFound: { status: 404, body: '' },
-    before: (req): FakeReply | undefined => {
+    faults,
+    port: options.port,
+    publicRoutes: options.control
+      ? addControlRoutes(new FakeRoutes(), {
+          platform: 'hubspot',
+          baseUrl: (): string => server.url,
+          clock: fakeClock,
+          faults,
+          requests: (): PlatformLoggedRequest[] => server.requests,
+          setLimits: (limits) => marketing.setLimits(limits as HubspotLimits),
+          seed: (body) => portal.seed(body as unknown as HubspotSeedOptions),
+          createAccount: () => {
+            const created = marketing.createPortal();
+            return { portalId: created.portalId, token: created.token };
+          },
+          revoke: (body) => {
+            const identity = typeof body.token === 'string' ? marketing.tokens.get(body.token) : undefined;
+            if (!identity) throw new Error('Send {"token": a token of the fake, "expired"?: true}.');
+            identity.revoked = body.expired === true ? 'expired' : 'revoked';
+          },
+        })
+      : undefined,
+    recordRequests: options.recordRequests,
+    latency: options.latency,
+    authenticate: (req) => {
       const token = bearerToken(req);
-      if (!token || !Object.values(HUBSPOT_FAKE_TOKENS).includes(token as never)) {
-        return hubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
-      }
+      const identity = token ? marketing.tokens.get(token) : undefined;
+      if (!identity || identity.revoked === 'revoked') return { reply: invalidAuthentication() };
+      if (identity.revoked === 'expired') return { reply: hubspotError(401, 'EXPIRED_AUTHENTICATION', 'The OAuth token used to make this call expired 1 hour(s) ago.') };
       if (token === HUBSPOT_FAKE_TOKENS.rateLimited) {
         return {
-          ...hubspotError(429, 'RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.', { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }),
-          headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-max': '100', 'x-hubspot-ratelimit-remaining': '0' },
+          reply: {
+            ...hubspotError(429, 'RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.', { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }),
+            headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-max': '100', 'x-hubspot-ratelimit-remaining': '0' },
+          },
         };
       }
       if (token === HUBSPOT_FAKE_TOKENS.noDealScope && req.path.startsWith('/crm/v3/objects/deals')) {
-        return hubspotError(403, 'MISSING_SCOPES', 'This app hasn\'t been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.', {
-          errors: [{ message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: ['crm.objects.deals.read'] } }],
-        });
+        return {
+          reply: hubspotError(403, 'MISSING_SCOPES', 'This app hasn\'t been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.', {
+            errors: [{ message: 'One or more of the following scopes are required.', context: { requiredGranularScopes: ['crm.objects.deals.read'] } }],
+          }),
+        };
       }
-      if (token === HUBSPOT_FAKE_TOKENS.failing) return { status: 502, body: 'Bad Gateway' };
-      return undefined;
+      if (token === HUBSPOT_FAKE_TOKENS.failing) return { reply: { status: 502, body: 'Bad Gateway' } };
+      return { identity };
     },
+    limit: (_req, identity) => marketing.limit(identity),
+    serverError: (status) =>
+      status === 500 ? hubspotError(500, 'INTERNAL_ERROR', 'internal error') : hubspotError(status, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please try again later.'),
+    rateLimited: (policy) => marketing.rateLimitReply(policy ?? 'TEN_SECONDLY_ROLLING', { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-remaining': '0' }),
+    notFound: () => ({ status: 404, body: '' }),
+    methodNotAllowed: (allowed) => ({ status: 405, headers: { allow: allowed.join(', ') }, body: { message: 'Method Not Allowed' } }),
   });
   base = server.url;
-  return Object.assign(server, { contacts, deals, notes });
+  return Object.assign(server, {
+    contacts,
+    deals,
+    notes,
+    baseUrl: server.url,
+    clock: fakeClock,
+    limits: { set: marketing.setLimits },
+    portal,
+    createPortal: () => marketing.createPortal(),
+    account: portal,
+    createAccount: () => marketing.createPortal(),
+  });
 }

@@ -1,5 +1,18 @@
 export { FakeRoutes, bearerToken, startFakeServer } from './fake-server';
 export type { FakeBehaviour, FakeHandler, FakeReply, FakeRequest, FakeServer, RecordedRequest } from './fake-server';
+export { EVENTBRITE_FAKE_TOKENS, startFakeEventbrite } from './eventbrite';
+export type {
+  EventbriteAttendeeInput,
+  EventbriteAttendeeJson,
+  EventbriteEventInput,
+  EventbriteEventJson,
+  EventbriteEventStatus,
+  EventbriteLimits,
+  EventbriteSeedOptions,
+  FakeEventbrite,
+  FakeEventbriteAccount,
+  FakeEventbriteOptions,
+} from './eventbrite';
 export { GITHUB_FAKE_LOGIN, GITHUB_FAKE_TOKENS, startFakeGithub } from './github';
 export type { FakeGithubSeed } from './github';
 export { GMAIL_FAKE_TOKENS, GMAIL_FAKE_USER, parseRawMessage, startFakeGmail } from './gmail';
@@ -8,6 +21,18 @@ export { GOOGLE_CALENDAR_FAKE_TOKENS, GOOGLE_CALENDAR_FAKE_USER, startFakeGoogle
 export type { FakeCalendarEvent } from './google-calendar';
 export type { GoogleFakeTokens } from './google-common';
 export { HUBSPOT_FAKE_TOKENS, startFakeHubspot } from './hubspot';
+export type { FakeHubspot, FakeHubspotOptions } from './hubspot';
+export type {
+  AttendanceState,
+  FakeHubspotPortal,
+  HubspotContactInput,
+  HubspotContactJson,
+  HubspotEventInput,
+  HubspotLimits,
+  HubspotMarketingEventJson,
+  HubspotParticipationJson,
+  HubspotSeedOptions,
+} from './hubspot-marketing';
 export { JIRA_FAKE_CREDENTIALS, JIRA_FAKE_USERS, startFakeJira } from './jira';
 export type { FakeJiraIssue } from './jira';
 export { JSON_API_FAKE_TOKENS, startFakeJsonApi } from './json-api';
@@ -42,3 +67,22 @@ export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
 export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
 export type { FakeSlackSeed } from './slack';
 export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
+export { ZOOM_FAKE_CREDENTIALS, startFakeZoom } from './zoom';
+export type {
+  FakeZoom,
+  FakeZoomAccount,
+  FakeZoomOptions,
+  ZoomCategory,
+  ZoomLimits,
+  ZoomParticipantJson,
+  ZoomRegistrantInput,
+  ZoomRegistrantJson,
+  ZoomRegistrantStatus,
+  ZoomSeedOptions,
+  ZoomWebinarInput,
+  ZoomWebinarJson,
+} from './zoom';
+export { createFakeClock } from './platform-clock';
+export type { FakeClock, FakeClockOptions } from './platform-clock';
+export type { FaultControl, FaultKind, FaultTarget } from './platform-faults';
+export type { PlatformLoggedRequest } from './platform-server';

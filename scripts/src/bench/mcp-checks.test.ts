@@ -25,6 +25,11 @@ describe('tools/call answer checks', () => {
     expect(echo(200, body)).toBeNull();
   });
 
+  it('reads an SSE answer that opens with a priming event (an id and empty data), as server-everything sends', () => {
+    const body = `id: a1\ndata: \n\n: a comment\n\nevent: message\nid: a2\ndata: ${rpc({ content: [{ type: 'text', text: 'Echo: q' }] })}\n\n`;
+    expect(parseMcpBody(body)).toMatchObject({ id: 1, result: { content: [{ text: 'Echo: q' }] } });
+  });
+
   it('checks a provider answer as JSON with the expected fields', () => {
     const issue = jsonCheck(expectFields('the issue', { number: 1, title: 'Issue 1' }));
     expect(issue(200, JSON.stringify({ number: 1, title: 'Issue 1', state: 'open' }))).toBeNull();

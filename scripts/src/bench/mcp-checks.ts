@@ -24,13 +24,20 @@ export function toolCallBody(name: string, args: Record<string, unknown>, id = 1
 /** The JSON of a response body; for a Streamable HTTP answer sent as an SSE stream, the last `data:` message. */
 export function parseMcpBody(body: string): unknown {
   const trimmed = body.trimStart();
-  if (trimmed.startsWith('event:') || trimmed.startsWith('data:')) {
-    const data = trimmed.split('\n').filter((line) => line.startsWith('data:'));
-    const last = data[data.length - 1];
-    if (last === undefined) throw new Error('an SSE stream without data');
-    return JSON.parse(last.slice('data:'.length));
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(body);
+  // An SSE answer: the last event with data is the response. Events without data, or with empty data
+  // (a priming event: an id and an empty data line), carry no message; comments start with ':'.
+  let last: string | undefined;
+  for (const event of trimmed.split(/\r?\n\r?\n/)) {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(line[5] === ' ' ? 6 : 5))
+      .join('\n');
+    if (data.trim() !== '') last = data;
   }
-  return JSON.parse(body);
+  if (last === undefined) throw new Error('an SSE stream without data');
+  return JSON.parse(last);
 }
 
 function textOf(result: ToolResultLike): string {

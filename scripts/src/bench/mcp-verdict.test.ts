@@ -56,7 +56,14 @@ describe('the mcp benchmark verdict', () => {
 });
 
 describe('what makes the mcp benchmark figures invalid', () => {
-  const enough = { builtin: { bench: 45_000, others: 12_500 }, custom: { bench: 0, others: 0 } };
+  it("checks a provider that counts every POST together (server-everything) against all the 2xx counted", () => {
+    const runs = [run('everything', 'direct', result('(b) everything direct', 1, [100], 1000)), run('everything', 'edge', result('(b) everything edge', 1, [900], 500))];
+    const none = { builtin: { bench: 0, others: 0 }, custom: { bench: 0, others: 0 } };
+    expect(problemsOf(runs, [], { ...none, everything: { bench: 0, others: 1500 } })).toEqual([]);
+    expect(problemsOf(runs, [], { ...none, everything: { bench: 0, others: 1499 } })).toEqual([expect.stringMatching(/server-everything: the provider got 1,499 POSTs, fewer than the 1,500 2xx answers counted$/)]);
+  });
+
+  const enough = { builtin: { bench: 45_000, others: 12_500 }, custom: { bench: 0, others: 0 }, everything: { bench: 0, others: 0 } };
 
   it('counts the 2xx answers through the runtime and direct apart', () => {
     expect(countedTwoXx(RUNS, 'builtin', true)).toBe(3 * 1000 + 3 * 1500 + 3 * 6000);

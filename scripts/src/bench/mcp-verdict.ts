@@ -1,6 +1,6 @@
 import type { SampleTally } from './mcp-checks';
 import type { CallCounts } from './mcp-providers';
-import { CUSTOM_SLUG, CUSTOM_TOOL, type RuntimePath } from './mcp-setup';
+import { CUSTOM_SLUG, CUSTOM_TOOL, EVERYTHING_SLUG, EVERYTHING_TOOL, type RuntimePath } from './mcp-setup';
 import { medianAdded, type TargetResult } from './measure';
 import { formatInt } from './report';
 
@@ -8,16 +8,29 @@ import { formatInt } from './report';
 export const TARGET_ADDED_P50_US = 1_000;
 export const TARGET_THROUGHPUT_RATIO = 0.5;
 
-/** (a) a built-in tool whose provider is a fake; (b) a custom connector's tool on a local MCP server. */
-export type Kind = 'builtin' | 'custom';
+/**
+ * (a) a built-in tool whose provider is a fake; (b) a custom connector's tool on a local MCP server: the
+ * SDK server of registry-mcp-server.ts (`custom`), and the reference @modelcontextprotocol/server-everything
+ * (`everything`: sessions, SSE answers opening with a priming event).
+ */
+export type Kind = 'builtin' | 'custom' | 'everything';
 /** Straight to the provider, or one of the paths through mcp-runtime. */
 export type Via = 'direct' | RuntimePath;
 
-export const KINDS: Kind[] = ['builtin', 'custom'];
+export const KINDS: Kind[] = ['builtin', 'custom', 'everything'];
 export const KIND_TITLE: Record<Kind, string> = {
   builtin: '(a) built-in tool github__get_issue; provider: the fake GitHub',
   custom: `(b) custom connector tool ${CUSTOM_SLUG}__${CUSTOM_TOOL}; provider: the local SDK MCP server`,
+  everything: `(b) custom connector tool ${EVERYTHING_SLUG}__${EVERYTHING_TOOL}; provider: @modelcontextprotocol/server-everything`,
 };
+/** The short label of a kind's rows. */
+export const KIND_LABEL: Record<Kind, string> = { builtin: '(a)', custom: '(b) SDK', everything: '(b) everything' };
+
+/**
+ * Providers that cannot tell the benchmark's requests from the runtime's (server-everything, which is
+ * run unmodified, only logs each POST): their count is every POST, checked against all 2xx together.
+ */
+const COMBINED_COUNTS: ReadonlySet<Kind> = new Set(['everything']);
 
 /** One measured target: a kind, a path, and its figures at one connection count. */
 export interface Run {
@@ -68,6 +81,11 @@ export function problemsOf(runs: Run[], samples: SampleTally[], providerCalls: R
   for (const kind of KINDS) {
     const viaRuntime = countedTwoXx(runs, kind, true);
     const direct = countedTwoXx(runs, kind, false);
+    if (COMBINED_COUNTS.has(kind)) {
+      const total = providerCalls[kind].others + providerCalls[kind].bench;
+      if (total < viaRuntime + direct) problems.push(`${KIND_TITLE[kind]}: the provider got ${formatInt(total)} POSTs, fewer than the ${formatInt(viaRuntime + direct)} 2xx answers counted`);
+      continue;
+    }
     if (providerCalls[kind].others < viaRuntime) {
       problems.push(`${KIND_TITLE[kind]}: the provider got ${formatInt(providerCalls[kind].others)} calls from the runtime, fewer than the ${formatInt(viaRuntime)} 2xx answers counted through it`);
     }

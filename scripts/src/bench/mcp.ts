@@ -10,9 +10,10 @@ import { pickLoadTool, type LoadTool } from './load';
 import { ResponseSampler, checkOnce, expectFields, jsonCheck, toolCallBody, toolCallCheck, type SampleTally, type SampledRequest } from './mcp-checks';
 import { STAGE_ORDER, runtimeStageOf } from './mcp-profile';
 import type { CallCounts, ProvidersStatus } from './mcp-providers';
-import { BENCH_ORGANIZATION, BENCH_PROVIDER_HEADERS, CUSTOM_SLUG, CUSTOM_TOOL, GITHUB_ISSUE, readProvidersStatus, setUpMcpBench, type McpBenchSetup } from './mcp-setup';
+import { BENCH_ORGANIZATION, BENCH_PROVIDER_HEADERS, CUSTOM_SLUG, CUSTOM_TOOL, EVERYTHING_SLUG, EVERYTHING_TOOL, GITHUB_ISSUE, readProvidersStatus, setUpMcpBench, type McpBenchSetup } from './mcp-setup';
 import {
   KINDS,
+  KIND_LABEL,
   KIND_TITLE,
   TARGET_ADDED_P50_US,
   TARGET_THROUGHPUT_RATIO,
@@ -42,7 +43,10 @@ directly in the same run (interleaved rounds), for:
       direct: GET /repos/${GITHUB_ISSUE.owner}/${GITHUB_ISSUE.repo}/issues/${GITHUB_ISSUE.issue_number} on the fake with the user's token;
   (b) a custom connector's tool, ${CUSTOM_SLUG}__${CUSTOM_TOOL}, registered by URL; its server is the SDK MCP
       server of scripts/src/bench/registry-mcp-server.ts (stateless, bearer secret; tools echo their arguments);
-      direct: the same tools/call JSON-RPC POST to that server.
+      direct: the same tools/call JSON-RPC POST to that server;
+      and ${EVERYTHING_SLUG}__${EVERYTHING_TOOL} on @modelcontextprotocol/server-everything, the reference server (its own
+      Streamable HTTP launcher: sessions, an event store, SSE answers opening with a priming event); direct:
+      the same tools/call POST within a session the benchmark opened.
 Each also straight to mcp-runtime (no edge), so the edge's share shows. Through the runtime: a bare
 JSON-RPC tools/call POST to /api/v1/tool-packs/{id}/registered-users/{id}/mcp with the master key.
 Targets, through the edge: added p50 <= ${formatInt(TARGET_ADDED_P50_US)} µs (1 connection), and at least
@@ -62,6 +66,10 @@ NODE_ENV=production; everything else (PACK_CACHE_TTL_MS, TOOL_CALL_TIMEOUT_MS...
 PATCHBAY_BENCH_RECORD_WORKER=separate runs the runtime with TOOL_CALL_RECORD_WORKERS=false and its record
 workers as their own process (node dist/worker.js), the deployment that keeps storing records off the
 replicas answering agents; its CPU shows in its own column.
+PATCHBAY_BENCH_REFERENCE_RUNTIME=<path to another build's apps/mcp-runtime/dist/main.js> runs that build beside this
+one, on the same services, database and Redis (the two must share the mcp_runtime schema), as one more path,
+"reference mcp-runtime (no edge)", interleaved with the others: an A/B of two runtimes in the same run, each with its
+own CPU column.
 PATCHBAY_BENCH_PROVIDER_LATENCY_MS=<ms> makes both providers take that long to answer each call (default 0:
 at once), on the direct path and through the runtime alike. At 0 the providers cost a few dozen µs of CPU a call,
 far less than any real API takes, so the throughput ratio is the gateway's CPU against theirs on the same
@@ -75,13 +83,16 @@ const VIA_LABEL: Record<Via, string> = {
   runtime: 'mcp-runtime (no edge)',
   edge: 'edge-router -> mcp-runtime',
   bare: 'bare proxy -> mcp-runtime',
+  reference: 'reference mcp-runtime (no edge)',
 };
 const SHORT_NAMES: Record<string, string> = {
   'edge-router': 'edge',
   'bare-proxy': 'bare proxy',
   'mcp-runtime': 'runtime',
   'mcp-runtime-worker': 'record worker',
+  'mcp-runtime-reference': 'reference runtime',
   'connector-registry': 'registry',
+  'server-everything': 'everything',
   'access-keys-and-audit': 'access-keys',
   providers: 'providers',
 };
@@ -105,6 +116,8 @@ interface Figures {
   providerLatencyMs: number;
   loadBefore: string;
   loadAfter: string;
+  /** Reference paths left out because the reference build failed them. */
+  referenceSkipped: string[];
   /** Per kind, and both together (for the time in our own code). */
   profile: Record<Kind | 'both', ProfileSummary> | null;
   profileFile: string | null;
@@ -129,6 +142,25 @@ function requestsOf(kind: Kind, setup: McpBenchSetup): { direct: Omit<SampledReq
         headers: { ...auth, 'Content-Type': 'application/json' },
         body: toolCallBody('github__get_issue', { input: { owner, repo, issue_number } }),
         check: toolCallCheck((result) => expectFields('structuredContent', issue)(result.structuredContent)),
+      }),
+    };
+  }
+  if (kind === 'everything') {
+    const check = toolCallCheck((result) => expectFields('content[0]', { type: 'text', text: `Echo: ${ECHO_QUERY}` })((result.content as unknown[] | undefined)?.[0]));
+    return {
+      direct: {
+        url: setup.everything.url,
+        method: 'POST',
+        headers: { ...BENCH_PROVIDER_HEADERS, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'mcp-session-id': setup.everything.sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: toolCallBody(EVERYTHING_TOOL, { message: ECHO_QUERY }),
+        check,
+      },
+      mcp: (baseUrl, userId) => ({
+        url: mcpUrl(baseUrl, userId),
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: toolCallBody(`${EVERYTHING_SLUG}__${EVERYTHING_TOOL}`, { message: ECHO_QUERY }),
+        check,
       }),
     };
   }
@@ -160,7 +192,7 @@ function plan(setup: McpBenchSetup, connections: number): Planned[] {
     for (const kind of KINDS) {
       const requests = requestsOf(kind, setup);
       const add = (via: Via, request: Omit<SampledRequest, 'label'>) => {
-        const label = `${kind === 'builtin' ? '(a)' : '(b)'} ${VIA_LABEL[via]}`;
+        const label = `${KIND_LABEL[kind]} ${VIA_LABEL[via]}`;
         const target: Target = { label, url: request.url, method: request.method, headers: request.headers, body: request.body, connections: conns };
         planned.push({ kind, via, target, sample: { ...request, label } });
       };
@@ -177,6 +209,8 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
   const backends = await prepareBackends();
   progress(`backends: ${describeBackends(backends)}`);
   const group = new ServiceGroup(progress);
+  let setupDone: McpBenchSetup | null = null;
+  const referenceSkipped: string[] = [];
   let figures: Omit<Figures, 'profile' | 'profileFile'>;
   let windows: Record<Kind | 'both', TimeWindow[]>;
   try {
@@ -186,18 +220,26 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
       // The deployment that keeps storing records off the replicas answering agents (see the runtime's README).
       separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
       providerLatencyMs,
+      referenceRuntime: process.env.PATCHBAY_BENCH_REFERENCE_RUNTIME || undefined,
     });
+    setupDone = setup;
     progress(`organization ${setup.organization.organizationId}, tool pack ${setup.toolPackId}`);
-    const planned = plan(setup, options.connections);
-    // Every path once before any load: a broken one fails here, with its answer in the message.
-    const distinct = planned.filter((p) => p.target.connections === options.connections);
-    for (const p of distinct) {
+    let planned = plan(setup, options.connections);
+    // Every path once before any load: a broken one fails here, with its answer in the message. The
+    // reference build may not handle every kind (an older runtime and server-everything): that kind is
+    // measured without it, and the report says why.
+    for (const p of planned.filter((q) => q.target.connections === options.connections)) {
       const problem = await checkOnce(p.sample);
-      if (problem !== null) throw new Error(`${p.sample.label}: ${p.sample.method ?? 'GET'} ${p.sample.url}: ${problem}`);
+      if (problem === null) continue;
+      if (p.via !== 'reference') throw new Error(`${p.sample.label}: ${p.sample.method ?? 'GET'} ${p.sample.url}: ${problem}`);
+      referenceSkipped.push(`${p.sample.label}: left out, its first answer failed: ${problem}`);
+      planned = planned.filter((q) => !(q.kind === p.kind && q.via === 'reference'));
     }
-    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers];
+    const distinct = planned.filter((p) => p.target.connections === options.connections);
+    const watchedServices = [setup.edge, ...(setup.bare ? [setup.bare] : []), setup.runtime, ...(setup.reference ? [setup.reference] : []), ...(setup.recordWorker ? [setup.recordWorker] : []), setup.registry, setup.accessKeys, setup.providers, setup.everything.service];
 
     const before = await readProvidersStatus(setup.providers);
+    const everythingBefore = setup.everything.posts();
     const sampler = new ResponseSampler(
       distinct.map((p) => p.sample),
       SAMPLE_PAUSE_MS,
@@ -219,27 +261,30 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
     const after: ProvidersStatus = await readProvidersStatus(setup.providers);
     const runs = planned.map((p, i) => ({ kind: p.kind, via: p.via, result: results[i]! }));
     // Only the measured rounds through the runtime: start-up, warm-ups and the direct rounds would blur the picture.
-    const windowsOf = (kinds: Kind[]) => runs.filter((r) => kinds.includes(r.kind) && r.via !== 'direct').flatMap((r) => r.result.rounds.map((round) => round.window));
-    windows = { builtin: windowsOf(['builtin']), custom: windowsOf(['custom']), both: windowsOf(KINDS) };
+    const windowsOf = (kinds: Kind[]) => runs.filter((r) => kinds.includes(r.kind) && r.via !== 'direct' && r.via !== 'reference').flatMap((r) => r.result.rounds.map((round) => round.window));
+    windows = { builtin: windowsOf(['builtin']), custom: windowsOf(['custom']), everything: windowsOf(['everything']), both: windowsOf(KINDS) };
     figures = {
       backends,
       setup,
       runs,
       watched: watchedServices.map((s) => s.name),
       samples,
-      providerCalls: { builtin: delta(after.github.calls, before.github.calls), custom: delta(after.mcp.calls, before.mcp.calls) },
+      // server-everything cannot tell who called: every POST it logged, checked against all the 2xx together.
+      providerCalls: { builtin: delta(after.github.calls, before.github.calls), custom: delta(after.mcp.calls, before.mcp.calls), everything: { bench: 0, others: setup.everything.posts() - everythingBefore } },
       providerLatencyMs,
       loadBefore,
       loadAfter: machineLoad().text,
+      referenceSkipped,
     };
   } finally {
     // The runtime writes its CPU profile as it exits, so stop before reading it.
     await group.stopAll();
+    await setupDone?.everything.stop();
   }
   const file = profileDir ? newestProfile(profileDir) : null;
   if (profileDir && !file) progress('mcp-runtime wrote no CPU profile (did it exit cleanly?)');
   const summarize = (kind: Kind | 'both') => summarizeCpuProfile(file!, REPO_ROOT, { windows: windows[kind], groupBy: runtimeStageOf, functionsPerGroup: 4 });
-  return { ...figures, profile: file ? { builtin: summarize('builtin'), custom: summarize('custom'), both: summarize('both') } : null, profileFile: file };
+  return { ...figures, profile: file ? { builtin: summarize('builtin'), custom: summarize('custom'), everything: summarize('everything'), both: summarize('both') } : null, profileFile: file };
 }
 
 const connectionsText = (n: number) => `${n} connection${n === 1 ? '' : 's'}`;
@@ -253,7 +298,7 @@ function printProfile(f: Figures): void {
   print('  its own callbacks (undici reading a response, ioredis a reply) is the library\'s. µs/call: stage time over the calls answered in those rounds.');
   for (const kind of KINDS) {
     const summary = f.profile[kind];
-    const calls = f.runs.filter((r) => r.kind === kind && r.via !== 'direct').reduce((sum, r) => sum + r.result.requests, 0);
+    const calls = f.runs.filter((r) => r.kind === kind && r.via !== 'direct' && r.via !== 'reference').reduce((sum, r) => sum + r.result.requests, 0);
     const perCall = (us: number) => (calls > 0 ? formatInt(us / calls) : 'n/a');
     print();
     print(`  ${KIND_TITLE[kind]}: ${formatInt(summary.busyUs / 1000)} ms busy of ${formatInt(summary.totalUs / 1000)} ms over ${formatInt(calls)} calls = ${perCall(summary.busyUs)} µs of runtime CPU per call`);
@@ -271,7 +316,7 @@ function printProfile(f: Figures): void {
     }
   }
   print();
-  print('  time in our own code, callees included, (a) and (b) together:');
+  print('  time in our own code, callees included, (a) and both (b) together:');
   for (const line of table(['', 'ms', 'of busy'], f.profile.both.inclusiveOwnCode.map((e) => [e.name, formatInt(e.timeUs / 1000), pct(e.share)]))) print(`  ${line}`);
   print();
 }
@@ -292,6 +337,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     `          providers (one child process): fake GitHub (@patchbay/provider-fakes) :${new URL(setup.status.github.url).port}, ` +
       `SDK MCP server (registry-mcp-server.ts: stateless, a new server per POST, bearer secret, 1 echo tool) :${new URL(setup.status.mcp.url).port}`,
   );
+  print(`          @modelcontextprotocol/server-everything ${setup.everything.version} (its own process, its streamableHttp launcher: sessions, event store) :${setup.everything.service.port}`);
   print(`data:     ${describeBackends(f.backends)}`);
   print(
     `          organization ${setup.organization.organizationId} (admin CLI): paid, ${formatInt(BENCH_ORGANIZATION.monthlyCredits ?? 0)} credits, ` +
@@ -299,6 +345,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
   );
   print(`providers: ${f.providerLatencyMs > 0 ? `answer each call after ${formatInt(f.providerLatencyMs)} ms (PATCHBAY_BENCH_PROVIDER_LATENCY_MS)` : 'answer at once (PATCHBAY_BENCH_PROVIDER_LATENCY_MS=0)'}`);
   if (f.profile) print("          mcp-runtime ran under --cpu-prof: its figures include the profiler's overhead");
+  for (const note of f.referenceSkipped) print(`reference: ${note}`);
   print();
 
   for (const kind of KINDS) {
@@ -306,9 +353,12 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     if (kind === 'builtin') {
       print(`  direct: GET /repos/${GITHUB_ISSUE.owner}/${GITHUB_ISSUE.repo}/issues/${GITHUB_ISSUE.issue_number} on the fake, Authorization: Bearer <the user's token>`);
       print(`  runtime paths: POST .../mcp ${toolCallBody('github__get_issue', { input: { owner: GITHUB_ISSUE.owner, repo: GITHUB_ISSUE.repo, issue_number: GITHUB_ISSUE.issue_number } })}`);
-    } else {
+    } else if (kind === 'custom') {
       print(`  direct: POST /mcp on the MCP server, Authorization: Bearer <its secret>, ${toolCallBody(CUSTOM_TOOL, { query: ECHO_QUERY })}`);
       print(`  runtime paths: POST .../mcp ${toolCallBody(`${CUSTOM_SLUG}__${CUSTOM_TOOL}`, { query: ECHO_QUERY })}`);
+    } else {
+      print(`  direct: POST /mcp on server-everything within the benchmark's session (SSE answer), ${toolCallBody(EVERYTHING_TOOL, { message: ECHO_QUERY })}`);
+      print(`  runtime paths: POST .../mcp ${toolCallBody(`${EVERYTHING_SLUG}__${EVERYTHING_TOOL}`, { message: ECHO_QUERY })}`);
     }
     const runs = f.runs.filter((r) => r.kind === kind);
     for (const line of table(
@@ -334,6 +384,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
         [`${VIA_LABEL.edge} vs direct`, findRun(f.runs, kind, 'edge', conns), direct],
         [`${VIA_LABEL.bare} vs direct`, findRun(f.runs, kind, 'bare', conns), direct],
         ['the edge alone: edge-router -> mcp-runtime vs mcp-runtime', findRun(f.runs, kind, 'edge', conns), runtime],
+        [`${VIA_LABEL.runtime} vs ${VIA_LABEL.reference}`, runtime, findRun(f.runs, kind, 'reference', conns)],
       ];
       for (const [label, hop, base] of pairs) {
         if (!hop || !base) continue;
@@ -363,6 +414,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     [
       ['fake GitHub', ...callRow('builtin')],
       ['MCP server (POSTs)', ...callRow('custom')],
+      ['server-everything (every POST it logged)', formatInt(f.providerCalls.everything.others), formatInt(countedTwoXx(f.runs, 'everything', true)), '(in the first column)', formatInt(countedTwoXx(f.runs, 'everything', false))],
     ],
   )) print(line);
   print();

@@ -48,6 +48,8 @@ export interface ServerEverything {
   url: string;
   version: string;
   pid: number;
+  /** The lines of its output that held `countLine` since it listened (0 without one). */
+  posts(): number;
   stop(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ export interface ServerEverything {
  * Started like connector-registry's own tests start it: its built entry with the current node, PORT set.
  * It prints a line per request: its output is dropped once it listens.
  */
-export async function startServerEverything(): Promise<ServerEverything> {
+export async function startServerEverything(options: { countLine?: string } = {}): Promise<ServerEverything> {
   const entry = path.join(SERVER_EVERYTHING_DIR, 'dist', 'index.js');
   if (!existsSync(entry)) throw new Error(`@modelcontextprotocol/server-everything is not installed at ${SERVER_EVERYTHING_DIR} (run pnpm install)`);
   const { version } = JSON.parse(readFileSync(path.join(SERVER_EVERYTHING_DIR, 'package.json'), 'utf8')) as { version: string };
@@ -91,10 +93,23 @@ export async function startServerEverything(): Promise<ServerEverything> {
   }
   child.stdout?.removeAllListeners('data').resume();
   child.stderr?.removeAllListeners('data').resume();
+  // It logs a line per request: counted (a line may straddle two chunks) when asked, else dropped.
+  let posts = 0;
+  const countLine = options.countLine;
+  if (countLine) {
+    let rest = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const text = rest + chunk.toString('utf8');
+      const lines = text.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.includes(countLine)) posts += 1;
+    });
+  }
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     version,
     pid: child.pid ?? -1,
+    posts: () => posts,
     async stop() {
       process.removeListener('exit', kill);
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -15,9 +15,11 @@ import {
 export const USAGE = `Patchbay admin CLI
 
   patchbay org create --name <name> [--plan free|paid] [--credits <monthly allotment>]
-                      [--callback-origin <origin> ...] [--no-master-key]
+                      [--callback-origin <origin> ...] [--mcp-allowed-origin <origin> ...]
+                      [--no-master-key]
   patchbay org update <organization_id> [--name <name>] [--plan free|paid] [--credits <n>]
                       [--callback-origin <origin> ...] [--clear-callback-origins]
+                      [--mcp-allowed-origin <origin> ...] [--clear-mcp-allowed-origins]
                       [--environment-matching true|false] [--mcp-rate-limit <calls per minute>]
   patchbay org show <organization_id>
   patchbay org list
@@ -80,6 +82,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       plan: { type: 'string' },
       credits: { type: 'string' },
       'callback-origin': { type: 'string', multiple: true },
+      'mcp-allowed-origin': { type: 'string', multiple: true },
       'no-master-key': { type: 'boolean' },
     });
     if (typeof values.name !== 'string') throw new UsageError('org create needs --name <name>');
@@ -88,6 +91,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       plan: planOption(values.plan as string | undefined),
       monthlyCredits: intOption('credits', values.credits as string | undefined),
       callbackOrigins: values['callback-origin'] as string[] | undefined,
+      mcpAllowedOrigins: values['mcp-allowed-origin'] as string[] | undefined,
       withMasterKey: values['no-master-key'] !== true,
     });
   }
@@ -98,12 +102,15 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       credits: { type: 'string' },
       'callback-origin': { type: 'string', multiple: true },
       'clear-callback-origins': { type: 'boolean' },
+      'mcp-allowed-origin': { type: 'string', multiple: true },
+      'clear-mcp-allowed-origins': { type: 'boolean' },
       'environment-matching': { type: 'string' },
       'mcp-rate-limit': { type: 'string' },
     });
     const id = positionals[0];
     if (!id) throw new UsageError('org update needs the organization id');
     const origins = values['clear-callback-origins'] === true ? [] : (values['callback-origin'] as string[] | undefined);
+    const mcpOrigins = values['clear-mcp-allowed-origins'] === true ? [] : (values['mcp-allowed-origin'] as string[] | undefined);
     return updateOrganization(
       deps.db,
       id,
@@ -112,6 +119,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
         plan: planOption(values.plan as string | undefined),
         monthlyCredits: intOption('credits', values.credits as string | undefined),
         callbackOrigins: origins,
+        mcpAllowedOrigins: mcpOrigins,
         environmentMatching: boolOption('environment-matching', values['environment-matching'] as string | undefined),
         mcpRateLimitPerMinute: intOption('mcp-rate-limit', values['mcp-rate-limit'] as string | undefined),
       },

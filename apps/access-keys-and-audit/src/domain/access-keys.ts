@@ -132,6 +132,7 @@ export function toPrincipal(row: AccessKey & { organization: Organization }): Ke
       environmentMatching: row.organization.environmentMatching,
       mcpRateLimitPerMinute: row.organization.mcpRateLimitPerMinute,
       callbackOrigins: row.organization.callbackOrigins,
+      mcpAllowedOrigins: row.organization.mcpAllowedOrigins,
     },
   };
 }

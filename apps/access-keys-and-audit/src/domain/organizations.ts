@@ -19,6 +19,7 @@ export interface OrganizationRecord {
   plan: Plan;
   monthly_credits: number;
   callback_origins: string[];
+  mcp_allowed_origins: string[];
   environment_matching: boolean;
   mcp_rate_limit_per_minute: number;
   created_at: string;
@@ -32,6 +33,7 @@ export function toOrganizationRecord(org: Organization): OrganizationRecord {
     plan: org.plan,
     monthly_credits: org.monthlyCredits,
     callback_origins: org.callbackOrigins,
+    mcp_allowed_origins: org.mcpAllowedOrigins,
     environment_matching: org.environmentMatching,
     mcp_rate_limit_per_minute: org.mcpRateLimitPerMinute,
     created_at: org.createdAt.toISOString(),
@@ -43,21 +45,26 @@ export function toOrganizationRecord(org: Organization): OrganizationRecord {
  * A callback origin is scheme://host[:port] and nothing else. https is required except for
  * localhost, so a newcomer can test a callback on their own machine.
  */
-export function normalizeCallbackOrigin(value: string): string {
+export function normalizeCallbackOrigin(value: string, field = 'callback_origin'): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw ValidationError.forField('callback_origin', `"${value}" is not a URL; give an origin like https://app.example.com`);
+    throw ValidationError.forField(field, `"${value}" is not a URL; give an origin like https://app.example.com`);
   }
   const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) {
-    throw ValidationError.forField('callback_origin', `"${value}" must use https (http is allowed only for localhost)`);
+    throw ValidationError.forField(field, `"${value}" must use https (http is allowed only for localhost)`);
   }
   if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
-    throw ValidationError.forField('callback_origin', `"${value}" must be an origin only (scheme, host and port), without path, query or credentials`);
+    throw ValidationError.forField(field, `"${value}" must be an origin only (scheme, host and port), without path, query or credentials`);
   }
   return url.origin;
+}
+
+/** A browser origin allowed on the MCP endpoint: the same rules as a callback origin. */
+export function normalizeMcpAllowedOrigin(value: string): string {
+  return normalizeCallbackOrigin(value, 'mcp_allowed_origin');
 }
 
 export interface CreateOrganizationInput {
@@ -65,6 +72,7 @@ export interface CreateOrganizationInput {
   plan?: Plan;
   monthlyCredits?: number;
   callbackOrigins?: string[];
+  mcpAllowedOrigins?: string[];
   /** Without a master key the organization starts with one named unrestricted production key instead. */
   withMasterKey?: boolean;
 }
@@ -109,11 +117,12 @@ function newKeyData(organizationId: string, environment: Environment, name: stri
 export async function createOrganization(db: Db, input: CreateOrganizationInput): Promise<CreatedOrganization> {
   const plan = input.plan ?? 'free';
   validateSettings({ name: input.name, monthlyCredits: input.monthlyCredits });
-  const origins = [...new Set((input.callbackOrigins ?? []).map(normalizeCallbackOrigin))];
+  const origins = [...new Set((input.callbackOrigins ?? []).map((o) => normalizeCallbackOrigin(o)))];
+  const mcpOrigins = [...new Set((input.mcpAllowedOrigins ?? []).map(normalizeMcpAllowedOrigin))];
   const withMaster = input.withMasterKey ?? true;
   return db.$transaction(async (tx) => {
     const org = await tx.organization.create({
-      data: { name: input.name.trim(), plan, monthlyCredits: input.monthlyCredits ?? DEFAULT_MONTHLY_CREDITS[plan], callbackOrigins: origins },
+      data: { name: input.name.trim(), plan, monthlyCredits: input.monthlyCredits ?? DEFAULT_MONTHLY_CREDITS[plan], callbackOrigins: origins, mcpAllowedOrigins: mcpOrigins },
     });
     const production = newKeyData(org.id, 'production', withMaster ? null : 'Initial key', withMaster);
     const test = newKeyData(org.id, 'test', 'Test key', false);
@@ -140,6 +149,7 @@ export interface UpdateOrganizationInput {
   plan?: Plan;
   monthlyCredits?: number;
   callbackOrigins?: string[];
+  mcpAllowedOrigins?: string[];
   environmentMatching?: boolean;
   mcpRateLimitPerMinute?: number;
 }
@@ -151,7 +161,8 @@ export async function updateOrganization(db: Db, organizationId: string, input: 
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),
     ...(input.plan !== undefined ? { plan: input.plan } : {}),
     ...(input.monthlyCredits !== undefined ? { monthlyCredits: input.monthlyCredits } : {}),
-    ...(input.callbackOrigins !== undefined ? { callbackOrigins: [...new Set(input.callbackOrigins.map(normalizeCallbackOrigin))] } : {}),
+    ...(input.callbackOrigins !== undefined ? { callbackOrigins: [...new Set(input.callbackOrigins.map((o) => normalizeCallbackOrigin(o)))] } : {}),
+    ...(input.mcpAllowedOrigins !== undefined ? { mcpAllowedOrigins: [...new Set(input.mcpAllowedOrigins.map(normalizeMcpAllowedOrigin))] } : {}),
     ...(input.environmentMatching !== undefined ? { environmentMatching: input.environmentMatching } : {}),
     ...(input.mcpRateLimitPerMinute !== undefined ? { mcpRateLimitPerMinute: input.mcpRateLimitPerMinute } : {}),
   };

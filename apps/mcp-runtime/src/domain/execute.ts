@@ -5,7 +5,7 @@ import { getBuiltinConnector, findTool, resolveBaseUrl, validateToolArguments, T
 import type { OutboundHttp } from '@patchbay/outbound';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PackTool, PackTools, RegistryClient } from './registry-client';
-import { RemoteMcpClient, RemoteMcpError } from './remote-mcp';
+import { RemoteMcpClient, RemoteMcpError, type RemoteClientCapabilities, type RemoteNotification, type RemoteReply, type RemoteRequest } from './remote-mcp';
 
 /** How a call ended, for its record. */
 export type CallStatus = 'success' | 'error';
@@ -36,9 +36,29 @@ function failure(code: string, message: string, structured?: Record<string, unkn
 /** Remote MCP clients kept at once (one per server and secret). */
 const MAX_REMOTE_CLIENTS = 1_000;
 
-/** What a call knows of the request it came in (the agent's public URL, for magic links). */
+/**
+ * The agent's side of a call while it runs, when the agent can hear about it (it accepts an SSE
+ * answer): progress and log notifications go to it, and requests of a remote server (sampling,
+ * elicitation) are relayed to it when it declared the capability.
+ */
+export interface LiveCall {
+  /** The agent's `_meta.progressToken`; progress is sent only when it gave one. */
+  progressToken?: string | number;
+  /** Sends a notification about this call to the agent. */
+  notify(notification: RemoteNotification): void;
+  /** Relays a server's request to the agent and waits for its answer; absent when the agent cannot take one. */
+  request?(request: RemoteRequest): Promise<RemoteReply>;
+  /** The agent's sampling and elicitation capabilities, declared to remote servers on its behalf. */
+  capabilities: RemoteClientCapabilities;
+}
+
+/** What a call knows of the request it came in. */
 export interface CallContext {
-  publicBaseUrl: string;
+  /** The agent's public URL, for magic links (built only when one is needed). */
+  publicBaseUrl: () => string;
+  /** Aborted when the agent cancels the call (notifications/cancelled), streamed or not. */
+  signal?: AbortSignal;
+  live?: LiveCall;
 }
 
 /**
@@ -65,7 +85,7 @@ export class ToolExecutor {
     if (problems.length > 0) {
       return failure('invalid_input', `Invalid arguments for ${tool.fully_qualified_name}: ${problems.join('; ')}. Fix them and call the tool again.`);
     }
-    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }, context) : this.callCustom(pack, tool, args);
+    return tool.connector_kind === 'builtin' ? this.callBuiltin(principal, pack, tool, args as { input: unknown }, context) : this.callCustom(pack, tool, args, context);
   }
 
   private async callBuiltin(principal: KeyPrincipal, pack: PackTools, tool: PackTool, args: { input: unknown }, context: CallContext): Promise<CallOutcome> {
@@ -77,12 +97,17 @@ export class ToolExecutor {
       if (lookup.code === 'unavailable') return failure('credential_unavailable', lookup.detail);
       const why = lookup.code === 'credential_invalid' ? `The ${connector.name} connection of this user stopped working (${lookup.detail})` : `This user has not connected ${connector.name} yet`;
       // A fresh magic link, so the agent can ask the user to connect and then retry (as Merge does).
-      const link = await this.deps.registry.magicLink(principal, pack.registered_user.id, connector.slug, tool.auth_scope, context.publicBaseUrl);
+      const link = await this.deps.registry.magicLink(principal, pack.registered_user.id, connector.slug, tool.auth_scope, context.publicBaseUrl());
       const ask = link ? ` Ask the user to open ${link.magic_link_url} to connect ${connector.name} (the link expires at ${link.expires_at}), then call the tool again.` : ` Ask the user to connect ${connector.name}, then call the tool again.`;
       return failure(lookup.code, `${why}.${ask}`, { error: lookup.code, connector: connector.slug, magic_link_url: link?.magic_link_url ?? null, expires_at: link?.expires_at ?? null });
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.deps.limits.timeoutMs);
+    const live = context.live;
+    const cancel = () => controller.abort();
+    context.signal?.addEventListener('abort', cancel, { once: true });
+    const progress = live?.progressToken !== undefined ? (value: number, total: number, message: string) => live.notify({ method: 'notifications/progress', params: { progressToken: live.progressToken, progress: value, total, message } }) : undefined;
+    progress?.(0, 1, `Calling ${connector.name}`);
     try {
       // The outbound call to the provider: its HTTP client span is a child of this one.
       const output = await withSpan('ToolExecutor.callProvider', (span) => {
@@ -99,6 +124,7 @@ export class ToolExecutor {
         );
       });
       const structured = output !== null && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : { result: output };
+      progress?.(1, 1, `${connector.name} answered`);
       return { result: textResult(JSON.stringify(output), false, structured), status: 'success', errorCode: null };
     } catch (err) {
       if (err instanceof ToolError) {
@@ -107,19 +133,23 @@ export class ToolExecutor {
         const retry = err.retryAfterSeconds !== undefined ? ` (retry after ${err.retryAfterSeconds} s)` : '';
         return failure(err.kind, `${err.message}${err.message.includes('retry after') ? '' : retry}`);
       }
+      if (context.signal?.aborted) return failure('cancelled', `The call to ${connector.name} was cancelled by the agent.`);
       if (controller.signal.aborted) return failure('timeout', `${connector.name} did not answer within ${Math.round(this.deps.limits.timeoutMs / 1000)} s; retry later.`);
       return failure('provider_error', `The call to ${connector.name} failed unexpectedly; retry later.`);
     } finally {
       clearTimeout(timer);
+      context.signal?.removeEventListener('abort', cancel);
     }
   }
 
   /** A custom connector's tool goes to its remote MCP server, with its secret, over a reused session. */
-  private async callCustom(pack: PackTools, tool: PackTool, args: unknown): Promise<CallOutcome> {
+  private async callCustom(pack: PackTools, tool: PackTool, args: unknown, context: CallContext): Promise<CallOutcome> {
     const server = pack.custom_servers[tool.connector_slug];
     if (!server) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
+    const live = context.live;
     try {
-      const result = await this.remoteClient(server.url, server.secret).callTool(tool.name, (args ?? {}) as Record<string, unknown>);
+      const hooks = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, signal: context.signal } : context.signal ? { signal: context.signal } : undefined;
+      const result = await this.remoteClient(server.url, server.secret, live?.capabilities).callTool(tool.name, (args ?? {}) as Record<string, unknown>, hooks);
       return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
     } catch (err) {
       if (!(err instanceof RemoteMcpError)) throw err;
@@ -131,14 +161,21 @@ export class ToolExecutor {
           return failure('blocked_destination', `${server} is at an address Patchbay may not call: ${err.message}`);
         case 'timeout':
           return failure('timeout', `${server} did not answer within ${Math.round(this.deps.limits.timeoutMs / 1000)} s; retry later.`);
+        case 'cancelled':
+          return failure('cancelled', `The call to ${server.charAt(0).toLowerCase()}${server.slice(1)} was cancelled by the agent.`);
         default:
           return failure('provider_error', `${server} failed: ${err.message}; retry later.`);
       }
     }
   }
 
-  private remoteClient(url: string, secret: string | null): RemoteMcpClient {
-    const key = `${url}#${createHash('sha256').update(secret ?? '').digest('hex')}`;
+  /**
+   * The client of a server for a secret and a set of agent capabilities: each set has its own
+   * session, since a server learns the client's capabilities at initialize.
+   */
+  private remoteClient(url: string, secret: string | null, capabilities: RemoteClientCapabilities = {}): RemoteMcpClient {
+    const profile = capabilityProfile(capabilities);
+    const key = `${url}#${createHash('sha256').update(secret ?? '').digest('hex')}#${profile.key}`;
     let client = this.remotes.get(key);
     if (!client) {
       // Old secrets and servers leave the map, oldest first, rather than pile up.
@@ -147,7 +184,7 @@ export class ToolExecutor {
         void this.remotes.get(oldest)?.close();
         this.remotes.delete(oldest);
       }
-      client = new RemoteMcpClient({ url, secret, http: this.deps.http, timeoutMs: this.deps.limits.timeoutMs, maxResponseBytes: this.deps.limits.maxResponseBytes });
+      client = new RemoteMcpClient({ url, secret, http: this.deps.http, timeoutMs: this.deps.limits.timeoutMs, maxResponseBytes: this.deps.limits.maxResponseBytes, capabilities: profile.capabilities });
       this.remotes.set(key, client);
     }
     return client;
@@ -158,4 +195,22 @@ export class ToolExecutor {
     this.remotes.clear();
     await Promise.all(clients.map((c) => c.close()));
   }
+}
+
+/**
+ * The part of an agent's capabilities a remote server may act on: sampling (with its `context` and
+ * `tools` options) and elicitation (its `form` and `url` modes). Normalized, so the few distinct sets
+ * give few sessions per server.
+ */
+export function capabilityProfile(capabilities: RemoteClientCapabilities): { key: string; capabilities: RemoteClientCapabilities } {
+  const pick = (value: unknown, names: string[]): Record<string, unknown> | undefined => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    const picked: Record<string, unknown> = {};
+    for (const name of names) if (typeof (value as Record<string, unknown>)[name] === 'object' && (value as Record<string, unknown>)[name] !== null) picked[name] = {};
+    return picked;
+  };
+  const sampling = pick(capabilities.sampling, ['context', 'tools']);
+  const elicitation = pick(capabilities.elicitation, ['form', 'url']);
+  const normalized: RemoteClientCapabilities = { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}) };
+  return { key: JSON.stringify(normalized), capabilities: normalized };
 }

@@ -6,7 +6,7 @@ import type { ToolCallStatus } from '@patchbay/queues';
 import { ScanError, type BlockedBy, type Detection, type ScanDirection } from '@patchbay/security-gateway';
 import type { Logger } from '@patchbay/service-kit';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallContext, ToolExecutor } from './execute';
+import type { CallContext, LiveCall, ToolExecutor } from './execute';
 import type { PackTool, PackTools } from './registry-client';
 import type { RuleSetCache } from './rule-set-cache';
 import type { ToolCallRecorder } from './tool-call-records';
@@ -89,7 +89,8 @@ async function gatewayCall(
       if (inbound.blocked) return { result: blockedResult(inbound.blocked, 'inbound'), status: 'blocked', errorCode: 'security_rule_blocked' };
       input = inbound.value;
     }
-    const outcome = await deps.executor.call(principal, pack, tool, input, context);
+    const live = scanner && context.live ? scannedLiveCall(context.live, scanner, detections) : context.live;
+    const outcome = await deps.executor.call(principal, pack, tool, input, live === context.live ? context : { ...context, live });
     if (!scanner) return { result: outcome.result, status: outcome.status, errorCode: outcome.errorCode };
     const outbound = scanner.scan(outcome.result, 'outbound');
     detections.push(...outbound.detections);
@@ -105,6 +106,47 @@ async function gatewayCall(
       errorCode: 'security_scan_failed',
     };
   }
+}
+
+type Scanner = NonNullable<Awaited<ReturnType<RuleSetCache['scannerFor']>>>;
+
+/**
+ * The agent's side of a call with the rules applied to what travels on it while the tool runs:
+ * notifications and relayed requests from the server are outbound (they reach the model), the
+ * agent's answers to those requests inbound (they reach the tool). A notification a block rule hits
+ * is dropped; a request it hits, or an answer, is refused to the server with the rule's name.
+ */
+function scannedLiveCall(live: LiveCall, scanner: Scanner, detections: Detection[]): LiveCall {
+  const refused = (by: BlockedBy, what: string) => ({ error: { code: -32600, message: `Blocked by security rule "${by.rule_name}" (${by.kind}): Patchbay withheld ${what}.` } });
+  const request = live.request;
+  return {
+    ...live,
+    notify: (notification) => {
+      // One the scanner cannot read is dropped, as a failed scan fails closed.
+      let scanned: ReturnType<Scanner['scan']>;
+      try {
+        scanned = scanner.scan(notification.params ?? {}, 'outbound');
+      } catch {
+        return;
+      }
+      detections.push(...scanned.detections);
+      if (!scanned.blocked) live.notify({ method: notification.method, params: scanned.value as Record<string, unknown> });
+    },
+    // A ScanError thrown here becomes an Internal error answer to the server (see RemoteMcpClient).
+    request: request
+      ? async (req) => {
+          const asked = scanner.scan(req.params ?? {}, 'outbound');
+          detections.push(...asked.detections);
+          if (asked.blocked) return refused(asked.blocked, `this ${req.method} request from the agent`);
+          const reply = await request({ method: req.method, params: asked.value });
+          if (!('result' in reply)) return reply;
+          const answered = scanner.scan(reply.result, 'inbound');
+          detections.push(...answered.detections);
+          if (answered.blocked) return refused(answered.blocked, `the agent's answer to ${req.method}`);
+          return { result: answered.value };
+        }
+      : undefined,
+  };
 }
 
 function record(

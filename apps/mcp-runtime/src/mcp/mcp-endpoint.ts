@@ -1,21 +1,49 @@
-import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, principalOf } from '@patchbay/auth';
+import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, principalOf, type KeyPrincipal } from '@patchbay/auth';
 import { AppError, NotInScopeError } from '@patchbay/errors';
+import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
 import { publicRequestUrl } from '@patchbay/pagination';
 import { isUuid, type Logger } from '@patchbay/service-kit';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ErrorRequestHandler, IRouter, Request, Response } from 'express';
-import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
-import type { ToolExecutor } from '../domain/execute';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorRequestHandler, IRouter, NextFunction, Request, Response } from 'express';
+import { capabilityProfile, type LiveCall, type ToolExecutor } from '../domain/execute';
 import { callWithGateway } from '../domain/gateway-call';
 import type { PackTools, RegistryClient } from '../domain/registry-client';
+import { cannotRelay, type RemoteNotification } from '../domain/remote-mcp';
 import type { RuleSetCache } from '../domain/rule-set-cache';
 import type { ToolCallRecorder } from '../domain/tool-call-records';
+import {
+  classify,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  initializeParams,
+  invalidParams,
+  isLogLevel,
+  isObject,
+  kindOf,
+  LOG_LEVELS,
+  META_CLIENT_CAPABILITIES,
+  META_LOG_LEVEL,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  resultResponse,
+  RpcError,
+  toolCallParams,
+  type Incoming,
+  type JsonRpcId,
+  type LogLevel,
+  type ToolCallParams,
+} from './json-rpc';
+import { allowedOrigin, corsHeaders, forbiddenOrigin, preflight } from './origin';
+import { callKey, type McpRelay } from './relay';
+import type { McpSession, McpSessions } from './sessions';
 
 export const MCP_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/:registeredUserId/mcp';
 export const TOOLS_LIST_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/:registeredUserId/tools/list';
+
+const SERVER_INFO = { name: 'patchbay', title: 'Patchbay', version: '1.0.0' };
+/** Tools only (the pack's), and the log messages of remote servers passed through on a call's stream. */
+const SERVER_CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 
 export interface McpDeps {
   registry: RegistryClient;
@@ -26,50 +54,13 @@ export interface McpDeps {
   rules: RuleSetCache;
   /** Sends every tools/call's record over the queue. */
   recorder: ToolCallRecorder;
+  /** Signed session ids and the log levels clients set. */
+  sessions: McpSessions;
+  /** Agents' answers to relayed requests and their cancellations, across replicas. */
+  relay: McpRelay;
   logger: Logger;
-}
-
-/** The tools/call requests of a body (a batch may hold several). */
-function toolCallCount(body: unknown): number {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.filter((m) => (m as { method?: unknown })?.method === 'tools/call').length;
-}
-
-/**
- * Charges one credit per tools/call before it runs (so a call that then fails or is blocked by a
- * security rule is still counted) and enforces the per-user rate limit. Refusals are HTTP answers:
- * 429 with Retry-After and the rate-limit headers, or 402 billing_limit_reached.
- */
-async function meterToolCalls(deps: McpDeps, req: Request, res: Response, pack: PackTools): Promise<MeterDecision[] | null> {
-  const calls = toolCallCount(req.body);
-  const principal = principalOf(req);
-  const decisions: MeterDecision[] = [];
-  for (let i = 0; i < calls; i += 1) {
-    const decision = await deps.meter.check({
-      organizationId: principal.organizationId,
-      registeredUserId: pack.registered_user.id,
-      plan: principal.organization.plan,
-      monthlyCredits: principal.organization.monthlyCredits,
-      rateLimitPerMinute: principal.organization.mcpRateLimitPerMinute,
-    });
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
-    decisions.push(decision);
-    if (decision.reason === 'rate_limited') {
-      res.status(429).json({
-        detail: `This registered user made more than ${decision.rateLimit.limit} tool calls in the last minute; retry after ${decision.rateLimit.retryAfterSeconds ?? 1} s.`,
-        code: 'rate_limited',
-      });
-      return null;
-    }
-    if (decision.reason === 'billing_limit_reached') {
-      res.status(402).json({
-        detail: `The organization has used its ${decision.credits.allotment} credits of ${decision.credits.cycle}; tool calls resume in the next billing cycle (tools/list and the management API keep working). Upgrade to a paid plan to continue now.`,
-        code: 'billing_limit_reached',
-      });
-      return null;
-    }
-  }
-  return decisions;
+  /** Longest a tools/call may take (relayed requests wait at most this long). */
+  toolCallTimeoutMs: number;
 }
 
 /**
@@ -82,8 +73,51 @@ function sendJson(res: Response, status: number, body: unknown): void {
   res.end(text);
 }
 
-function jsonRpcError(res: Response, status: number, id: unknown, code: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code, message } });
+function sendRpcError(res: Response, status: number, id: JsonRpcId | null, code: number, message: string): void {
+  sendJson(res, status, errorResponse(id, { code, message }));
+}
+
+/**
+ * The answer to one request: JSON, unless something has to reach the agent before the result
+ * (progress, a log message, a relayed request) and the agent accepts `text/event-stream`; then it
+ * becomes an SSE stream at that moment, carrying those messages in order and the response last.
+ * A call with nothing to stream costs no more than a JSON answer.
+ */
+class Answer {
+  private streaming = false;
+
+  constructor(
+    private readonly res: Response,
+    /** The agent accepts an SSE answer and this is a single request (a batch is answered as JSON). */
+    readonly canStream: boolean,
+  ) {}
+
+  /** Puts a message on the stream, opening it first; false when this answer cannot carry one. */
+  event(message: object): boolean {
+    if (!this.canStream || this.res.writableEnded || this.res.destroyed) return false;
+    if (!this.streaming) {
+      this.streaming = true;
+      this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return true;
+  }
+
+  finish(message: object): void {
+    if (this.res.writableEnded || this.res.destroyed) return;
+    if (this.streaming) this.res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    else sendJson(this.res, 200, message);
+  }
+}
+
+/** What one POST is about: the key, the pair in the URL, the session, and the request's own headers. */
+interface Exchange {
+  req: Request;
+  res: Response;
+  principal: KeyPrincipal;
+  pack: PackTools;
+  session: McpSession | null;
+  batch: boolean;
 }
 
 /** The tools/list entry of a pack tool: `<connector_slug>__<tool_name>`, its description and input schema. */
@@ -113,89 +147,289 @@ export async function loadPair(req: Request, registry: RegistryClient): Promise<
   return pack;
 }
 
-/** Checks the JSON-RPC envelope the SDK would otherwise reject with a less precise code. */
-function invalidEnvelope(body: unknown): string | null {
-  const messages = Array.isArray(body) ? body : [body];
-  for (const m of messages) {
-    if (typeof m !== 'object' || m === null) return 'the body must be a JSON-RPC 2.0 request object';
-    const { jsonrpc, method } = m as { jsonrpc?: unknown; method?: unknown };
-    if (jsonrpc !== '2.0') return 'jsonrpc must be the string "2.0"';
-    if (method !== undefined && typeof method !== 'string') return 'method must be a string';
+/**
+ * Charges one credit per tools/call before it runs (so a call that then fails or is blocked by a
+ * security rule is still counted) and enforces the per-user rate limit. Refusals are HTTP answers:
+ * 429 with Retry-After and the rate-limit headers, or 402 billing_limit_reached.
+ */
+async function meterToolCalls(deps: McpDeps, x: Exchange, calls: number): Promise<MeterDecision[] | null> {
+  const decisions: MeterDecision[] = [];
+  const org = x.principal.organization;
+  for (let i = 0; i < calls; i += 1) {
+    const decision = await deps.meter.check({
+      organizationId: x.principal.organizationId,
+      registeredUserId: x.pack.registered_user.id,
+      plan: org.plan,
+      monthlyCredits: org.monthlyCredits,
+      rateLimitPerMinute: org.mcpRateLimitPerMinute,
+    });
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) x.res.setHeader(name, value);
+    decisions.push(decision);
+    if (decision.reason === 'rate_limited') {
+      x.res.status(429).json({
+        detail: `This registered user made more than ${decision.rateLimit.limit} tool calls in the last minute; retry after ${decision.rateLimit.retryAfterSeconds ?? 1} s.`,
+        code: 'rate_limited',
+      });
+      return null;
+    }
+    if (decision.reason === 'billing_limit_reached') {
+      x.res.status(402).json({
+        detail: `The organization has used its ${decision.credits.allotment} credits of ${decision.credits.cycle}; tool calls resume in the next billing cycle (tools/list and the management API keep working). Upgrade to a paid plan to continue now.`,
+        code: 'billing_limit_reached',
+      });
+      return null;
+    }
   }
-  return null;
+  return decisions;
+}
+
+/** Level filtering of `notifications/message`, as logging/setLevel or the request's `_meta` asked. */
+const levelRank = (level: LogLevel) => LOG_LEVELS.indexOf(level);
+
+/**
+ * The agent's side of a streamed tools/call: progress and log notifications written on the call's
+ * stream in the order they came, log messages below the level the agent set dropped (the session's
+ * level is read from Redis once, at the first log message, and messages wait for it in order),
+ * and a remote server's sampling and elicitation requests relayed to the agent when it declared the
+ * capability, its answer coming back through McpRelay from whichever replica it reaches.
+ */
+function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallParams, signal: AbortSignal): { live: LiveCall; drained(): Promise<void> } {
+  // `signal` also ends a relayed request's wait when the agent cancels.
+  const metaCapabilities = params.meta?.[META_CLIENT_CAPABILITIES];
+  const capabilities = isObject(metaCapabilities) ? capabilityProfile(metaCapabilities).capabilities : (x.session?.capabilities ?? {});
+  const metaLevel = params.meta?.[META_LOG_LEVEL];
+  let level: LogLevel | null | undefined = isLogLevel(metaLevel) ? metaLevel : x.session ? undefined : null;
+  const queue: RemoteNotification[] = [];
+  let reading: Promise<void> | null = null;
+  const write = (n: RemoteNotification) => {
+    if (n.method === 'notifications/message' && level && isLogLevel(n.params?.level) && levelRank(n.params.level) < levelRank(level)) return;
+    answer.event({ jsonrpc: '2.0', method: n.method, ...(n.params ? { params: n.params } : {}) });
+  };
+  const notify = (n: RemoteNotification) => {
+    if (level === undefined && (n.method === 'notifications/message' || queue.length > 0)) {
+      queue.push(n);
+      reading ??= deps.sessions
+        .logLevel(x.session!)
+        .then(
+          (found) => void (level = found),
+          () => void (level = null),
+        )
+        .then(() => {
+          for (const queued of queue.splice(0)) write(queued);
+        });
+      return;
+    }
+    write(n);
+  };
+  const asks = capabilities.sampling !== undefined || capabilities.elicitation !== undefined;
+  const live: LiveCall = {
+    progressToken: params.progressToken,
+    notify,
+    capabilities,
+    request: asks
+      ? (request) => {
+          const needs = request.method === 'sampling/createMessage' ? 'sampling' : request.method === 'elicitation/create' ? 'elicitation' : null;
+          if (!needs || capabilities[needs] === undefined) return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: cannotRelay(request.method) } });
+          return deps.relay.ask(x.principal.keyId, (id) => answer.event({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }), deps.toolCallTimeoutMs, signal);
+        }
+      : undefined,
+  };
+  // The result goes last: after every notification still waiting for the session's log level.
+  return { live, drained: () => reading ?? Promise.resolve() };
 }
 
 /**
- * One validator for every per-request Server: the SDK builds a new Ajv instance per Server otherwise,
- * which was the largest cost of the endpoint itself. It is only used for elicitation schemas, which
- * this server never sends, and holds no per-request state.
+ * One tools/call: its credit was counted before it ran; an unknown tool still cost its credit and is
+ * recorded. With a streaming answer, the call can be cancelled by the agent's notifications/cancelled.
  */
-const sharedSchemaValidator = new AjvJsonSchemaValidator();
-
-/**
- * One tools/call. Each tools/call of the body was metered, in order, before it ran; an unknown tool
- * still cost its credit and is recorded.
- */
-async function callTool(deps: McpDeps, req: Request, pack: PackTools, decisions: MeterDecision[], params: CallToolRequest['params']): Promise<CallToolResult> {
-  const decision = decisions.shift();
-  const { name } = params;
-  const tool = pack.tools.find((t) => t.fully_qualified_name === name);
+async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolCallParams, decision: MeterDecision | undefined, answer: Answer | null): Promise<CallToolResult> {
+  const tool = x.pack.tools.find((t) => t.fully_qualified_name === params.name);
+  const controller = new AbortController();
+  const untrack = deps.relay.track(callKey(x.principal.keyId, x.session?.id, x.pack.tool_pack.id, x.pack.registered_user.id, id), controller);
+  const streamed = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
   let ending: Awaited<ReturnType<typeof callWithGateway>>;
   try {
-    ending = await callWithGateway(deps, principalOf(req), pack, tool, name, params.arguments ?? {}, { publicBaseUrl: publicRequestUrl(req).origin, decision });
+    const publicBaseUrl = () => publicRequestUrl(x.req).origin;
+    ending = await callWithGateway(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live });
+    await streamed?.drained();
   } catch (err) {
     // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what
     // to do, never the underlying message (it could hold SQL or addresses).
-    deps.logger.error({ err, tool: name }, 'tools/call failed inside the runtime');
-    const retry = err instanceof AppError ? err.message : 'The tool call could not be completed because of a problem on our side; retry shortly.';
-    throw new McpError(ErrorCode.InternalError, retry);
+    deps.logger.error({ err, tool: params.name }, 'tools/call failed inside the runtime');
+    throw new RpcError(INTERNAL_ERROR, err instanceof AppError ? err.message : 'Internal error: the tool call could not be completed because of a problem on our side; retry shortly.');
+  } finally {
+    untrack();
   }
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the tools of this tool pack.`);
+  if (!tool) throw invalidParams(`Unknown tool: ${params.name}. Call tools/list for the tools of this tool pack.`);
   return ending.result;
 }
 
-/**
- * The two requests agents send on every step, tools/list and tools/call as one JSON-RPC request,
- * answered here with the SDK's own request schemas and the same handlers as the Server, and the
- * response the SDK's JSON mode would write. Saves a Server, a transport and the web Request and
- * Response objects per call. Everything else goes through the SDK transport: initialize, ping,
- * notifications, batches, a session id, a protocol version header the SDK does not support, and
- * params its schema refuses (so its error answers stay the SDK's). Returns whether it answered.
- */
-async function answerDirectly(deps: McpDeps, req: Request, res: Response, pack: PackTools, listOnly: boolean, decisions: MeterDecision[]): Promise<boolean> {
-  const body = req.body as { id?: unknown; method?: unknown };
-  if (Array.isArray(body) || (typeof body.id !== 'string' && typeof body.id !== 'number')) return false;
-  if (req.headers['mcp-session-id'] !== undefined) return false;
-  const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return false;
-  let result: unknown;
-  if (body.method === 'tools/list') {
-    if (!ListToolsRequestSchema.safeParse(body).success) return false;
-    result = { tools: pack.tools.map(listEntry) };
-  } else if (body.method === 'tools/call' && !listOnly) {
-    const parsed = CallToolRequestSchema.safeParse(body);
-    if (!parsed.success) return false;
-    try {
-      result = await callTool(deps, req, pack, decisions, parsed.data.params);
-    } catch (err) {
-      if (!(err instanceof McpError)) throw err;
-      sendJson(res, 200, { jsonrpc: '2.0', id: body.id, error: { code: err.code, message: err.message } });
-      return true;
+/** Methods an MCP server may offer that this endpoint does not: it advertises tools (and logging) only. */
+const NOT_OFFERED = /^(resources|prompts|completion)\//;
+
+/** Answers one request; throws RpcError for a JSON-RPC error. */
+async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, answer: Answer | null, toolCall?: ToolCallParams): Promise<unknown> {
+  switch (request.method) {
+    case 'initialize': {
+      const params = initializeParams(request.params);
+      const version = SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion) ? params.protocolVersion : LATEST_PROTOCOL_VERSION;
+      if (!x.batch) {
+        const session = deps.sessions.open({
+          keyId: x.principal.keyId,
+          toolPackId: x.pack.tool_pack.id,
+          registeredUserId: x.pack.registered_user.id,
+          protocolVersion: version,
+          capabilities: capabilityProfile(params.capabilities).capabilities,
+        });
+        x.res.setHeader('mcp-session-id', session.id);
+      }
+      return { protocolVersion: version, capabilities: SERVER_CAPABILITIES, serverInfo: SERVER_INFO };
     }
-  } else {
-    return false;
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools: x.pack.tools.map(listEntry) };
+    case 'tools/call':
+      return callTool(deps, x, request.id, toolCall ?? toolCallParams(request.params), decision, answer);
+    case 'logging/setLevel': {
+      const level = isObject(request.params) ? request.params.level : undefined;
+      if (!isLogLevel(level)) throw invalidParams(`params.level must be one of ${LOG_LEVELS.join(', ')} (got ${typeof level === 'string' ? JSON.stringify(level.slice(0, 40)) : kindOf(level)}).`);
+      if (x.session) await deps.sessions.setLogLevel(x.session, level);
+      return {};
+    }
+    default:
+      throw new RpcError(
+        METHOD_NOT_FOUND,
+        NOT_OFFERED.test(request.method)
+          ? `Method not found: ${request.method.slice(0, 100)}; this server offers tools only (tools/list, tools/call), as its capabilities say.`
+          : `Method not found: ${request.method.slice(0, 100)}.`,
+      );
   }
-  sendJson(res, 200, { result, jsonrpc: '2.0', id: body.id });
-  return true;
 }
 
-function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boolean, decisions: MeterDecision[]): Server {
-  const server = new Server({ name: 'patchbay', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedSchemaValidator });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: pack.tools.map(listEntry) }));
-  if (!listOnly) {
-    server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(deps, req, pack, decisions, request.params));
+/** Runs a request and gives its JSON-RPC response (a result or an error). */
+async function respond(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, answer: Answer | null, toolCall?: ToolCallParams): Promise<object> {
+  try {
+    return resultResponse(request.id, await dispatch(deps, x, request, decision, answer, toolCall));
+  } catch (err) {
+    if (err instanceof RpcError) return errorResponse(request.id, err.toJson());
+    throw err;
   }
-  return server;
+}
+
+/** Notifications need no answer; a cancellation reaches the call it names, on whichever replica runs it. */
+function handleNotification(deps: McpDeps, x: Exchange, method: string, params: unknown): void {
+  if (method !== 'notifications/cancelled' || !isObject(params)) return;
+  const requestId = params.requestId;
+  if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+  deps.relay.cancel(callKey(x.principal.keyId, x.session?.id, x.pack.tool_pack.id, x.pack.registered_user.id, requestId));
+}
+
+const acceptsSse = (req: Request) => (req.headers.accept ?? '').includes('text/event-stream');
+
+/**
+ * The MCP endpoint, Streamable HTTP (protocol 2025-03-26 to 2025-11-25), stateless across replicas:
+ * `initialize` opens a signed session (see McpSessions) that carries what the client declared; a POST
+ * holds one message or a batch; requests are answered as JSON, or as an SSE stream when a tools/call
+ * has notifications or relayed requests for an agent that accepts one; notifications and responses
+ * are accepted with 202. Messages that cannot be read are answered with the JSON-RPC error that
+ * says what to change.
+ */
+async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: boolean): Promise<void> {
+  const principal = principalOf(req);
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    if (!allowedOrigin(origin, principal)) return forbiddenOrigin(res, origin);
+    res.set(corsHeaders(origin));
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+    return sendRpcError(res, 400, null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version "${String(version).slice(0, 40)}"; this server supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`);
+  }
+  if (!req.is('application/json')) {
+    return sendRpcError(res, 415, null, INVALID_REQUEST, 'Unsupported Media Type: send the JSON-RPC message as Content-Type: application/json.');
+  }
+  const body: unknown = req.body;
+  const batch = Array.isArray(body);
+  if (batch && body.length === 0) return sendRpcError(res, 400, null, INVALID_REQUEST, 'Invalid Request: the batch is empty; send at least one JSON-RPC message.');
+  const messages = batch ? body.map(classify) : [classify(body)];
+  const single = messages[0]!;
+  if (!batch && single.kind === 'invalid') return sendRpcError(res, 400, single.id, INVALID_REQUEST, single.message);
+  if (!batch && single.kind === 'request') {
+    // The draft transport's mirrored headers must match the body when a client sends them.
+    const method = req.headers['mcp-method'];
+    if (method !== undefined && method !== single.method) return sendRpcError(res, 400, single.id, -32001, `Header mismatch: Mcp-Method "${String(method).slice(0, 60)}" does not match the body's method "${single.method.slice(0, 60)}".`);
+  }
+  if (listOnly && (batch || single.kind !== 'request' || single.method !== 'tools/list')) {
+    const method = single.kind === 'request' || single.kind === 'notification' ? single.method : undefined;
+    return sendRpcError(res, 400, single.kind === 'request' ? single.id : null, METHOD_NOT_FOUND, `Method not found: this endpoint answers tools/list only; use .../mcp for ${method ?? 'other methods'}.`);
+  }
+
+  const pack = await loadPair(req, deps.registry);
+  const sessionId = req.headers['mcp-session-id'];
+  let session: McpSession | null = null;
+  if (typeof sessionId === 'string' && !listOnly) {
+    session = deps.sessions.read(sessionId, principal.keyId, pack.tool_pack.id, pack.registered_user.id);
+    if (!session) return sendRpcError(res, 404, null, -32001, 'Session not found: this Mcp-Session-Id was not opened by this server for this access key, tool pack and registered user; send initialize again without it.');
+  }
+  const x: Exchange = { req, res, principal, pack, session, batch };
+
+  // tools/call params are checked before any credit is charged: a malformed call is free.
+  const checked = new Map<Incoming, RpcError>();
+  const toolCalls = new Map<Incoming, ToolCallParams>();
+  for (const m of messages) {
+    if (m.kind !== 'request' || m.method !== 'tools/call') continue;
+    try {
+      toolCalls.set(m, toolCallParams(m.params));
+    } catch (err) {
+      checked.set(m, err as RpcError);
+    }
+  }
+  const calls = toolCalls.size;
+  const decisions = calls > 0 ? await meterToolCalls(deps, x, calls) : [];
+  if (!decisions) return;
+
+  for (const m of messages) {
+    if (m.kind === 'notification') handleNotification(deps, x, m.method, m.params);
+    else if (m.kind === 'response') deps.relay.answer(principal.keyId, m.id, m.result, m.error);
+  }
+
+  if (!batch) {
+    if (single.kind !== 'request') {
+      res.status(202).end();
+      return;
+    }
+    const invalid = checked.get(single);
+    if (invalid) return sendJson(res, 200, errorResponse(single.id, invalid.toJson()));
+    const answer = new Answer(res, acceptsSse(req));
+    try {
+      answer.finish(await respond(deps, x, single, decisions[0], answer, toolCalls.get(single)));
+    } catch (err) {
+      if (!res.headersSent) throw err;
+      deps.logger.error({ err }, 'MCP request failed after its stream began');
+      answer.finish(errorResponse(single.id, { code: INTERNAL_ERROR, message: 'Internal error: the request failed on our side; retry shortly.' }));
+    }
+    return;
+  }
+
+  // A batch (protocol 2025-03-26): every request's response in one JSON array, calls metered in order.
+  let call = 0;
+  const responses = await Promise.all(
+    messages.map(async (m): Promise<object | null> => {
+      if (m.kind === 'invalid') return errorResponse(m.id, { code: INVALID_REQUEST, message: m.message });
+      if (m.kind !== 'request') return null;
+      const invalid = checked.get(m);
+      if (invalid) return errorResponse(m.id, invalid.toJson());
+      const decision = m.method === 'tools/call' ? decisions[call++] : undefined;
+      return respond(deps, x, m, decision, null, toolCalls.get(m));
+    }),
+  );
+  const answered = responses.filter((r): r is object => r !== null);
+  if (answered.length === 0) {
+    res.status(202).end();
+    return;
+  }
+  sendJson(res, 200, answered);
 }
 
 /**
@@ -203,38 +437,16 @@ function buildServer(deps: McpDeps, req: Request, pack: PackTools, listOnly: boo
  * path every agent step takes.
  */
 export function mountMcpRoutes(router: IRouter, deps: McpDeps): void {
-
-  const handle = (listOnly: boolean) => async (req: Request, res: Response) => {
-    const problem = invalidEnvelope(req.body);
-    if (problem) return jsonRpcError(res, 400, (req.body as { id?: unknown } | undefined)?.id, ErrorCode.InvalidRequest, `Invalid Request: ${problem}.`);
-    if (listOnly) {
-      const method = (req.body as { method?: string }).method;
-      if (method !== 'tools/list') return jsonRpcError(res, 400, (req.body as { id?: unknown }).id, ErrorCode.MethodNotFound, `Method not found: this endpoint answers tools/list only; use .../mcp for ${method ?? 'other methods'}.`);
-    }
-    const pack = await loadPair(req, deps.registry);
-    const decisions = listOnly ? [] : await meterToolCalls(deps, req, res, pack);
-    if (!decisions) return;
-    if (await answerDirectly(deps, req, res, pack, listOnly, decisions)) return;
-    // Clients that POST bare JSON-RPC (curl, the spec's examples) rarely send the Accept header the
-    // transport insists on; we always answer JSON, so accept them.
-    const accept = req.headers.accept ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) req.headers.accept = 'application/json, text/event-stream';
-    const server = buildServer(deps, req, pack, listOnly, decisions);
-    // Stateless: a new server and transport per POST, so any replica can answer any request.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+  const handle = (listOnly: boolean) => (req: Request, res: Response, next: NextFunction) => {
+    handleMcp(deps, req, res, listOnly).catch(next);
   };
-
   router.post(MCP_PATH, authenticate('runtime:all'), handle(false));
   router.post(TOOLS_LIST_PATH, authenticate('runtime:all'), handle(true));
+  router.options(MCP_PATH, preflight);
+  router.options(TOOLS_LIST_PATH, preflight);
   const notAllowed = (_req: Request, res: Response) => {
     res.setHeader('Allow', 'POST');
-    jsonRpcError(res, 405, null, ErrorCode.ConnectionClosed, 'Method not allowed: this stateless endpoint takes POST only (no SSE stream, no sessions to delete).');
+    sendRpcError(res, 405, null, INVALID_REQUEST, 'Method Not Allowed: this endpoint takes POST only; it offers no standalone SSE stream (GET) and its sessions need no DELETE.');
   };
   router.get(MCP_PATH, notAllowed);
   router.delete(MCP_PATH, notAllowed);
@@ -244,7 +456,7 @@ export function mountMcpRoutes(router: IRouter, deps: McpDeps): void {
 export const mcpParseErrorHandler: ErrorRequestHandler = (err, req, res, next) => {
   const isParseError = typeof err === 'object' && err !== null && (err as { type?: string }).type === 'entity.parse.failed';
   if (isParseError && /\/registered-users\/[^/]+\/(mcp|tools\/list)\/?$/.test(req.path)) {
-    jsonRpcError(res, 400, null, ErrorCode.ParseError, 'Parse error: the body is not valid JSON.');
+    sendRpcError(res, 400, null, PARSE_ERROR, 'Parse error: the body is not valid JSON.');
     return;
   }
   next(err);

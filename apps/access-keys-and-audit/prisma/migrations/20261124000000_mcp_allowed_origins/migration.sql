@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "organizations" ADD COLUMN     "mcp_allowed_origins" TEXT[] DEFAULT ARRAY[]::TEXT[];

@@ -1,0 +1,2 @@
+export { runServerConformance } from './run';
+export type { ConformanceCheck, ConformanceRun, ScenarioResult } from './run';

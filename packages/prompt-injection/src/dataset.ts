@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { InputKind } from './score';
+
+export type Label = 'injection' | 'benign';
+export type Split = 'dev' | 'test';
+
+/** One labelled example of data/prompts.jsonl. */
+export interface LabelledPrompt {
+  id: string;
+  /** dev: what the detector was tuned on; test: held out, never tuned on. */
+  split: Split;
+  label: Label;
+  kind: InputKind;
+  category: string;
+  text: string;
+}
+
+/** The package's labelled set (data/prompts.jsonl), optionally one split of it. */
+export function loadDataset(split?: Split): LabelledPrompt[] {
+  // src/ and dist/ are both one level below the package root, where data/ lives.
+  const file = join(__dirname, '..', 'data', 'prompts.jsonl');
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as LabelledPrompt);
+  return split ? rows.filter((r) => r.split === split) : rows;
+}
+
+export interface Evaluation {
+  truePositives: number;
+  falsePositives: number;
+  trueNegatives: number;
+  falseNegatives: number;
+  precision: number;
+  recall: number;
+  /** Recall per injection category and specificity (share passed) per benign category. */
+  byCategory: Array<{ label: Label; category: string; total: number; correct: number }>;
+  falsePositiveItems: Array<LabelledPrompt & { score: number; signals: string[] }>;
+  falseNegativeItems: Array<LabelledPrompt & { score: number; signals: string[] }>;
+}
+
+/**
+ * Scores every example and counts it as flagged when `flag(score)` holds (the gateway blocks at
+ * score >= block threshold).
+ */
+export function evaluate(rows: LabelledPrompt[], score: (row: LabelledPrompt) => { score: number; signals: Array<{ id: string }> }, flag: (score: number) => boolean): Evaluation {
+  const out: Evaluation = { truePositives: 0, falsePositives: 0, trueNegatives: 0, falseNegatives: 0, precision: 0, recall: 0, byCategory: [], falsePositiveItems: [], falseNegativeItems: [] };
+  const categories = new Map<string, { label: Label; category: string; total: number; correct: number }>();
+  for (const row of rows) {
+    const result = score(row);
+    const flagged = flag(result.score);
+    const key = `${row.label}/${row.category}`;
+    const cat = categories.get(key) ?? { label: row.label, category: row.category, total: 0, correct: 0 };
+    categories.set(key, cat);
+    cat.total++;
+    const item = { ...row, score: result.score, signals: result.signals.map((s) => s.id) };
+    if (row.label === 'injection' && flagged) {
+      out.truePositives++;
+      cat.correct++;
+    } else if (row.label === 'injection') {
+      out.falseNegatives++;
+      out.falseNegativeItems.push(item);
+    } else if (flagged) {
+      out.falsePositives++;
+      out.falsePositiveItems.push(item);
+    } else {
+      out.trueNegatives++;
+      cat.correct++;
+    }
+  }
+  out.precision = out.truePositives + out.falsePositives === 0 ? 1 : out.truePositives / (out.truePositives + out.falsePositives);
+  out.recall = out.truePositives + out.falseNegatives === 0 ? 1 : out.truePositives / (out.truePositives + out.falseNegatives);
+  out.byCategory = [...categories.values()].sort((a, b) => a.label.localeCompare(b.label) || a.category.localeCompare(b.category));
+  return out;
+}
