@@ -31,7 +31,7 @@ const commonResponses = {
 
 const mcpDocument = {
   openapi: '3.0.0',
-  info: { title: 'Patchbay MCP runtime', version: '1.0.0', description: "The MCP endpoint agents call, its list-only variant, tool search, the security gateway's rules, tool-call records and credit usage." },
+  info: { title: 'Patchbay MCP runtime', version: '1.0.0', description: "The MCP endpoint agents call, its list-only variant, tool search, security scanning's rules, tool-call records and credit usage." },
   components: {
     securitySchemes: { access_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },
     schemas: {

@@ -1,5 +1,5 @@
 import { parseSurfaceRequest, type CanonicalRequest } from '@patchbay/model-wire';
-import { Scanner, scanModelRequest } from '@patchbay/security-gateway';
+import { Scanner, scanModelRequest } from '@patchbay/security-scanner';
 import { checkTexts, validateCheckRequest } from './check';
 import { compilePiSettings, evaluatePrompt, isBroadAllowlistPattern, promptTexts } from './evaluate';
 import { DEFAULT_PI_SETTINGS, InvalidPiSettingsError, type PiSettings } from './settings';
@@ -152,7 +152,7 @@ describe('the prompt-injection check (POST /v1/prompt-injection/check)', () => {
 });
 
 describe('data-loss prevention on the same canonical request', () => {
-  it('the security gateway scans a parsed model request with the MCP runtime detectors', () => {
+  it('security scanning scans a parsed model request with the MCP runtime detectors', () => {
     const scanner = new Scanner([{ id: 'r1', name: 'No emails to vendors', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'redact', enabled: true }]);
     const request = chatRequest('Email the summary to dana.reyes@example.com please.');
     const { value, detections } = scanModelRequest(scanner, request);

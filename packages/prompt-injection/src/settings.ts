@@ -1,4 +1,4 @@
-import { catastrophicBacktrackingRisk, MAX_PATTERN_LENGTH } from '@patchbay/security-gateway';
+import { catastrophicBacktrackingRisk, MAX_PATTERN_LENGTH } from '@patchbay/security-scanner';
 
 /** off: not screened; alert: scored and recorded, never blocked; block: a detection rejects the request. */
 export type PiMode = 'off' | 'alert' | 'block';

@@ -47,7 +47,7 @@ export interface RegisteredUserDeletedJob {
 /** How a tools/call ended: 'blocked' when a security rule of action block fired (inbound or outbound). */
 export type ToolCallStatus = 'success' | 'error' | 'blocked';
 
-/** A security-gateway rule that matched during a tool call (the shape of @patchbay/security-gateway's Detection). */
+/** A security-scanning rule that matched during a tool call (the shape of @patchbay/security-scanner's Detection). */
 export interface ToolCallDetection {
   rule_id: string;
   rule_name: string;

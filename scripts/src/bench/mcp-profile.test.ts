@@ -14,10 +14,10 @@ describe('the stage of an mcp-runtime profile sample', () => {
     expect(runtimeStageOf([frame('sendCommand', 'ioredis/built/Redis.js', 'ioredis'), frame('check', 'packages/metering/dist/meter.js'), ENDPOINT, ROOT])).toBe(STAGES.meter);
     expect(runtimeStageOf([frame('validate', 'ajv/dist/compile/index.js', 'ajv'), frame('validateToolArguments', 'packages/connector-catalog/dist/core/validate.js'), ROOT])).toBe(STAGES.arguments);
     expect(runtimeStageOf([frame('execute', 'packages/connector-catalog/dist/connectors/github/issues.js'), frame('callBuiltin', 'apps/mcp-runtime/dist/domain/execute.js'), ROOT])).toBe(STAGES.provider);
-    expect(runtimeStageOf([frame('scan', 'packages/security-gateway/dist/engine.js'), ENDPOINT, ROOT])).toBe(STAGES.scan);
+    expect(runtimeStageOf([frame('scan', 'packages/security-scanner/dist/engine.js'), ENDPOINT, ROOT])).toBe(STAGES.scan);
     expect(runtimeStageOf([frame('scannerFor', 'apps/mcp-runtime/dist/domain/rule-set-cache.js'), ENDPOINT, ROOT])).toBe(STAGES.scan);
     expect(runtimeStageOf([frame('recordToolCall', 'apps/mcp-runtime/dist/domain/tool-call-records.js'), ENDPOINT, ROOT])).toBe(STAGES.record);
-    expect(runtimeStageOf([frame('add', 'bullmq/dist/cjs/classes/queue.js', 'bullmq'), frame('record', 'apps/mcp-runtime/dist/domain/gateway-call.js'), ROOT])).toBe(STAGES.record);
+    expect(runtimeStageOf([frame('add', 'bullmq/dist/cjs/classes/queue.js', 'bullmq'), frame('record', 'apps/mcp-runtime/dist/domain/scanned-call.js'), ROOT])).toBe(STAGES.record);
     expect(runtimeStageOf([frame('packTools', 'apps/mcp-runtime/dist/domain/registry-client.js'), frame('loadPair', 'apps/mcp-runtime/dist/mcp/mcp-endpoint.js'), ROOT])).toBe(STAGES.resolution);
   });
 

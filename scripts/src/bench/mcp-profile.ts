@@ -19,7 +19,7 @@ export const STAGES = {
   arguments: 'arguments: input schema validation (connector-catalog validate, ajv)',
   credential: 'credential: registry lookup (RegistryClient.credential)',
   provider: 'provider call: catalog executor, outbound guard, MCP client',
-  scan: 'scan: security gateway (packages/security-gateway, rule-set cache)',
+  scan: 'scan: security scanning (packages/security-scanner, rule-set cache)',
   record: 'record: tool-call records (mcp-runtime *record*, packages/queues, bullmq)',
   database: 'database: Prisma + pg (the record workers storing records; rule loads)',
   httpClient: 'HTTP client: undici (registry and provider calls)',
@@ -40,7 +40,7 @@ const inRuntime = (f: StackFrame) => f.file.startsWith(RUNTIME);
 /** Our code, where a stage can be named from the file or the function. First match per frame wins. */
 const OWN_RULES: Array<[StageName, (f: StackFrame) => boolean]> = [
   [STAGES.auth, (f) => f.file.startsWith('packages/auth/')],
-  [STAGES.scan, (f) => f.file.startsWith('packages/security-gateway/') || (inRuntime(f) && /(rule-set-cache|security-rules)\.js$/.test(f.file))],
+  [STAGES.scan, (f) => f.file.startsWith('packages/security-scanner/') || (inRuntime(f) && /(rule-set-cache|security-rules)\.js$/.test(f.file))],
   [STAGES.record, (f) => f.file.startsWith('packages/queues/') || f.origin === 'bullmq' || (inRuntime(f) && (/record/i.test(f.file) || /record/i.test(f.functionName)))],
   [STAGES.meter, (f) => f.file.startsWith('packages/metering/') || (inRuntime(f) && f.functionName === 'meterToolCalls')],
   [STAGES.credential, (f) => inRuntime(f) && (f.functionName === 'credential' || f.functionName === 'magicLink')],

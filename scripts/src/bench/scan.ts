@@ -1,11 +1,11 @@
-import { DETECTOR_KINDS, Scanner, type SecurityRule } from '@patchbay/security-gateway';
+import { DETECTOR_KINDS, Scanner, type SecurityRule } from '@patchbay/security-scanner';
 import type { Benchmark } from './benchmark';
 import { measureSync, type MicroOptions, type MicroResult } from './micro';
 import { formatInt, machineDescription, machineLoad, print, progress, table } from './report';
 
 const USAGE = `pnpm bench scan
 
-µs per Scanner.scan of the security gateway, with every built-in detector on (action redact, both
+µs per Scanner.scan of security scanning, with every built-in detector on (action redact, both
 directions), over: a small tool argument object with no findings, the same with findings, and a
 100 KB and a 1 MB tool result, each both as MCP text content (one JSON string) and as structured JSON,
 and text built to make the detectors work hard (256 KB and 1 MB: the cost should grow linearly).
@@ -146,7 +146,7 @@ async function run(args: string[]): Promise<number> {
       formatInt(bytes / us),
     ]);
   }
-  print('pnpm bench scan: security gateway Scanner.scan, all built-in detectors on (redact, both directions)');
+  print('pnpm bench scan: security scanning Scanner.scan, all built-in detectors on (redact, both directions)');
   print(`machine: ${machineDescription()}; load average ${machineLoad().text}`);
   print('each row: warm-up, then 5 rounds; µs/scan is the median round');
   print();
@@ -156,6 +156,6 @@ async function run(args: string[]): Promise<number> {
 
 export const scanBenchmark: Benchmark = {
   name: 'scan',
-  summary: 'µs per security-gateway scan: small tool arguments, 100 KB and 1 MB results, all built-in detectors on',
+  summary: 'µs per security scan: small tool arguments, 100 KB and 1 MB results, all built-in detectors on',
   run,
 };

@@ -1,6 +1,6 @@
 import type { Environment } from '@patchbay/auth';
 import { subscribeChannel, type ChannelSubscriptionOptions, type CloseChannelSubscription } from '@patchbay/queues';
-import { Scanner, effectiveRules } from '@patchbay/security-gateway';
+import { Scanner, effectiveRules } from '@patchbay/security-scanner';
 import type Redis from 'ioredis';
 import type { Db } from '../db';
 import { toEngineOverride, toEngineRule } from './security-rules';

@@ -2,7 +2,7 @@ import { assertToolPackInScope, isUnrestricted, type KeyPrincipal } from '@patch
 import { ConflictError, NotFoundError, PermissionDeniedError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { PageParams } from '@patchbay/pagination';
 import { emitAuditEvent } from '@patchbay/queues';
-import { effectiveRules, validateRule, type RuleAction, type RuleOverride, type SecurityRule } from '@patchbay/security-gateway';
+import { effectiveRules, validateRule, type RuleAction, type RuleOverride, type SecurityRule } from '@patchbay/security-scanner';
 import { isUuid } from '@patchbay/service-kit';
 import { SERVICE_NAME } from '../config';
 import type { Db, Tx } from '../db';
@@ -134,7 +134,7 @@ export interface SecurityRuleServiceDeps {
 }
 
 /**
- * The security gateway's rules (organization level, per environment) and per-tool-pack overrides.
+ * Security scanning's rules (organization level, per environment) and per-tool-pack overrides.
  * Every write is audit-logged in its transaction and announced to the runtime replicas after commit.
  */
 export class SecurityRuleService {

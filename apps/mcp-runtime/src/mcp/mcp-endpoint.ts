@@ -6,7 +6,7 @@ import { isUuid, type Logger } from '@patchbay/service-kit';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorRequestHandler, IRouter, NextFunction, Request, Response } from 'express';
 import { capabilityProfile, type LiveCall, type ToolExecutor } from '../domain/execute';
-import { callWithGateway } from '../domain/gateway-call';
+import { callWithScanning } from '../domain/scanned-call';
 import type { PackTools, RegistryClient } from '../domain/registry-client';
 import { cannotRelay, type RemoteNotification } from '../domain/remote-mcp';
 import type { RuleSetCache } from '../domain/rule-set-cache';
@@ -50,7 +50,7 @@ export interface McpDeps {
   executor: ToolExecutor;
   /** Rate limit and credits of tools/call, one Redis round trip. */
   meter: Meter;
-  /** The security gateway's compiled rules per tool pack. */
+  /** Security scanning's compiled rules per tool pack. */
   rules: RuleSetCache;
   /** Sends every tools/call's record over the queue. */
   recorder: ToolCallRecorder;
@@ -247,10 +247,10 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
   const controller = new AbortController();
   const untrack = deps.relay.track(callKey(x.principal.keyId, x.session?.id, x.pack.tool_pack.id, x.pack.registered_user.id, id), controller);
   const streamed = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
-  let ending: Awaited<ReturnType<typeof callWithGateway>>;
+  let ending: Awaited<ReturnType<typeof callWithScanning>>;
   try {
     const publicBaseUrl = () => publicRequestUrl(x.req).origin;
-    ending = await callWithGateway(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live });
+    ending = await callWithScanning(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live });
     await streamed?.drained();
   } catch (err) {
     // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what

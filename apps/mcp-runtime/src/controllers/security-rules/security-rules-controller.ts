@@ -45,7 +45,7 @@ export interface SecurityRulePatchBody {
 @Response<ErrorBody>(403, 'The key lacks management:all, or (writes) has tool-pack or registered-user restrictions')
 export class SecurityRulesController extends Controller {
   /**
-   * The organization's security-gateway rules in the key's environment, oldest first (the order the gateway applies them).
+   * The organization's security-scanning rules in the key's environment, oldest first (the order the scanner applies them).
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */

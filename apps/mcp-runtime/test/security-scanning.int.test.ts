@@ -131,7 +131,7 @@ describe('security rules API', () => {
   });
 });
 
-describe('security gateway on tools/call', () => {
+describe('security scanning on tools/call', () => {
   it('redact inbound: the tool receives [REDACTED:EMAIL_ADDRESS] instead of the address', async () => {
     const s = await scenario(h);
     await createRule(s, { name: 'No emails to tools', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'redact' });

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { KeyPrincipal } from '@patchbay/auth';
 import type { MeterDecision } from '@patchbay/metering';
 import type { ToolCallStatus } from '@patchbay/queues';
-import { ScanError, type BlockedBy, type Detection, type ScanDirection } from '@patchbay/security-gateway';
+import { ScanError, type BlockedBy, type Detection, type ScanDirection } from '@patchbay/security-scanner';
 import type { Logger } from '@patchbay/service-kit';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext, LiveCall, ToolExecutor } from './execute';
@@ -11,14 +11,14 @@ import type { PackTool, PackTools } from './registry-client';
 import type { RuleSetCache } from './rule-set-cache';
 import type { ToolCallRecorder } from './tool-call-records';
 
-export interface GatewayCallDeps {
+export interface ScannedCallDeps {
   executor: ToolExecutor;
   rules: RuleSetCache;
   recorder: ToolCallRecorder;
   logger: Logger;
 }
 
-export interface GatewayCallContext extends CallContext {
+export interface ScannedCallContext extends CallContext {
   /** The meter's decision for this call (its credit was counted before the call ran). */
   decision: MeterDecision | undefined;
 }
@@ -44,24 +44,24 @@ interface Ending {
 }
 
 /**
- * One tools/call through the security gateway: inbound rules scan the arguments before the tool
+ * One tools/call through security scanning: inbound rules scan the arguments before the tool
  * runs, outbound rules scan its result before the model sees it (redacting or blocking), and the
  * call's record (status, duration, credit, detections without values) leaves over the queue.
  */
-export async function callWithGateway(
-  deps: GatewayCallDeps,
+export async function callWithScanning(
+  deps: ScannedCallDeps,
   principal: KeyPrincipal,
   pack: PackTools,
   tool: PackTool | undefined,
   calledName: string,
   args: unknown,
-  context: GatewayCallContext,
+  context: ScannedCallContext,
 ): Promise<Ending> {
   const started = performance.now();
   const detections: Detection[] = [];
   let ending: Ending;
   try {
-    ending = tool ? await gatewayCall(deps, principal, pack, tool, args, context, detections) : { result: errorResult(''), status: 'error', errorCode: 'unknown_tool' };
+    ending = tool ? await scannedCall(deps, principal, pack, tool, args, context, detections) : { result: errorResult(''), status: 'error', errorCode: 'unknown_tool' };
   } catch (err) {
     ending = { result: errorResult(''), status: 'error', errorCode: 'internal_error' };
     record(deps, principal, pack, tool, calledName, context, ending, detections, started);
@@ -71,8 +71,8 @@ export async function callWithGateway(
   return ending;
 }
 
-async function gatewayCall(
-  deps: GatewayCallDeps,
+async function scannedCall(
+  deps: ScannedCallDeps,
   principal: KeyPrincipal,
   pack: PackTools,
   tool: PackTool,
@@ -101,7 +101,7 @@ async function gatewayCall(
     if (!(err instanceof ScanError)) throw err;
     deps.logger.warn({ tool: tool.fully_qualified_name, error: err.message }, 'security scan failed; call refused');
     return {
-      result: errorResult(`The security gateway could not scan this call (${err.message}), so it was refused. Retry with smaller arguments, or ask an administrator to simplify the custom rule.`),
+      result: errorResult(`Security scanning could not scan this call (${err.message}), so it was refused. Retry with smaller arguments, or ask an administrator to simplify the custom rule.`),
       status: 'error',
       errorCode: 'security_scan_failed',
     };
@@ -150,12 +150,12 @@ function scannedLiveCall(live: LiveCall, scanner: Scanner, detections: Detection
 }
 
 function record(
-  deps: GatewayCallDeps,
+  deps: ScannedCallDeps,
   principal: KeyPrincipal,
   pack: PackTools,
   tool: PackTool | undefined,
   calledName: string,
-  context: GatewayCallContext,
+  context: ScannedCallContext,
   ending: Ending,
   detections: Detection[],
   started: number,
