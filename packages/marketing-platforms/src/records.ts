@@ -6,7 +6,8 @@ import type { ContactFields, EventFields, FetchedContact, FetchedEvent, FieldMap
  * order a platform (or our own code) put the keys in. `undefined` members are left out, as JSON does.
  */
 export function canonicalJson(value: unknown): string {
-  // Hand-rolled rather than map/filter/join: it runs over every payload of every record a sync fetches.
+  // Hand-rolled rather than map/filter/join, with the quoted keys and sorted key orders remembered:
+  // it runs over every payload of every record a sync fetches, and those repeat the same few shapes.
   if (value === null || value === undefined) return 'null';
   switch (typeof value) {
     case 'string':
@@ -27,13 +28,12 @@ export function canonicalJson(value: unknown): string {
         return `${out}]`;
       }
       const obj = value as Record<string, unknown>;
-      const keys = Object.keys(obj).sort();
       let out = '{';
       let first = true;
-      for (const key of keys) {
+      for (const key of sortedKeys(obj)) {
         const item = obj[key];
         if (item === undefined || typeof item === 'function') continue;
-        out += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
+        out += `${first ? '' : ','}${quotedKey(key)}${canonicalJson(item)}`;
         first = false;
       }
       return `${out}}`;
@@ -41,6 +41,31 @@ export function canonicalJson(value: unknown): string {
     default:
       return 'null';
   }
+}
+
+const MEMO_LIMIT = 10_000;
+const quoted = new Map<string, string>();
+const orders = new Map<string, string[]>();
+
+function quotedKey(key: string): string {
+  let q = quoted.get(key);
+  if (q === undefined) {
+    q = `${JSON.stringify(key)}:`;
+    if (quoted.size < MEMO_LIMIT) quoted.set(key, q);
+  }
+  return q;
+}
+
+function sortedKeys(obj: Record<string, unknown>): string[] {
+  const keys = Object.keys(obj);
+  if (keys.length < 2) return keys;
+  const shape = keys.join('\u0000');
+  let order = orders.get(shape);
+  if (order === undefined) {
+    order = [...keys].sort();
+    if (orders.size < MEMO_LIMIT) orders.set(shape, order);
+  }
+  return order;
 }
 
 /** sha256 hex of the canonical JSON of what a record stores: its mapped fields, field mappings and original payloads. */
