@@ -174,6 +174,10 @@ describe('Zoom webinars', () => {
 
   it('verifies credentials as the account and its owner', async () => {
     expect(await verifyCredentials(s2s())).toEqual({ remoteAccountId: ZOOM_FAKE_CREDENTIALS.accountId, name: expect.stringContaining('@') });
+    expect(zoom.requests.at(-1)!.path).toBe('/v2/users');
+    const bearer: PlatformConnection = { platform: 'zoom', credentials: { access_token: zoom.account.issueAccessToken() }, baseUrl: zoom.baseUrl };
+    expect(await verifyCredentials(bearer)).toEqual({ remoteAccountId: ZOOM_FAKE_CREDENTIALS.accountId, name: expect.stringContaining('@') });
+    expect(zoom.requests.at(-1)!.path).toBe('/v2/users/me');
     zoom.account.disableApp();
     await expect(verifyCredentials({ ...s2s(), tokenCache: new Map() })).rejects.toMatchObject({ kind: 'credentials_invalid', message: expect.stringContaining('invalid_client') });
   });

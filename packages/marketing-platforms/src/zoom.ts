@@ -130,14 +130,21 @@ export class ZoomClient implements PlatformClient {
     this.pageSize = clampPageSize(options.pageSize, MAX_PAGE);
     this.mappings = options.fieldMappings;
     this.userId = options.credentials.user_id || null;
+    this.accountId = options.credentials.account_id || null;
   }
 
   private readonly userId: string | null;
+  private readonly accountId: string | null;
 
   async verify(): Promise<AccountInfo> {
+    // An account-level (Server-to-Server) app has no "me": it proves itself by listing the account's users.
+    if (this.accountId && !this.userId) {
+      const body = (await this.http.request({ method: 'GET', path: '/users', query: { status: 'active', page_size: 1 } })).body as { users?: Json[] };
+      return { remoteAccountId: this.accountId, name: textOrNull(body.users?.[0]?.email) };
+    }
     const res = await this.http.request({ method: 'GET', path: `/users/${encodeURIComponent(this.userId ?? 'me')}` });
     const body = res.body as Json;
-    return { remoteAccountId: textOrNull(body.account_id), name: textOrNull(body.email) };
+    return { remoteAccountId: textOrNull(body.account_id) ?? this.accountId, name: textOrNull(body.email) };
   }
 
   /** The users whose webinars are synced: the one named in the credentials, else every active user of the account. */
