@@ -130,8 +130,11 @@ describe('Eventbrite events and attendees', () => {
     expect(wait).toBeGreaterThan(4 * 60_000);
     expect(wait).toBeLessThanOrEqual(6 * 60_000 + 1000);
     eb.limits.set('unlimited');
-    eb.faults.rateLimit({ count: 1, policy: 'daily' });
+    // Aimed at the first event's attendees: the request the resumed sync starts with (a page fetched
+    // ahead by the first sync may still reach the in-process fake after it returned).
+    eb.faults.rateLimit({ count: 1, policy: 'daily', path: `/events/${eb.account.allEvents()[0]!.id}/attendees/` });
     const daily = await sync(sink, { checkpoint: (hourly as { checkpoint: unknown }).checkpoint });
+    expect(daily).toMatchObject({ kind: 'rate_limited' });
     // The second own backoff in a row, and a daily one: at least two hours.
     expect((daily as { retryAt: Date }).retryAt.getTime() - Date.now()).toBeGreaterThan(2 * 3_600_000 - 60_000);
     expect((await sync(sink, { checkpoint: (daily as { checkpoint: unknown }).checkpoint })).kind).toBe('done');

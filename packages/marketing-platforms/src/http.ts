@@ -91,7 +91,7 @@ export function jitteredBackoff(attempt: number, baseMs: number, capMs: number):
 export class PlatformHttp {
   private readonly http: HttpClient;
   private readonly timeoutMs: number;
-  readonly tuning: Required<Omit<SyncTuning, 'pageSize'>>;
+  readonly tuning: Required<Omit<SyncTuning, 'pageSize' | 'concurrency'>>;
   /** Consecutive own-backoff 429s; the sync engine reads and resets it. */
   rateStreak = 0;
 
@@ -152,7 +152,8 @@ export class PlatformHttp {
         return res;
       }
 
-      const verdict = this.protocol.classify(res, spec, { streak: this.rateStreak, now: this.tuning.now() });
+      const ctx: RateContext = { streak: this.rateStreak, now: this.tuning.now() };
+      const verdict = this.protocol.classify(res, spec, ctx);
       if ('retry' in verdict) {
         failures += 1;
         if (failures > this.tuning.retries) {
@@ -173,7 +174,8 @@ export class PlatformHttp {
           await this.tuning.sleep(Math.max(0, wait), this.signal);
           continue;
         }
-        if (verdict.own) this.rateStreak += 1;
+        // Requests in flight together that meet the same limit count once.
+        if (verdict.own) this.rateStreak = Math.max(this.rateStreak, ctx.streak + 1);
         throw new PlatformError('rate_limited', verdict.message, 429, verdict.rateLimitedUntil);
       }
       throw verdict.error;

@@ -68,10 +68,12 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
 
   it('returns transient with a checkpoint when 5xx answers outlast the retries, and the checkpoint finishes the job', async () => {
     fake.seed(4, 3);
-    fake.faults.serverErrors({ count: 5, status: 502, path: fake.contactsPath, after: 2 });
+    // Enough for every request in flight (4 at once) to meet five 502s in a row.
+    fake.faults.serverErrors({ count: 20, status: 502, path: fake.contactsPath, after: 2 });
     const sink = new MemorySink();
     const outcome = await sync(sink, { tuning: { ...fast, retries: 4 } });
     expect(outcome).toMatchObject({ kind: 'transient', message: expect.stringContaining('502'), checkpoint: expect.anything() });
+    fake.faults.clear();
     const resumed = await sync(sink, { checkpoint: (outcome as { checkpoint: unknown }).checkpoint });
     expect(resumed.kind).toBe('done');
     expectComplete(sink);
