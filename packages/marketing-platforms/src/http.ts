@@ -35,8 +35,11 @@ export interface PlatformProtocol {
   name: string;
   /** The Authorization header (Zoom fetches and caches a token here). */
   authorization(signal: AbortSignal): Promise<string>;
-  /** Forgets a cached token (after a 401 that says it expired). Returns false when there is nothing to refresh. */
-  dropToken(): boolean;
+  /**
+   * Forgets the cached token a request was refused with (`authorization`, as that request sent it; a
+   * newer one fetched meanwhile stays). Returns false when there is nothing to refresh.
+   */
+  dropToken(authorization: string): boolean;
   /** Classifies a non-2xx answer. */
   classify(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict;
 }
@@ -129,8 +132,9 @@ export class PlatformHttp {
     for (;;) {
       this.throwIfAborted();
       let res: PlatformResponse;
+      let authorization = '';
       try {
-        const authorization = await this.protocol.authorization(this.signalOrNever());
+        authorization = await this.protocol.authorization(this.signalOrNever());
         res = await this.send(this.url(spec), {
           method: spec.method,
           headers: {
@@ -163,7 +167,7 @@ export class PlatformHttp {
         continue;
       }
       if ('reauth' in verdict) {
-        if (reauthed || !this.protocol.dropToken()) throw new PlatformError('credentials_invalid', `${this.protocol.name} refused the access token (${describe(res.body)})`, res.status);
+        if (reauthed || !this.protocol.dropToken(authorization)) throw new PlatformError('credentials_invalid', `${this.protocol.name} refused the access token (${describe(res.body)})`, res.status);
         reauthed = true;
         continue;
       }

@@ -57,6 +57,19 @@ describe('Zoom webinars', () => {
     expect(tokenRequests()).toHaveLength(2);
     expect(zoom.requests.filter((r) => r.status === 401)).toHaveLength(1);
     expect(sink.events.size).toBe(2);
+
+    // Revoked while four requests are in flight: each meets a 401, one exchange serves them all.
+    zoom.account.seed({ webinars: 12, registrantsPerWebinar: 2 });
+    const revokeAfterEvents = new MemorySink();
+    const write = revokeAfterEvents.writePage.bind(revokeAfterEvents);
+    revokeAfterEvents.writePage = async (page) => {
+      await write(page);
+      if (page.model === 'events') zoom.account.revokeAccessTokens();
+    };
+    zoom.requests.length = 0;
+    expect((await sync(revokeAfterEvents)).kind).toBe('done');
+    expect(zoom.requests.filter((r) => r.status === 401).length).toBeGreaterThan(1);
+    expect(tokenRequests()).toHaveLength(1);
   });
 
   it('takes a plain bearer token too, and says credentials_invalid when it dies', async () => {

@@ -51,6 +51,7 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
   // The secret is part of the key only as a hash: a changed secret is another cache entry, and the key never shows it.
   const key = `zoom|${conn.tokenUrl ?? ''}|${c.account_id}|${c.client_id}|${createHash('sha256').update(c.client_secret ?? '').digest('hex').slice(0, 16)}`;
 
+  let fetching: Promise<string> | null = null;
   const fetchToken = async (): Promise<string> => {
     if (!conn.tokenUrl) throw new PlatformError('failed', 'Zoom Server-to-Server OAuth needs the token URL setting (https://zoom.us/oauth/token).');
     const url = http().url({ path: '', query: { grant_type: 'account_credentials', account_id: c.account_id } }, conn.tokenUrl);
@@ -77,11 +78,15 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
       }
       const cached = cache.get(key);
       if (cached && cached.expiresAt > now().getTime()) return `Bearer ${cached.token}`;
-      return `Bearer ${await fetchToken()}`;
+      // Requests in flight together share one token exchange.
+      fetching ??= fetchToken().finally(() => {
+        fetching = null;
+      });
+      return `Bearer ${await fetching}`;
     },
-    dropToken: () => {
+    dropToken: (authorization) => {
       if (!s2s) return false;
-      cache.delete(key);
+      if (`Bearer ${cache.get(key)?.token}` === authorization) cache.delete(key);
       return true;
     },
     classify: classifyZoom,
