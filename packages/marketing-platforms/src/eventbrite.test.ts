@@ -101,6 +101,28 @@ describe('Eventbrite events and attendees', () => {
     for (const [id, e] of incremental.events) expect(e.hash).toBe(full.events.get(id)!.hash);
   });
 
+  it('resumes a killed incremental sync with the changed_since it started with', async () => {
+    eb.account.seed({ events: 4, attendeesPerEvent: 6 });
+    eb.clock.advance(5_000);
+    const since = new Date(eb.clock.now());
+    eb.clock.advance(1_000);
+    const changed = eb.account.allEvents().flatMap((e) => eb.account.allAttendees(e.id).slice(0, 3).map((a) => eb.account.updateAttendee(e.id, a.id, { lastName: 'Changed' }).id));
+    const tuning = { ...fast, pageSize: 2 };
+    const sink = new MemorySink();
+    sink.failAt = 5;
+    expect((await sync(sink, { kind: 'incremental', modifiedSince: since, tuning })).kind).toBe('failed');
+    sink.failAt = null;
+    eb.requests.length = 0;
+    // The caller's modifiedSince is the pass's: a resume keeps the one in the checkpoint.
+    const resumed = await sync(sink, { kind: 'incremental', modifiedSince: new Date(0), checkpoint: sink.lastCheckpoint, tuning });
+    expect(resumed).toMatchObject({ kind: 'done', completeFullPass: false });
+    const attendeeCalls = eb.requests.filter((r) => r.path.endsWith('/attendees/'));
+    expect(attendeeCalls.length).toBeGreaterThan(0);
+    expect(attendeeCalls.every((r) => r.query.get('changed_since') === `${since.toISOString().slice(0, 19)}Z`)).toBe(true);
+    expect(sorted(sink.contacts.keys())).toEqual(sorted(changed));
+    expect(sink.duplicates()).toEqual([]);
+  });
+
   it('restarts a listing whose continuation is refused from the top and skips what was written', async () => {
     eb.account.seed({ events: 3, attendeesPerEvent: 9 });
     const tuning = { ...fast, pageSize: 2 };
