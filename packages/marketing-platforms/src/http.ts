@@ -40,7 +40,7 @@ export interface PlatformProtocol {
    * newer one fetched meanwhile stays). Returns false when there is nothing to refresh.
    */
   dropToken(authorization: string): boolean;
-  /** Classifies a non-2xx answer. */
+  /** Classifies a non-2xx answer that `commonVerdict` left (429s without Retry-After, 4xx). */
   classify(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict;
 }
 
@@ -157,7 +157,7 @@ export class PlatformHttp {
       }
 
       const ctx: RateContext = { streak: this.rateStreak, now: this.tuning.now() };
-      const verdict = this.protocol.classify(res, spec, ctx);
+      const verdict = commonVerdict(res, ctx, this.protocol.name) ?? this.protocol.classify(res, spec, ctx);
       if ('retry' in verdict) {
         failures += 1;
         if (failures > this.tuning.retries) {
@@ -224,6 +224,33 @@ export class PlatformHttp {
   private signalOrNever(): AbortSignal {
     return this.signal ?? new AbortController().signal;
   }
+}
+
+/** What every platform's answer means the same way: a 429 with Retry-After, and 5xx / 408 (worth another try). */
+function commonVerdict(res: PlatformResponse, ctx: RateContext, name: string): Verdict | null {
+  if (res.status === 429) {
+    const stated = parseRetryAfter(res.headers.get('retry-after'), ctx.now);
+    return stated ? { rateLimitedUntil: stated, message: `${name} rate limit: ${describe(res.body)}` } : null;
+  }
+  return res.status >= 500 || res.status === 408 ? { retry: true } : null;
+}
+
+/** The body as an object to read error fields from (`{}` for text or nothing). */
+export function bodyFields(res: PlatformResponse): Record<string, unknown> {
+  return typeof res.body === 'object' && res.body !== null ? (res.body as Record<string, unknown>) : {};
+}
+
+/** A platform whose credentials are one bearer token that cannot be refreshed here (HubSpot, Eventbrite). */
+export function bearerTokenProtocol(name: string, token: string | undefined, what: string, classify: PlatformProtocol['classify']): PlatformProtocol {
+  return {
+    name,
+    authorization: async () => {
+      if (!token) throw new PlatformError('credentials_invalid', `${name} needs credentials.access_token (${what}).`);
+      return `Bearer ${token}`;
+    },
+    dropToken: () => false,
+    classify,
+  };
 }
 
 /** A short, credential-free description of an error body for messages. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { toCountryCode } from './countries';
 import { PlatformError } from './errors';
-import { describe, ownBackoff, parseRetryAfter, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
+import { bodyFields, describe, ownBackoff, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
 import { clampPageSize, splitName, type ClientOptions, type ContactsPage, type EventContext, type EventsPage, type PlatformClient, type SupportedFields } from './platform';
 import { isoOrNull, makeContact, makeEvent, textOrNull } from './records';
 import type { AccountInfo, FetchedContact, FieldMapping, PlatformConnection, TokenCache } from './types';
@@ -94,12 +94,10 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
 }
 
 function classifyZoom(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict {
-  const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
+  const body = bodyFields(res);
   const what = describe(res.body);
   if (res.status === 429) {
-    // The daily limit's Retry-After is a date (the UTC midnight it resets at).
-    const stated = parseRetryAfter(res.headers.get('retry-after'), ctx.now);
-    if (stated) return { rateLimitedUntil: stated, message: `Zoom rate limit: ${what}` };
+    // (The daily limit's Retry-After, a date, is read before this.)
     const type = res.headers.get('x-ratelimit-type');
     if (type === 'QPS') return { rateLimitedUntil: new Date(ctx.now.getTime() + 1000), message: `Zoom per-second limit: ${what}` };
     if (type === 'Daily-limit') {
@@ -108,7 +106,6 @@ function classifyZoom(res: PlatformResponse, spec: RequestSpec, ctx: RateContext
     }
     return { rateLimitedUntil: ownBackoff(ctx, 5_000, 10 * 60_000), message: `Zoom rate limit: ${what}`, own: true };
   }
-  if (res.status >= 500 || res.status === 408) return { retry: true };
   // 124 "Access token is expired." / "Invalid access token.": with S2S, a new token may do (the protocol decides).
   if (res.status === 401) return { reauth: true };
   if (res.status === 403) return { error: new PlatformError('credentials_invalid', `Zoom refused the credentials (403 ${what})`, 403) };
