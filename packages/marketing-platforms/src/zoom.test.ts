@@ -185,6 +185,19 @@ describe('Zoom webinars', () => {
     expect(limited).toMatchObject({ kind: 'rate_limited', retryAt: new Date(nextMidnight(zoom.clock.now())), message: expect.stringContaining('daily rate limit') });
   });
 
+  it('walks the webinars of every user of the account, or of the one user the credentials name', async () => {
+    zoom.account.seed({ webinars: 3, registrantsPerWebinar: 1 });
+    const host = zoom.account.createUser({ email: 'host@example.com' });
+    zoom.account.seed({ webinars: 2, registrantsPerWebinar: 1, userId: host.id });
+    const all = new MemorySink();
+    expect((await sync(all)).kind).toBe('done');
+    expect(all.events.size).toBe(5);
+    expect(all.links.size).toBe(5);
+    const one = new MemorySink();
+    expect((await sync(one, { conn: { ...s2s(), credentials: { ...s2s().credentials, user_id: host.id } } })).kind).toBe('done');
+    expect(sorted(one.events.keys())).toEqual(sorted(zoom.account.allWebinars(host.id).map((w) => String(w.id))));
+  });
+
   it('verifies credentials as the account and its owner', async () => {
     expect(await verifyCredentials(s2s())).toEqual({ remoteAccountId: ZOOM_FAKE_CREDENTIALS.accountId, name: expect.stringContaining('@') });
     expect(zoom.requests.at(-1)!.path).toBe('/v2/users');
