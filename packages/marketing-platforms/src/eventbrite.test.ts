@@ -142,6 +142,24 @@ describe('Eventbrite events and attendees', () => {
     expect(sink.duplicates()).toEqual([]);
   });
 
+  it('reads a refused listing again in full when the last item written has gone meanwhile, losing nothing', async () => {
+    eb.account.seed({ events: 1, attendeesPerEvent: 9 });
+    const tuning = { ...fast, pageSize: 2 };
+    const sink = new MemorySink();
+    sink.failAt = 3;
+    expect((await sync(sink, { tuning })).kind).toBe('failed');
+    const checkpoint = sink.lastCheckpoint as Json;
+    const [event] = eb.account.allEvents();
+    eb.account.deleteAttendee(event!.id, checkpoint.contacts.lastId as string);
+    const stale = { ...checkpoint, contacts: { ...checkpoint.contacts, cursor: 'c3RhbGU' } };
+    sink.failAt = null;
+    expect((await sync(sink, { checkpoint: stale, tuning })).kind).toBe('done');
+    // Every attendee still there is written; the ones before the gone one twice (the sink upserts them).
+    const expected = eb.account.allAttendees(event!.id).map((a) => `${event!.id}|${a.id}`);
+    expect(expected.every((l) => sink.links.has(l))).toBe(true);
+    expect(sink.duplicates().length).toBeGreaterThan(0);
+  });
+
   it('backs off on its own after HIT_RATE_LIMIT, which carries no Retry-After: minutes for the hour, an hour for the day', async () => {
     eb.account.seed({ events: 2, attendeesPerEvent: 2 });
     eb.limits.set({ perHour: 2 });
