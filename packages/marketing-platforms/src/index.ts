@@ -23,6 +23,8 @@ export type {
   SyncTuning,
   TokenCache,
 } from './types';
-export { PLATFORMS, runSync, supportedFieldsFor, verifyCredentials } from './sync';
+export { PLATFORMS, checkFieldMapping, runSync, supportedFieldsFor, verifyCredentials } from './sync';
+export { NONSTANDARD_COUNTRY, isoCountryCodes, toCountryCode } from './countries';
+export { canonicalJson, recordHash } from './records';
 export { PlatformError } from './errors';
 export type { PlatformErrorKind } from './errors';

@@ -131,6 +131,11 @@ export interface SyncPage {
   links: EventContactLink[];
   /** Resuming from this checkpoint continues after this page. */
   checkpoint: Checkpoint;
+  /**
+   * Identifies the pass (a walk from the top to the end, across resumes): every page of one pass carries
+   * the same id. With a `done` full pass, records not written during pass `passId` are missing remotely.
+   */
+  passId: string;
 }
 
 /**
@@ -149,7 +154,7 @@ export type SyncOutcome =
    * every event's contacts in this pass (resumes included): only then may the app mark records missing
    * from the pass `remote_was_deleted`.
    */
-  | { kind: 'done'; completeFullPass: boolean }
+  | { kind: 'done'; completeFullPass: boolean; passId: string }
   /** The platform said "slow down": run again from `checkpoint` at `retryAt`. Returned promptly, never a long sleep. */
   | { kind: 'rate_limited'; retryAt: Date; checkpoint: Checkpoint; message: string }
   /** 401/403: the token was revoked, expired or lacks a scope. Nothing more will work until the account is relinked. */
