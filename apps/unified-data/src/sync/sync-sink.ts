@@ -19,8 +19,6 @@ function lastByRemoteId<T extends { remoteId: string }>(records: T[]): T[] {
   return [...new Map(records.map((r) => [r.remoteId, r])).values()];
 }
 
-const json = (value: unknown) => JSON.stringify(value ?? null);
-
 /**
  * Postgres SQL shared by both record upserts. created_at is the first time unified-data stored the record
  * (millisecond precision, so the list's keyset cursor round-trips through JavaScript exactly, in the
