@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
-import { supportedFieldsFor, type Platform, type SyncModel } from '@patchbay/marketing-platforms';
+import { checkFieldMapping, type Platform, type SyncModel } from '@patchbay/marketing-platforms';
 import { isUuid } from '@patchbay/service-kit';
 import type { FieldMapping, LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
@@ -51,11 +51,9 @@ export async function createFieldMapping(services: AppServices, principal: KeyPr
   const path = raw.remote_field_path;
   if (typeof path !== 'string' || path.length === 0 || path.length > 256) errors.push({ field: 'body.remote_field_path', message: 'is required (a dot path of at most 256 characters)' });
   if (errors.length > 0) throw new ValidationError(errors);
-  const supported = supportedFieldsFor(account.platform as Platform, model as SyncModel);
   const p = path as string;
-  if (!supported.some((f) => p === f || p.startsWith(`${f}.`))) {
-    throw ValidationError.forField('body.remote_field_path', `is not a ${account.platform} ${String(model)} field; use one of ${supported.join(', ')} (or a path below one)`);
-  }
+  const problem = checkFieldMapping(account.platform as Platform, { model: model as SyncModel, remotePath: p, target: target as string });
+  if (problem) throw ValidationError.forField('body.remote_field_path', problem);
   try {
     const row = await services.db.$transaction(async (tx) => {
       const created = await tx.fieldMapping.create({
