@@ -21,8 +21,8 @@ export class MemorySink implements SyncSink {
     const index = this.writes;
     this.writes += 1;
     if (this.failAt === index) throw new Error(`killed at page ${index}`);
-    // A page and its checkpoint are one transaction, as in the app: JSON round trip proves the checkpoint serialises.
-    this.apply(JSON.parse(JSON.stringify(page)) as SyncPage);
+    // A page and its checkpoint are one transaction, as in the app; the checkpoint goes through JSON as it would into a jsonb column.
+    this.apply({ ...page, checkpoint: JSON.parse(JSON.stringify(page.checkpoint)) as unknown });
   }
 
   /** Stores a page as a committed one (also used to replay the pages before a resume point). */
