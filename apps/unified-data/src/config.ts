@@ -33,6 +33,11 @@ const schema = z.object({
   PUBLIC_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
   /** Sync jobs one worker runs at once (each for a different linked account). */
   MKTG_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * Lifetime of a running sync's per-account lease (renewed every third of it). A worker that dies
+   * holds its accounts this long at most before another worker resumes them from their checkpoints.
+   */
+  MKTG_SYNC_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
-import { cursorList, decodeCursor, parseCursorPageSize, parseDateTimeQuery, type CursorList, type CursorPosition } from '@patchbay/pagination';
+import { cursorList, decodeCursor, encodeCursor, parseCursorPageSize, parseDateTimeQuery, type CursorList, type CursorPosition } from '@patchbay/pagination';
 import { isUuid } from '@patchbay/service-kit';
 import type { Db } from '../db';
 
@@ -273,4 +273,15 @@ export async function listEventContacts(db: Db, linkedAccountId: string, parentI
     CONTACT_COLUMNS,
   );
   return page(rows, p, scope, (r) => contactView(r, p.includeRemote));
+}
+
+/**
+ * The `next` cursor of an events list with these filters, positioned after the event (createdAt, id):
+ * what a client holds deep into a walk. For tools (the benchmark jumps a million rows in); clients only
+ * ever send back cursors the API returned.
+ */
+export function eventsCursorAfter(linkedAccountId: string, query: Omit<ListQuery, 'cursor'>, createdAt: Date, id: string): string {
+  const scope = `events:${linkedAccountId}`;
+  const p = parseListQuery(query, { scope, allowed: EVENT_FILTERS });
+  return encodeCursor({ key: [createdAt.toISOString(), id, filterFingerprint(scope, p)], direction: 'next' });
 }
