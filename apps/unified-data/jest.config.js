@@ -3,5 +3,5 @@
 module.exports = require('../../jest.base.js')(__dirname, {
   globalSetup: '<rootDir>/test/global-setup.ts',
   maxWorkers: 1,
-  testTimeout: 60000,
+  testTimeout: 180000,
 });

@@ -132,7 +132,7 @@ export async function startHarness(): Promise<Harness> {
       workerConnection?.disconnect();
       worker = undefined;
     },
-    async waitForSync(linkedAccountId, wanted = ['done'], timeoutMs = 30_000) {
+    async waitForSync(linkedAccountId, wanted = ['done'], timeoutMs = 90_000) {
       let found: SyncJobResult | undefined;
       await waitFor(
         () => {

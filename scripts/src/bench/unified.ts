@@ -28,7 +28,9 @@ unified-data (the /api/mktg/v1 API and its sync worker), in one run:
       (target 0) and the time from the restart to the end.
 
 Uses DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/patchbay_bench) and REDIS_URL
-(default redis://127.0.0.1:6379/1). The seeded accounts are deleted at the end.
+(default redis://127.0.0.1:6379/1). The seeded accounts are deleted at the end. Give it a database no
+other unified-data installation uses at the same time: installations sharing a database share its
+outbox, and each would deliver the other's sync jobs to its own queue.
 
   --events <n>        events in the big account (default 1000000)
   --requests <n>      requests per page measured (default 400)
@@ -185,7 +187,10 @@ async function run(options: Options): Promise<number> {
   const backends: Backends = await prepareBackends();
   const group = new ServiceGroup(progress);
   const serviceToken = benchServiceToken();
-  const prefix = `bench-ud-${randomBytes(3).toString('hex')}`;
+  // A queue prefix of its own, for every service it starts (access-keys-and-audit reads it from the
+  // environment): a test run sharing the Redis database never takes this run's jobs, nor the reverse.
+  const prefix = `${process.env.QUEUE_PREFIX ?? 'bull'}-bench-${randomBytes(3).toString('hex')}`;
+  process.env.QUEUE_PREFIX = prefix;
   const encryptionKeys = `bench:${randomBytes(32).toString('base64')}`;
   let hubspot: FakeHubspot | undefined;
   const db = new Client({ connectionString: backends.databaseUrl, options: `-c search_path=${SCHEMA}` });
