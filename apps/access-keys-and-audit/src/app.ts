@@ -21,6 +21,17 @@ export interface AppDeps {
   verifier?: KeyVerifier;
 }
 
+/** How long a committed change waits for its cache invalidation to be published before answering anyway. */
+const PUBLISH_DEADLINE_MS = 1_000;
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 export function createApp(deps: AppDeps): { app: Express; services: AppServices; verifier: KeyVerifier } {
   const app = createServiceApp({ logger: deps.logger });
   const verifier = deps.verifier ?? new KeyVerifier({ loader: (hash) => loadPrincipalByHash(deps.db, hash) });
@@ -28,7 +39,13 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
     keyChanged: async (oldKeyHash) => {
       // This process first, then every other service over pub/sub.
       verifier.invalidate({ keyHash: oldKeyHash });
-      await publishKeyInvalidation(deps.redis, { keyHash: oldKeyHash });
+      try {
+        await withDeadline(publishKeyInvalidation(deps.redis, { keyHash: oldKeyHash }), PUBLISH_DEADLINE_MS);
+      } catch (err) {
+        // The change has committed: the answer must say so. A verifier whose subscription is down asks
+        // the database on every request until it is back, and every cached entry expires within its TTL.
+        deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'key invalidation not published (Redis unavailable); caches expire within their TTL');
+      }
     },
   });
   const services: AppServices = { db: deps.db, accessKeys, publicBaseUrl: deps.publicBaseUrl };

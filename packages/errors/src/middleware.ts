@@ -1,6 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, type FieldError, ValidationError } from './app-error';
+import { isDependencyUnavailable, isUnstorableText } from './dependency';
 import { toErrorEnvelope } from './envelope';
+
+/** Seconds a client is asked to wait when a dependency is down: long enough for a reconnect, short enough not to matter. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
 
 /** What the middleware needs of a logger: enough to record unexpected errors without leaking them to the client. */
 export interface ErrorLogger {
@@ -30,6 +34,8 @@ export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequ
     }
     options.onError?.(appError, err);
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    // Every 503 tells the client when to come back, whoever threw it.
+    if (appError.status === 503 && !res.hasHeader('retry-after')) res.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     res.status(appError.status).json(toErrorEnvelope(appError));
   };
 }
@@ -57,6 +63,15 @@ export function normalizeError(err: unknown): AppError {
         return new AppError('invalid_request', 'The request body could not be read.');
     }
   }
+  // A dependency that is down is not a bug: the client may retry, and is told when.
+  if (isDependencyUnavailable(err)) {
+    return new AppError('service_unavailable', 'A service this request needs (database, cache or queue) is unavailable right now; retry after the time in Retry-After.', {
+      headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      cause: err,
+    });
+  }
+  // The last line of defence behind the request checks of service-kit: text PostgreSQL cannot store is the client's.
+  if (isUnstorableText(err)) return new AppError('invalid_request', 'The request contains text that cannot be stored (a NUL byte or an invalid character); remove it and retry.', { cause: err });
   return new AppError('internal_error', 'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.', { cause: err });
 }
 
