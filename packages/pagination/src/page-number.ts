@@ -40,8 +40,10 @@ export function parsePageParams(page: unknown, pageSize: unknown): PageParams {
 }
 
 function parsePositiveInt(value: unknown, fallback: number): number | null {
-  if (value === undefined || value === null || value === '') return fallback;
-  const n = typeof value === 'number' ? value : Number(String(value));
+  if (value === undefined || value === null) return fallback;
+  // Decimal digits only: Number() would also take '', '0x10', '1e1' and ' 2 '.
+  if (typeof value === 'string' && !/^[0-9]{1,16}$/.test(value)) return null;
+  const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(n) || n < 1) return null;
   return n;
 }
