@@ -9,6 +9,7 @@ import { RegisterRoutes } from './generated/routes';
 import openApiDocument from './generated/swagger.json';
 import { internalRouter } from './internal/verify-route';
 import type { AppServices } from './services';
+import type { RestrictionIdChecker } from './domain/restriction-ids';
 
 export interface AppDeps {
   db: Db;
@@ -19,6 +20,8 @@ export interface AppDeps {
   publicBaseUrl?: string;
   /** Verifier of incoming keys; built from the database when not given. */
   verifier?: KeyVerifier;
+  /** Checks that a new key's restriction ids exist (connector-registry). */
+  restrictionIds?: RestrictionIdChecker;
 }
 
 /** How long a committed change waits for its cache invalidation to be published before answering anyway. */
@@ -47,7 +50,7 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
         deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'key invalidation not published (Redis unavailable); caches expire within their TTL');
       }
     },
-  });
+  }, undefined, deps.restrictionIds);
   const services: AppServices = { db: deps.db, accessKeys, publicBaseUrl: deps.publicBaseUrl };
   app.locals.services = services;
   app.locals[VERIFIER_LOCAL] = verifier;

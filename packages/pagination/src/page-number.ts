@@ -60,6 +60,23 @@ export function publicRequestUrl(req: RequestLike, publicBaseUrl?: string): URL 
   return new URL(`${proto}://${host}${withTrailingSlashless(prefix)}${req.originalUrl}`);
 }
 
+/**
+ * Set to "1" by the edge router only when X-Forwarded-Host came from a trusted load balancer
+ * (EDGE_TRUST_FORWARDED), never from the client's own Host header.
+ */
+export const TRUSTED_HOST_HEADER = 'x-patchbay-trusted-host';
+
+/**
+ * The public base URL for links sent to end users (magic links, OAuth redirects), without a trailing
+ * slash: the configured one, else the X-Forwarded-* headers only when the edge marked them trusted;
+ * null when neither says. Never the client's Host header, which anyone can set (`Host: evil.example.com`).
+ */
+export function trustedPublicBaseUrl(req: RequestLike, configured: string | undefined): string | null {
+  if (configured) return withTrailingSlashless(configured);
+  if (firstHeader(req.headers[TRUSTED_HOST_HEADER]) !== '1') return null;
+  return withTrailingSlashless(publicRequestUrl({ protocol: req.protocol, originalUrl: '', headers: req.headers }).toString());
+}
+
 function firstHeader(value: string | string[] | undefined): string | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   const first = raw?.split(',')[0]?.trim();
