@@ -32,8 +32,8 @@ export function requestContext(logger: Logger, redactPath: PathRedactor = (p) =>
 
 export interface ServiceAppOptions {
   logger: Logger;
-  /** Largest JSON body accepted; beyond it the client gets a 413. */
-  jsonLimit?: string;
+  /** Largest JSON body accepted; beyond it the client gets a 413. `false`: no app-wide body parser (the routes mount their own). */
+  jsonLimit?: string | false;
   /** Masks secrets carried in paths before the access log writes them. */
   redactPath?: PathRedactor;
 }
@@ -47,7 +47,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(options.logger, options.redactPath));
   // Depth is checked on the raw bytes before JSON.parse; then the text of path, query and body, once for every route.
-  app.use(express.json({ limit: options.jsonLimit ?? '1mb', verify: verifyJsonDepth }));
+  // An app that parses its own bodies (jsonLimit: false) applies verifyJsonDepth / findTextProblem itself.
+  if (options.jsonLimit !== false) app.use(express.json({ limit: options.jsonLimit ?? '1mb', verify: verifyJsonDepth }));
   app.use(requestTextCheck());
   return app;
 }
