@@ -8,7 +8,8 @@ import type { Cluster, Redis } from 'ioredis';
  *
  * Breaker: a route that fails `threshold` times (failures that say the vendor is unwell: 429, 5xx,
  * timeouts, resets, cut streams; never the client's own mistakes) within `windowMs` opens for
- * `cooldownMs`: routing skips it. After the cooldown one request, on one replica only, probes it
+ * `cooldownMs`: routing skips it. Successes in between do not reset the count, so a flapping
+ * route (every other request failing) opens too. After the cooldown one request, on one replica only, probes it
  * (half-open); success closes it, failure opens it for another cooldown. Losing this state (Redis
  * restart) only means routes start closed again: nothing to rebuild.
  *
@@ -92,9 +93,13 @@ if ok then
     if ewma then ewma = alpha * latency + (1 - alpha) * ewma else ewma = latency end
     redis.call('HSET', key, 'ewma', tostring(ewma))
   end
-  redis.call('HSET', key, 'open_until', 0, 'probe_until', 0, 'fails', 0)
-  open_until = 0
-  fails = 0
+  -- A success closes an open (probed) route. While closed it does not wipe the failures in the
+  -- window: a primary that fails every other request still opens.
+  if open_until > 0 then
+    redis.call('HSET', key, 'open_until', 0, 'probe_until', 0, 'fails', 0)
+    open_until = 0
+    fails = 0
+  end
 elseif counts then
   if open_until > 0 and open_until <= now then
     open_until = now + cooldown

@@ -260,14 +260,16 @@ function expand(candidates: Candidate[], input: RoutingInput, policy: RoutingPol
       trail.afterZdr++;
       if (!needs.input.every((kind) => v.capabilities.input.includes(kind)) || (needs.stream && !v.capabilities.streaming)) continue;
       trail.afterInput++;
-      const price = v.prices[tier];
-      if (!price) continue;
+      // service_tier_fallback accepts standard: a route without the tier serves the request at standard.
+      const routeTier = v.prices[tier] ? tier : fields.service_tier_fallback ? STANDARD_TIER : null;
+      if (routeTier === null) continue;
+      const price = v.prices[routeTier]!;
       trail.afterTier++;
       routes.push({
         model: candidate.model.id,
         vendor: v.vendor,
         vendorModel: v.vendorModel,
-        serviceTier: tier,
+        serviceTier: routeTier,
         price,
         standardPrice: v.prices.standard,
         selfHosted: v.selfHosted === true,
