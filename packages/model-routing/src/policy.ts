@@ -246,7 +246,8 @@ function checkTargets(value: unknown, strategy: RoutingStrategy, catalog: Routin
 function checkWeights(targets: PolicyTarget[], strategy: RoutingStrategy, c: Checker): void {
   if (strategy === 'weighted') {
     targets.forEach((t, i) => {
-      if (t.weight === null) c.fail(`targets[${i}].weight`, 'is required by the weighted strategy: a positive integer share');
+      const field = `targets[${i}].weight`;
+      if (t.weight === null && !c.errors.some((e) => e.field === field)) c.fail(field, 'is required by the weighted strategy: a positive integer share');
     });
   } else {
     targets.forEach((t, i) => {

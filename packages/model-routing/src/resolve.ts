@@ -67,6 +67,8 @@ export interface RoutingCaller {
   allowedModels: string[] | null;
   /** The organization's blocklist. */
   isBlocked?(model: string): boolean;
+  /** Whether a vendor can be called for this organization (platform credentials or its own key). Absent: every vendor. */
+  vendorAvailable?(vendor: string): boolean;
   /** The organization's own vendor restrictions (every request, every policy). */
   vendorRules?: VendorRules | null;
   /** Whether a tag pair is defined for the organization (unknown_tags). Absent: tags are not checked here. */
@@ -246,7 +248,7 @@ function expand(candidates: Candidate[], input: RoutingInput, policy: RoutingPol
   for (const candidate of candidates) {
     for (const v of candidate.model.vendors) {
       trail.total++;
-      if (!v.available) continue;
+      if (!v.available || (caller.vendorAvailable && !caller.vendorAvailable(v.vendor))) continue;
       trail.afterAvailable++;
       if (candidate.vendors && !candidate.vendors.includes(v.vendor)) continue;
       if (requestPins && !requestPins.includes(v.vendor)) {
