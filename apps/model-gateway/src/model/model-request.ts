@@ -222,6 +222,17 @@ export async function admit(spend: SpendControl, subject: SpendSubject, reserve:
   throw new GatewayError(admission.status, admission.type as GatewayError['type'], admission.message, admission.code, headers);
 }
 
+/** What the spend counters need on the record to rebuild without counting it twice (packages/gateway-spend). */
+function spendRecordFields(reservation: Reservation | null): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit'> {
+  const record = reservation?.record as { epoch?: string; countedAtMs?: number; countedModelRequest?: boolean; countedInRateLimit?: boolean } | undefined;
+  return {
+    spend_epoch: record?.epoch ?? null,
+    counted_at: record?.countedAtMs !== undefined ? new Date(record.countedAtMs).toISOString() : null,
+    counted_model_request: record?.countedModelRequest ?? false,
+    counted_in_rate_limit: record?.countedInRateLimit ?? false,
+  };
+}
+
 const ZERO_USAGE: NormalizedUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, cacheWrite1hInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
 
 /** Everything one request's usage record needs, filled in as the request runs. */
@@ -294,7 +305,7 @@ export class RequestLedger {
       tags: this.scope?.tags ?? [],
       latency_ms: Math.round(this.elapsedMs()),
       ttft_ms: this.firstTokenMs === null ? null : Math.round(this.firstTokenMs),
-      spend_epoch: typeof this.reservation?.epoch === 'string' ? this.reservation.epoch : null,
+      ...spendRecordFields(this.reservation),
       occurred_at: new Date(this.startedAt).toISOString(),
     });
   }
