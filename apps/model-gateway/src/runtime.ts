@@ -11,6 +11,8 @@ import { loadCatalog, type Catalog } from './catalog/catalog';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
 import { createPrisma } from './db';
 import { Invalidator, dbKeyLoader, organizationDataLoader, type GatewayCaches } from './keys/principals';
+import { RouteHealth } from '@patchbay/model-routing';
+import { routingCatalog, type RoutingDeps } from './routing/routing';
 import { AdmitAllSpendControl } from './spend/admit-all';
 import type { SpendControl } from './spend/spend-control';
 import { UsageRecorder, startUsageConsumer } from './usage/usage-records';
@@ -68,6 +70,16 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const consumer = config.GATEWAY_USAGE_WORKERS ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY }) : null;
   const spend = options.spend ?? new AdmitAllSpendControl(db);
 
+  const routing: RoutingDeps = {
+    catalog: routingCatalog(catalog),
+    health: new RouteHealth(redis, {
+      keyPrefix: config.GATEWAY_ROUTE_HEALTH_PREFIX,
+      threshold: config.GATEWAY_BREAKER_FAILURES,
+      windowMs: config.GATEWAY_BREAKER_WINDOW_MS,
+      cooldownMs: config.GATEWAY_BREAKER_COOLDOWN_MS,
+      onError: (err) => logger.warn({ err: { message: (err as Error).message } }, 'route health unavailable: routing goes on with every route closed'),
+    }),
+  };
   const outboundPolicy: OutboundPolicy = { allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK };
   const vendorHttp = createVendorHttp();
   const app = createApp({
@@ -84,8 +96,10 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       vendorHttp,
       guardedHttp: createGuardedRequest(outboundPolicy, { requireHttps: !outboundPolicy.allowPrivateNetwork }),
       timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
+      routing,
     },
     management: { db, auth: { management, caches }, invalidate, spend, secrets, catalog, outboundPolicy },
+    routingPolicies: { db, auth: { management, caches }, invalidate, catalog: routing.catalog },
   });
 
   return {
