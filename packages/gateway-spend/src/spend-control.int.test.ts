@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { refusalBody } from './errors';
-import { RedisSpendControl, usageInWindow } from './redis-spend-control';
+import { keyUsageFields, RedisSpendControl, usageInWindow } from './redis-spend-control';
 import { deleteKeys, subjectOf, USD } from './test-support/fixtures';
 import { MemoryLedger } from './test-support/memory-ledger';
 import type { Admission, Refusal, Reservation, SpendSubject } from './types';
@@ -173,6 +173,7 @@ describe('key limit', () => {
     const usage = await spend.keyUsage(subject.organizationId, subject.key.hash, noon);
     expect(usage).toEqual({ total: 310, daily: 240, weekly: 300, monthly: 310, byok: { total: 200, daily: 160, weekly: 200, monthly: 200 } });
     expect(usageInWindow(usage, 'daily')).toEqual({ usage: 240, byokUsage: 160 });
+    expect(keyUsageFields(usage, 'weekly')).toEqual({ usage: 300, usage_daily: 240, usage_weekly: 300, usage_monthly: 310, byok_usage: 200, byok_usage_daily: 160, byok_usage_weekly: 200, byok_usage_monthly: 200 });
     const december = await spend.keyUsage(subject.organizationId, subject.key.hash, Date.parse('2026-12-01T00:00:00Z'));
     expect(december).toMatchObject({ total: 310, daily: 0, weekly: 0, monthly: 0 });
   });
