@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
@@ -48,6 +49,9 @@ export async function startGatewayLegs(group: ServiceGroup, backends: Backends, 
       REDIS_URL: backends.redisUrl,
       ACCESS_KEYS_URL: accessKeys.baseUrl,
       PATCHBAY_SERVICE_TOKEN: serviceToken,
+      // A new key each run: nothing sealed (BYOK vendor keys) needs to open in another one.
+      PATCHBAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+      PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
       PATCHBAY_VENDOR_OPENAI_API_KEY: OPENAI_FAKE_KEYS.valid,
       PATCHBAY_VENDOR_OPENAI_BASE_URL: `${upstream.baseUrl}/v1`,
       LOG_LEVEL: BENCH_LOG_LEVEL,
