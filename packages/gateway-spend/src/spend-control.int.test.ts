@@ -324,9 +324,11 @@ describe('concurrency', () => {
       await Promise.all(Array.from({ length: 50 }, (_, w) => worker(w)));
       const usage = await spend.keyUsage(subject.organizationId, subject.key.hash);
       expect(usage.monthly).toBe(recorded);
-      expect(recorded).toBeGreaterThanOrEqual(limit - reserve);
       // Admission stops once settled + reserved reaches the limit: at most one reservation over it.
       expect(recorded).toBeLessThanOrEqual(limit + reserve);
+      // Nothing is left reserved: the next request is admitted exactly when the settled spend is under the limit.
+      const next = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest: true });
+      expect(next.ok).toBe(recorded < limit);
     } finally {
       second.disconnect();
     }
