@@ -107,9 +107,12 @@ export async function startGatewayLegs(group: ServiceGroup, backends: Backends, 
       const after = await readKey(limited.hash);
       const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
       const microsOver = Math.round((after.usage - limitUsd) * 1e6);
+      const refused = statuses.get(402) ?? 0;
+      const verdict =
+        microsOver <= 0 ? 'not over' : refused === 0 ? `over by ${formatInt(microsOver)} µ$ and no request refused: the limit was NOT enforced` : `over by ${formatInt(microsOver)} µ$: what was reserved in flight when the limit was reached`;
       return [
         `  through the gateway, ${requests} concurrent requests (max_tokens 256) against a key with limit ${limitUsd} USD (daily):`,
-        `    answers ${byStatus}; the key's usage after settlement ${after.usage} USD against the limit ${after.limit ?? limitUsd} USD (${microsOver > 0 ? `over by ${formatInt(microsOver)} µ$, what was in flight when the limit was reached` : 'not over'})`,
+        `    answers ${byStatus}; the key's usage after settlement ${after.usage} USD against the limit ${after.limit ?? limitUsd} USD (${verdict})`,
       ];
     },
   };

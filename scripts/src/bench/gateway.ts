@@ -278,6 +278,7 @@ async function run(args: string[]): Promise<number> {
       r === directTtft ? '' : formatSigned((median(r.samples) - median(directTtft.samples)) * 1000),
     ]);
     for (const line of table(['path', 'p50 µs', 'p99 µs', 'added p50 µs'], ttftRows, ['left'])) print(`  ${line}`);
+    print('  (Portkey is left out: @portkey-ai/gateway 1.15.2 answers every stream with 500 on this Node, "TypeError: immutable" in its log)');
     print('');
     print('Budget exactness:');
     for (const line of budgetLines) print(line);
