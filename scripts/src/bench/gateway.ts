@@ -51,7 +51,9 @@ async function checkAnswer(leg: Leg): Promise<string> {
   const content = body.choices?.[0]?.message?.content;
   if (content !== EXPECTED_ANSWER) throw new Error(`${leg.label}: the answer is ${JSON.stringify(content)}, expected ${JSON.stringify(EXPECTED_ANSWER)}`);
   if (!body.usage?.prompt_tokens || !body.usage.completion_tokens) throw new Error(`${leg.label}: the answer has no usage: ${text.slice(0, 300)}`);
-  return `${JSON.stringify(content)}, ${body.usage.prompt_tokens} + ${body.usage.completion_tokens} tokens`;
+  // The gateway tells its own overhead on every answer.
+  const overhead = res.headers.get('x-gateway-overhead-ms');
+  return `${JSON.stringify(content)}, ${body.usage.prompt_tokens} + ${body.usage.completion_tokens} tokens${overhead === null ? '' : `; X-Gateway-Overhead-Ms: ${overhead}`}`;
 }
 
 /** Time to the first content token of a streamed chat completion, and the whole text, which must be the fake's. */
