@@ -271,6 +271,13 @@ describe('reserve, settle, release', () => {
     expect((await leased.keyUsage(subject.organizationId, subject.key.hash)).daily).toBe(300_100);
   });
 
+  it('a request admitted with nothing reserved still counts its real cost when settled', async () => {
+    const subject = subjectOf();
+    const free = admitted(await spend.admit({ subject, reserveMicros: 0, countsAsModelRequest: true, now: noon }));
+    await spend.settle(free, 500);
+    expect((await spend.keyUsage(subject.organizationId, subject.key.hash, noon)).daily).toBe(500);
+  });
+
   it('rejects malformed amounts with a RangeError', async () => {
     await expect(spend.admit({ subject: subjectOf(), reserveMicros: 1.5, countsAsModelRequest: true })).rejects.toThrow(RangeError);
     await expect(spend.admit({ subject: subjectOf({ key: { hash: 'nothex' } }), reserveMicros: 1, countsAsModelRequest: true })).rejects.toThrow('64 lowercase hex');
