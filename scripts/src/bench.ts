@@ -1,4 +1,5 @@
 import { authBenchmark } from './bench/auth';
+import { failoverBenchmark } from './bench/failover';
 import type { Benchmark } from './bench/benchmark';
 import { mcpBenchmark } from './bench/mcp';
 import { meterBenchmark } from './bench/meter';
@@ -12,7 +13,7 @@ import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
 /** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, failoverBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));
