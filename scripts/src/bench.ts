@@ -9,11 +9,12 @@ import { proxyFloorBenchmark } from './bench/proxy-floor';
 import { registryBenchmark } from './bench/registry';
 import { scanBenchmark } from './bench/scan';
 import { searchBenchmark } from './bench/search';
+import { unifiedBenchmark } from './bench/unified';
 import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
 /** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, failoverBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, unifiedBenchmark, failoverBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));
