@@ -1,6 +1,7 @@
 import { authBenchmark } from './bench/auth';
 import { failoverBenchmark } from './bench/failover';
 import type { Benchmark } from './bench/benchmark';
+import { gatewayBenchmark } from './bench/gateway';
 import { mcpBenchmark } from './bench/mcp';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
@@ -13,8 +14,8 @@ import { unifiedBenchmark } from './bench/unified';
 import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
-/** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, unifiedBenchmark, failoverBenchmark];
+/** Every `pnpm bench <name>`. */
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, gatewayBenchmark, unifiedBenchmark, failoverBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));
