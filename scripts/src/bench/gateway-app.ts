@@ -28,7 +28,7 @@ const GATEWAY_MODEL = 'openai/gpt-4o-mini';
  * front; an organization on the paid plan with a payment method and credit, made with the admin CLI,
  * and a gateway key made through the management API.
  */
-export async function startGatewayLegs(group: ServiceGroup, backends: Backends, upstream: RunningService, gatewayEntry: string): Promise<GatewayLegs> {
+export async function startGatewayLegs(group: ServiceGroup, backends: Backends, upstream: RunningService, gatewayEntry: string, nodeArgs: string[] = []): Promise<GatewayLegs> {
   const serviceToken = benchServiceToken();
   const accessKeys = await startAccessKeys(group, backends, serviceToken);
   const cli = path.join(REPO_ROOT, 'apps', 'access-keys-and-audit', 'dist', 'cli', 'main.js');
@@ -44,6 +44,7 @@ export async function startGatewayLegs(group: ServiceGroup, backends: Backends, 
   const gateway = await group.start({
     name: 'model-gateway',
     entry: gatewayEntry,
+    nodeArgs,
     env: {
       DATABASE_URL: backends.databaseUrl,
       REDIS_URL: backends.redisUrl,

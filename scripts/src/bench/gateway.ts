@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { RedisSpendControl, type SpendLedger, type SpendSubject } from '@patchbay/gateway-spend';
 import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
 import Redis from 'ioredis';
+import { newestProfile, summarizeCpuProfile, type TimeWindow } from './cpu-profile';
 import { describeBackends, prepareBackends, type Backends } from './backends';
 import type { Benchmark } from './benchmark';
 import { startGatewayLegs, type GatewayLegs } from './gateway-app';
 import { chatBody, EXPECTED_ANSWER, type Leg } from './gateway-legs';
+import { REPO_ROOT } from '../suite';
 import { pickLoadTool } from './load';
 import { median, medianAdded, measureInterleaved, type Target } from './measure';
 import { LOAD_OPTIONS_USAGE, parseLoadOptions } from './options';
@@ -160,6 +163,17 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
+const cpuText = (n: number | null | undefined) => (n == null ? 'n/a' : formatInt(n));
+
+/** The watched process whose CPU a path's row shows: the process answering on that path. */
+function cpuServiceOf(label: string, gateway: GatewayLegs | null): string {
+  if (label === 'fake OpenAI direct') return 'fake-openai';
+  if (label === 'Portkey') return 'portkey';
+  if (label === 'one bare proxy') return 'bare-proxy-1';
+  if (label === 'two bare proxies') return 'bare-proxy-2';
+  return gateway ? 'model-gateway' : '';
+}
+
 function ratio(a: number, b: number): string {
   return b > 0 ? (a / b).toFixed(2) : 'n/a';
 }
@@ -175,6 +189,8 @@ async function run(args: string[]): Promise<number> {
   progress(`load generator: ${tool.description}`);
   const backends = await prepareBackends();
   const group = new ServiceGroup(progress);
+  const profileDir = options.profile ? mkdtempSync(path.join(os.tmpdir(), 'gateway-profile-')) : null;
+  let gatewayWindows: TimeWindow[] = [];
   try {
     const upstream = await group.start({ name: 'fake-openai', entry: path.join(__dirname, 'gateway-upstream.js'), env: {}, healthPath: '/__fake/health' });
     const portkey = await group.start({
@@ -198,7 +214,7 @@ async function run(args: string[]): Promise<number> {
     let gatewaySkipped: string | null = null;
     const gatewayEntry = path.resolve(__dirname, '..', '..', '..', 'apps', 'model-gateway', 'dist', 'main.js');
     if (existsSync(gatewayEntry)) {
-      gateway = await startGatewayLegs(group, backends, upstream, gatewayEntry);
+      gateway = await startGatewayLegs(group, backends, upstream, gatewayEntry, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
       legs.push(gateway.direct, gateway.viaEdge);
     } else {
       gatewaySkipped = `apps/model-gateway/dist/main.js is missing (the app is not merged or not built): the gateway legs are skipped`;
@@ -216,6 +232,7 @@ async function run(args: string[]): Promise<number> {
     const loadBefore = machineLoad().text;
     const watched = [upstream, portkey, proxyOne, proxyTwo, ...(gateway ? gateway.services : [])];
     const results = await measureInterleaved(tool, options, targets, watched);
+    gatewayWindows = results.filter((r) => r.label === 'gateway direct').flatMap((r) => r.rounds.map((round) => round.window));
     progress(`time to first token: ${TTFT_SAMPLES} streams per path`);
     // Portkey 1.15.2 answers every stream with 500 "Something went wrong" on this Node (its log: TypeError: immutable): left out.
     const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey');
@@ -247,11 +264,13 @@ async function run(args: string[]): Promise<number> {
           formatInt(r.p99Us),
           addedP99,
           String(r.non2xx + r.socketErrors),
+          cpuText(r.cpuUsPerRequest[cpuServiceOf(r.label, gateway)]),
         ]);
       }
     }
     print('Throughput and latency (medians over rounds; p50/p99 from raw latencies, wrk p99 with its correction):');
-    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors'], rows, ['left'])) print(`  ${line}`);
+    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req'], rows, ['left'])) print(`  ${line}`);
+    print('  (CPU µs/req: CPU time from /proc of the process serving the path (the gateway itself on the gateway legs), per request; steadier than wall times on a loaded machine)');
     print('');
     print('Ratios:');
     for (const connections of connectionCounts) {
@@ -291,7 +310,24 @@ async function run(args: string[]): Promise<number> {
     return failed ? 1 : 0;
   } finally {
     await group.stopAll();
+    // The gateway writes its CPU profile as it exits.
+    const file = profileDir ? newestProfile(profileDir) : null;
+    if (file) printGatewayProfile(summarizeCpuProfile(file, REPO_ROOT, { windows: gatewayWindows }));
   }
+}
+
+function printGatewayProfile(profile: ReturnType<typeof summarizeCpuProfile>): void {
+  const ms = (n: number) => formatInt(n / 1000);
+  const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
+  print('');
+  print(`Gateway CPU profile, ${profile.windowed ? 'the measured "gateway direct" rounds only' : 'whole run'} (${profile.file}; the figures above ran under --cpu-prof): ${ms(profile.busyUs)} ms busy of ${ms(profile.totalUs)} ms`);
+  const section = (title: string, entries: ReturnType<typeof summarizeCpuProfile>['selfByOrigin']) => {
+    print(`  ${title}`);
+    for (const line of table(['', 'ms', 'of busy'], entries.map((e) => [e.name, ms(e.timeUs), pct(e.share)]))) print(`  ${line}`);
+  };
+  section('self time by origin', profile.selfByOrigin);
+  section('self time by function', profile.selfByFunction);
+  section('time in our own code, callees included', profile.inclusiveOwnCode);
 }
 
 export const gatewayBenchmark: Benchmark = {
