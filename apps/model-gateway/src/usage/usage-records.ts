@@ -9,16 +9,33 @@ import type { Db } from '../db';
  */
 export class UsageRecorder {
   private readonly pending = new Set<Promise<unknown>>();
+  private queued: GatewayUsageRecordJob[] = [];
+  private scheduled = false;
 
   constructor(private readonly producer: DirectProducer) {}
 
+  /** Records finished in the same turn of the event loop go to the queue together (one addBulk). */
   record(job: GatewayUsageRecordJob): void {
-    const sent = this.producer.send(QUEUE_NAMES.gatewayUsageRecords, job).finally(() => this.pending.delete(sent));
+    this.queued.push(job);
+    if (this.queued.length >= 100) this.sendQueued();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.sendQueued());
+    }
+  }
+
+  private sendQueued(): void {
+    this.scheduled = false;
+    const jobs = this.queued;
+    if (jobs.length === 0) return;
+    this.queued = [];
+    const sent = this.producer.sendMany(QUEUE_NAMES.gatewayUsageRecords, jobs).finally(() => this.pending.delete(sent));
     this.pending.add(sent);
   }
 
   /** Waits for records still being handed over (shutdown, tests). */
   async flush(): Promise<void> {
+    this.sendQueued();
     await Promise.all([...this.pending]);
   }
 }
@@ -70,9 +87,9 @@ export async function storeUsageRecords(db: Db, jobs: readonly GatewayUsageRecor
 }
 
 /**
- * Gathers the jobs the consumer runs at once and stores them together: under load the per-INSERT
- * cost (query planning in Prisma, a database round trip) is paid once per batch, not once per
- * request. Each job's promise settles with its batch's INSERT, so a failed INSERT retries every job
+ * Gathers the jobs the consumer runs within a few milliseconds (at most its concurrency, when no
+ * further job can start) and stores them together: the per-INSERT cost (query planning in Prisma, a
+ * database round trip) is paid once per batch, not once per request. Each job's promise settles with its batch's INSERT, so a failed INSERT retries every job
  * in it (the event id keeps the retry from storing one twice).
  */
 export class UsageRecordBatcher {
@@ -81,7 +98,8 @@ export class UsageRecordBatcher {
 
   constructor(
     private readonly store: (jobs: GatewayUsageRecordJob[]) => Promise<void>,
-    private readonly maxBatch = 100,
+    private readonly maxBatch: number,
+    private readonly windowMs = 10,
   ) {}
 
   add(job: GatewayUsageRecordJob): Promise<void> {
@@ -90,7 +108,7 @@ export class UsageRecordBatcher {
       if (this.pending.length >= this.maxBatch) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setTimeout(() => this.flush(), this.windowMs);
       }
     });
   }
@@ -108,7 +126,7 @@ export class UsageRecordBatcher {
 }
 
 export function startUsageConsumer(options: { db: Db; connection: ConnectionOptions; logger: QueueLogger; prefix?: string; concurrency: number; onStored?: (job: GatewayUsageRecordJob) => void }): { close(): Promise<void> } {
-  const batcher = new UsageRecordBatcher((jobs) => storeUsageRecords(options.db, jobs));
+  const batcher = new UsageRecordBatcher((jobs) => storeUsageRecords(options.db, jobs), options.concurrency);
   const worker: Worker = createConsumer({
     queue: QUEUE_NAMES.gatewayUsageRecords,
     connection: options.connection,
