@@ -6,13 +6,66 @@ import type { ContactFields, EventFields, FetchedContact, FetchedEvent, FieldMap
  * order a platform (or our own code) put the keys in. `undefined` members are left out, as JSON does.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+  // Hand-rolled rather than map/filter/join, with the quoted keys and sorted key orders remembered:
+  // it runs over every payload of every record a sync fetches, and those repeat the same few shapes.
+  if (value === null || value === undefined) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonicalJson((value as { toJSON(): unknown }).toJSON());
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i += 1) {
+          if (i > 0) out += ',';
+          const item: unknown = value[i];
+          out += item === undefined || typeof item === 'function' ? 'null' : canonicalJson(item);
+        }
+        return `${out}]`;
+      }
+      const obj = value as Record<string, unknown>;
+      let out = '{';
+      let first = true;
+      for (const key of sortedKeys(obj)) {
+        const item = obj[key];
+        if (item === undefined || typeof item === 'function') continue;
+        out += `${first ? '' : ','}${quotedKey(key)}${canonicalJson(item)}`;
+        first = false;
+      }
+      return `${out}}`;
+    }
+    default:
+      return 'null';
+  }
+}
+
+const MEMO_LIMIT = 10_000;
+const quoted = new Map<string, string>();
+const orders = new Map<string, string[]>();
+
+function quotedKey(key: string): string {
+  let q = quoted.get(key);
+  if (q === undefined) {
+    q = `${JSON.stringify(key)}:`;
+    if (quoted.size < MEMO_LIMIT) quoted.set(key, q);
+  }
+  return q;
+}
+
+function sortedKeys(obj: Record<string, unknown>): string[] {
+  const keys = Object.keys(obj);
+  if (keys.length < 2) return keys;
+  const shape = keys.join('\u0000');
+  let order = orders.get(shape);
+  if (order === undefined) {
+    order = [...keys].sort();
+    if (orders.size < MEMO_LIMIT) orders.set(shape, order);
+  }
+  return order;
 }
 
 /** sha256 hex of the canonical JSON of what a record stores: its mapped fields, field mappings and original payloads. */

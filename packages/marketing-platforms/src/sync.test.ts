@@ -1,7 +1,7 @@
 import { runSync } from './index';
 import { MemorySink } from './testing/memory-sink';
 import { startPlatformFake, type PlatformFake } from './testing/fakes';
-import type { Platform, SyncOutcome, SyncTuning } from './types';
+import type { HttpClient, Platform, SyncOutcome, SyncTuning } from './types';
 
 /** Short in-run backoffs so fault tests take milliseconds; everything else as in production. */
 const fast: SyncTuning = { baseBackoffMs: 1, maxBackoffMs: 5 };
@@ -85,6 +85,22 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
     expect((await sync(sink)).kind).toBe('done');
     expectComplete(sink);
     expect(fake.requests.filter((r) => r.fault === 'cut')).toHaveLength(3);
+  });
+
+  it('gives up on an answer slower than the timeout and asks again', async () => {
+    fake.seed(3, 2);
+    fake.faults.slow({ path: fake.contactsPath, after: 1, delayMs: 1500 });
+    const sink = new MemorySink();
+    let timedOut = 0;
+    // The injected HTTP client is plain fetch, counting the requests the timeout cut off.
+    const http: HttpClient = (url, init) =>
+      fetch(url, init).catch((err: unknown) => {
+        if (init.signal.aborted) timedOut += 1;
+        throw err;
+      });
+    expect((await sync(sink, { conn: { ...fake.conn, timeoutMs: 300, http } })).kind).toBe('done');
+    expectComplete(sink);
+    expect(timedOut).toBe(1);
   });
 
   it('says credentials_invalid, with no checkpoint, once the platform stops taking the credentials', async () => {

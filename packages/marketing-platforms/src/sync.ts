@@ -9,6 +9,7 @@ import type {
   Checkpoint,
   EventContactLink,
   FetchedContact,
+  FetchedEvent,
   FieldMapping,
   Platform,
   PlatformConnection,
@@ -173,9 +174,8 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
     }
     const state = cp;
     const since = state.modifiedSince ? new Date(state.modifiedSince) : null;
-    const write = async (page: Omit<SyncPage, 'checkpoint' | 'passId'>) => {
-      state.rateStreak = http.rateStreak;
-      const checkpoint: Checkpoint = structuredClone(state);
+    const snapshot = (): Checkpoint => structuredClone({ ...state, rateStreak: http.rateStreak });
+    const write = async (page: Omit<SyncPage, 'checkpoint' | 'passId'>, checkpoint: Checkpoint) => {
       try {
         await opts.sink.writePage({ ...page, checkpoint, passId: state.passId });
       } catch (err) {
@@ -183,7 +183,12 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
       }
     };
 
-    for (;;) {
+    type Fetched =
+      | { kind: 'contacts'; eventId: string; page: ContactsPage; lastId: string | null }
+      | { kind: 'events'; page: { items: Array<{ itemId: string; event: FetchedEvent; ctx: EventContext }>; next: string | null }; lastId: string | null };
+
+    /** The next page to fetch from where `state` stands, or null when the pass is over. Skips listings with nothing left. */
+    const planNext = (): (() => Promise<Fetched>) | null => {
       // The contacts of the events already written come first.
       while (state.pending.length > 0) {
         const event = state.pending[0]!;
@@ -193,33 +198,62 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
           state.contacts = { listing: 0, cursor: null, lastId: null };
           continue;
         }
-        const { page, lastId } = await resumeListing(state.contacts, (cursor) => client.contactsPage(event.id, event.ctx, listing, cursor, since));
-        const { contacts, links } = collect(event.id, page);
-        if (page.next) state.contacts = { listing: state.contacts.listing, cursor: page.next, lastId: lastId ?? state.contacts.lastId };
+        const pos = { ...state.contacts };
+        return async () => {
+          const { page, lastId } = await resumeListing(pos, (cursor) => client.contactsPage(event.id, event.ctx, listing, cursor, since));
+          return { kind: 'contacts', eventId: event.id, page, lastId };
+        };
+      }
+      if (state.scope >= state.scopes.length) return null;
+      const scope = state.scopes[state.scope]!;
+      const pos = { ...state.events };
+      return async () => {
+        const { page, lastId } = await resumeListing(pos, async (cursor) => {
+          const p = await client.eventsPage(scope, cursor);
+          return { next: p.next, items: p.events.map((e, i) => ({ itemId: e.remoteId, event: e, ctx: p.contexts[i] ?? {} })) };
+        });
+        return { kind: 'events', page, lastId };
+      };
+    };
+
+    /** Starts a fetch now (so it runs while the sink stores the previous page); its failure surfaces when awaited. */
+    const start = (fetchPage: (() => Promise<Fetched>) | null): Promise<Fetched> | null => {
+      if (!fetchPage) return null;
+      const promise = fetchPage();
+      promise.catch(() => undefined);
+      return promise;
+    };
+
+    let inflight = start(planNext());
+    while (inflight) {
+      const fetched = await inflight;
+      let page: Omit<SyncPage, 'checkpoint' | 'passId'> | null = null;
+      if (fetched.kind === 'contacts') {
+        const { contacts, links } = collect(fetched.eventId, fetched.page);
+        if (fetched.page.next) state.contacts = { listing: state.contacts.listing, cursor: fetched.page.next, lastId: fetched.lastId ?? state.contacts.lastId };
         else if (state.contacts.listing + 1 < client.listings.length) state.contacts = { listing: state.contacts.listing + 1, cursor: null, lastId: null };
         else {
           state.pending.shift();
           state.contacts = { listing: 0, cursor: null, lastId: null };
         }
         // A last page with nothing on it moves the position only; the next write carries it.
-        if (contacts.length > 0 || page.next) await write({ model: 'contacts', events: [], contacts, links });
+        if (contacts.length > 0 || fetched.page.next) page = { model: 'contacts', events: [], contacts, links };
+      } else {
+        state.pending = fetched.page.items.map((i) => ({ id: i.event.remoteId, ctx: i.ctx }));
+        state.contacts = { listing: 0, cursor: null, lastId: null };
+        if (fetched.page.next) state.events = { cursor: fetched.page.next, lastId: fetched.lastId ?? state.events.lastId };
+        else {
+          state.scope += 1;
+          state.events = { cursor: null, lastId: null };
+        }
+        if (fetched.page.items.length > 0 || fetched.page.next) page = { model: 'events', events: fetched.page.items.map((i) => i.event), contacts: [], links: [] };
       }
-      if (state.scope >= state.scopes.length) return { kind: 'done', completeFullPass: state.kind === 'full', passId: state.passId };
-
-      const scope = state.scopes[state.scope]!;
-      const { page, lastId } = await resumeListing(state.events, async (cursor) => {
-        const p = await client.eventsPage(scope, cursor);
-        return { next: p.next, items: p.events.map((e, i) => ({ itemId: e.remoteId, event: e, ctx: p.contexts[i] ?? {} })) };
-      });
-      state.pending = page.items.map((i) => ({ id: i.event.remoteId, ctx: i.ctx }));
-      state.contacts = { listing: 0, cursor: null, lastId: null };
-      if (page.next) state.events = { cursor: page.next, lastId: lastId ?? state.events.lastId };
-      else {
-        state.scope += 1;
-        state.events = { cursor: null, lastId: null };
-      }
-      if (page.items.length > 0 || page.next) await write({ model: 'events', events: page.items.map((i) => i.event), contacts: [], links: [] });
+      // The next page is fetched while this one is stored: the checkpoint written is the state after this page, whatever the fetch does.
+      const checkpointed = page ? snapshot() : null;
+      inflight = start(planNext());
+      if (page && checkpointed) await write(page, checkpointed);
     }
+    return { kind: 'done', completeFullPass: state.kind === 'full', passId: state.passId };
   } catch (err) {
     return outcomeOf(err, cp, http);
   }

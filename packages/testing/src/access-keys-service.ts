@@ -21,6 +21,8 @@ export interface RunningAccessKeys {
   serviceToken: string;
   /** Creates an organization with the real admin CLI. */
   createOrganization(options?: { plan?: 'free' | 'paid'; credits?: number; callbackOrigins?: string[]; name?: string }): Promise<TestOrganization>;
+  /** Runs any admin CLI command (`pnpm patchbay ...`) and returns its JSON output. */
+  cli(args: string[]): Promise<unknown>;
   /** Changes organization settings with the real admin CLI (`org update`). */
   updateOrganization(organizationId: string, args: string[]): Promise<Record<string, unknown>>;
   /** Creates an access key through the public API. */
@@ -50,7 +52,7 @@ let orgCounter = 0;
  * test verifies keys over HTTP exactly as in production. Add `@patchbay/access-keys-and-audit` as a
  * devDependency so turbo builds it before your tests.
  */
-export async function startAccessKeysService(options: { databaseUrl?: string; redisUrl?: string; serviceToken?: string } = {}): Promise<RunningAccessKeys> {
+export async function startAccessKeysService(options: { databaseUrl?: string; redisUrl?: string; serviceToken?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningAccessKeys> {
   const port = await freePort();
   const dir = accessKeysDir();
   const env = {
@@ -61,6 +63,7 @@ export async function startAccessKeysService(options: { databaseUrl?: string; re
     PATCHBAY_SERVICE_TOKEN: options.serviceToken ?? TEST_SERVICE_TOKEN,
     LOG_LEVEL: 'warn',
     OTEL_SDK_DISABLED: 'true',
+    ...options.env,
   };
   const service = await startServiceProcess('access-keys-and-audit', dir, env);
   const url = service.url;
@@ -79,6 +82,7 @@ export async function startAccessKeysService(options: { databaseUrl?: string; re
       for (const origin of o.callbackOrigins ?? []) args.push('--callback-origin', origin);
       return (await cli(args)) as TestOrganization;
     },
+    cli,
     updateOrganization: (organizationId, args) => cli(['org', 'update', organizationId, ...args]),
     async createKey(callerKey, body) {
       const res = await fetch(`${url}/api/v1/access-keys/`, { method: 'POST', headers: { authorization: `Bearer ${callerKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
