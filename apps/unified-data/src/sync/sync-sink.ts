@@ -38,6 +38,15 @@ const CHANGE_SET = `
 
 const NOW_MS = `date_trunc('milliseconds', clock_timestamp())`;
 
+/**
+ * created_at of a page's new records: now, but always after every record the account already has. One
+ * sync writes an account at a time, so each page's records sort strictly after every committed one and a
+ * client paging meanwhile cannot have passed them (two pages within one millisecond would otherwise tie
+ * on created_at and interleave by id). Records of one page share it and are ordered by id.
+ */
+const NEXT_CREATED_AT = (table: 'events' | 'contacts') =>
+  `greatest(${NOW_MS}, COALESCE((SELECT max(created_at) FROM ${table} WHERE linked_account_id = $1::uuid), '-infinity'::timestamptz) + interval '1 millisecond')`;
+
 const EVENT_ROW = `ord int, remote_id text, name text, description text, remote_created_at timestamptz, start_time timestamptz,
   end_time timestamptz, emails jsonb, messages jsonb, field_mappings jsonb, remote_data jsonb, hash text`;
 const CONTACT_ROW = `ord int, remote_id text, first_name text, last_name text, email text, phone text, state text, country text,
@@ -50,7 +59,9 @@ const CONTACT_ROW = `ord int, remote_id text, first_name text, last_name text, e
  * snapshot, so rows this statement inserts are found through RETURNING, older ones by lookup.
  */
 const PAGE_SQL = `
-WITH fence AS (
+WITH base_ev AS (SELECT ${NEXT_CREATED_AT('events')} AS t),
+base_co AS (SELECT ${NEXT_CREATED_AT('contacts')} AS t),
+fence AS (
   UPDATE sync_runs SET checkpoint = $3::jsonb, pages_written = pages_written + 1
   WHERE linked_account_id = $1::uuid AND run_id = $2::uuid
   RETURNING 1
@@ -58,7 +69,7 @@ WITH fence AS (
 ev AS (
   INSERT INTO events AS t (id, linked_account_id, remote_id, created_at, modified_at, name, description, remote_created_at, start_time, end_time,
     emails, messages, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
-  SELECT gen_random_uuid(), $1::uuid, r.remote_id, ${NOW_MS}, ${NOW_MS}, r.name, r.description, r.remote_created_at, r.start_time, r.end_time,
+  SELECT gen_random_uuid(), $1::uuid, r.remote_id, (SELECT t FROM base_ev), ${NOW_MS}, r.name, r.description, r.remote_created_at, r.start_time, r.end_time,
     COALESCE(r.emails, '[]'::jsonb), COALESCE(r.messages, '[]'::jsonb), r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
   FROM jsonb_to_recordset($4::jsonb) AS r(${EVENT_ROW})
   WHERE EXISTS (SELECT 1 FROM fence)
@@ -72,7 +83,7 @@ ev AS (
 co AS (
   INSERT INTO contacts AS t (id, linked_account_id, remote_id, created_at, modified_at, first_name, last_name, email, phone, state, country, postal_code,
     remote_created_at, remote_updated_at, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
-  SELECT gen_random_uuid(), $1::uuid, r.remote_id, ${NOW_MS}, ${NOW_MS}, r.first_name, r.last_name, r.email, r.phone, r.state, r.country, r.postal_code,
+  SELECT gen_random_uuid(), $1::uuid, r.remote_id, (SELECT t FROM base_co), ${NOW_MS}, r.first_name, r.last_name, r.email, r.phone, r.state, r.country, r.postal_code,
     r.remote_created_at, r.remote_updated_at, r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
   FROM jsonb_to_recordset($5::jsonb) AS r(${CONTACT_ROW})
   WHERE EXISTS (SELECT 1 FROM fence)
@@ -89,7 +100,7 @@ old_ev AS (SELECT id, remote_id FROM events WHERE linked_account_id = $1::uuid A
 old_co AS (SELECT id, remote_id FROM contacts WHERE linked_account_id = $1::uuid AND remote_id IN (SELECT c FROM lk)),
 shell_ev AS (
   INSERT INTO events (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
-  SELECT gen_random_uuid(), $1::uuid, x.e, ${NOW_MS}, ${NOW_MS}, true
+  SELECT gen_random_uuid(), $1::uuid, x.e, (SELECT t FROM base_ev), ${NOW_MS}, true
   FROM (SELECT DISTINCT e FROM lk) x
   WHERE EXISTS (SELECT 1 FROM fence) AND x.e NOT IN (SELECT remote_id FROM ev) AND x.e NOT IN (SELECT remote_id FROM old_ev)
   ON CONFLICT (linked_account_id, remote_id) DO NOTHING
@@ -97,7 +108,7 @@ shell_ev AS (
 ),
 shell_co AS (
   INSERT INTO contacts (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
-  SELECT gen_random_uuid(), $1::uuid, x.c, ${NOW_MS}, ${NOW_MS}, true
+  SELECT gen_random_uuid(), $1::uuid, x.c, (SELECT t FROM base_co), ${NOW_MS}, true
   FROM (SELECT DISTINCT c FROM lk) x
   WHERE EXISTS (SELECT 1 FROM fence) AND x.c NOT IN (SELECT remote_id FROM co) AND x.c NOT IN (SELECT remote_id FROM old_co)
   ON CONFLICT (linked_account_id, remote_id) DO NOTHING
