@@ -13,7 +13,8 @@ import { createPrisma } from './db';
 import { Invalidator, dbKeyLoader, organizationDataLoader, type GatewayCaches } from './keys/principals';
 import { RouteHealth } from '@patchbay/model-routing';
 import { routingCatalog, type RoutingDeps } from './routing/routing';
-import { AdmitAllSpendControl } from './spend/admit-all';
+import { RedisSpendControl } from '@patchbay/gateway-spend';
+import { usageRecordsLedger } from './spend/usage-ledger';
 import type { SpendControl } from './spend/spend-control';
 import { UsageRecorder, startUsageConsumer } from './usage/usage-records';
 import { platformVendorsFromEnv } from './vendors/platform-vendors';
@@ -24,6 +25,8 @@ export interface RuntimeOptions {
   catalog?: Catalog;
   secrets?: SecretBox;
   spend?: SpendControl;
+  /** Redis key prefix of the spend counters (tests isolate theirs). */
+  spendKeyPrefix?: string;
 }
 
 export interface Runtime {
@@ -67,8 +70,11 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const recorder = new UsageRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
-  const consumer = config.GATEWAY_USAGE_WORKERS ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY }) : null;
-  const spend = options.spend ?? new AdmitAllSpendControl(db);
+  // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
+  const spend = options.spend ?? new RedisSpendControl(redis, { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) });
+  const consumer = config.GATEWAY_USAGE_WORKERS
+    ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (job) => void spend.noteRecorded(job.organization_id, [job.spend_epoch]).catch(() => undefined) })
+    : null;
 
   const routing: RoutingDeps = {
     catalog: routingCatalog(catalog),

@@ -231,7 +231,13 @@ export function spendSubject(caller: Caller, scope: RequestScope, byok: boolean)
 
 /** Admits the request before any vendor call, or throws the 402/429 in the surface's envelope. */
 export async function admit(spend: SpendControl, subject: SpendSubject, reserve: number, countsAsModelRequest = true): Promise<{ reservation: Reservation; headers: Record<string, string> }> {
-  const admission = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest });
+  let admission;
+  try {
+    admission = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest });
+  } catch {
+    // Never let a request through unmetered: Redis (or the records a rebuild needs) did not answer.
+    throw new GatewayError(503, 'service_unavailable', 'Budgets and limits cannot be checked right now; retry shortly.', 'service_unavailable', { 'Retry-After': '1' });
+  }
   if (admission.ok) return { reservation: admission.reservation, headers: admission.headers };
   const headers = { ...admission.headers, ...(admission.retryAfterSeconds !== undefined ? { 'Retry-After': String(admission.retryAfterSeconds) } : {}) };
   throw new GatewayError(admission.status, admission.type as GatewayError['type'], admission.message, admission.code, headers);
@@ -239,7 +245,7 @@ export async function admit(spend: SpendControl, subject: SpendSubject, reserve:
 
 /** What the spend counters need on the record to rebuild without counting it twice (packages/gateway-spend). */
 function spendRecordFields(reservation: Reservation | null): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit'> {
-  const record = reservation?.record as { epoch?: string; countedAtMs?: number; countedModelRequest?: boolean; countedInRateLimit?: boolean } | undefined;
+  const record = reservation?.record;
   return {
     spend_epoch: record?.epoch ?? null,
     counted_at: record?.countedAtMs !== undefined ? new Date(record.countedAtMs).toISOString() : null,
