@@ -53,6 +53,21 @@ const CONTACT_ROW = `ord int, remote_id text, first_name text, last_name text, e
   postal_code text, remote_created_at timestamptz, remote_updated_at timestamptz, field_mappings jsonb, remote_data jsonb, hash text`;
 
 /**
+ * For the link ends of one side (`e` events, `c` contacts): `old_<side>`, the rows stored before this
+ * statement, and `shell_<side>`, shell rows for ends neither stored nor written by this page.
+ */
+const SHELLS = (table: 'events' | 'contacts', end: 'e' | 'c', side: 'ev' | 'co') => `
+old_${side} AS (SELECT id, remote_id FROM ${table} WHERE linked_account_id = $1::uuid AND remote_id IN (SELECT ${end} FROM lk)),
+shell_${side} AS (
+  INSERT INTO ${table} (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
+  SELECT gen_random_uuid(), $1::uuid, x.${end}, (SELECT t FROM base_${side}), ${NOW_MS}, true
+  FROM (SELECT DISTINCT ${end} FROM lk) x
+  WHERE EXISTS (SELECT 1 FROM fence) AND x.${end} NOT IN (SELECT remote_id FROM ${side}) AND x.${end} NOT IN (SELECT remote_id FROM old_${side})
+  ON CONFLICT (linked_account_id, remote_id) DO NOTHING
+  RETURNING id, remote_id
+)`;
+
+/**
  * One page as ONE statement (one round trip, atomic by itself): the checkpoint update that fences the
  * run, the event and contact upserts, shell records for link ends not stored yet, and the links. Every
  * write is conditioned on the fence, so a superseded run's page writes nothing. Sub-statements share one
@@ -96,24 +111,8 @@ co AS (
   RETURNING t.id, t.remote_id
 ),
 lk AS (SELECT DISTINCT r.e, r.c FROM jsonb_to_recordset($6::jsonb) AS r(e text, c text)),
-old_ev AS (SELECT id, remote_id FROM events WHERE linked_account_id = $1::uuid AND remote_id IN (SELECT e FROM lk)),
-old_co AS (SELECT id, remote_id FROM contacts WHERE linked_account_id = $1::uuid AND remote_id IN (SELECT c FROM lk)),
-shell_ev AS (
-  INSERT INTO events (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
-  SELECT gen_random_uuid(), $1::uuid, x.e, (SELECT t FROM base_ev), ${NOW_MS}, true
-  FROM (SELECT DISTINCT e FROM lk) x
-  WHERE EXISTS (SELECT 1 FROM fence) AND x.e NOT IN (SELECT remote_id FROM ev) AND x.e NOT IN (SELECT remote_id FROM old_ev)
-  ON CONFLICT (linked_account_id, remote_id) DO NOTHING
-  RETURNING id, remote_id
-),
-shell_co AS (
-  INSERT INTO contacts (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
-  SELECT gen_random_uuid(), $1::uuid, x.c, (SELECT t FROM base_co), ${NOW_MS}, true
-  FROM (SELECT DISTINCT c FROM lk) x
-  WHERE EXISTS (SELECT 1 FROM fence) AND x.c NOT IN (SELECT remote_id FROM co) AND x.c NOT IN (SELECT remote_id FROM old_co)
-  ON CONFLICT (linked_account_id, remote_id) DO NOTHING
-  RETURNING id, remote_id
-),
+${SHELLS('events', 'e', 'ev')},
+${SHELLS('contacts', 'c', 'co')},
 all_ev AS (SELECT id, remote_id FROM ev UNION SELECT id, remote_id FROM old_ev UNION SELECT id, remote_id FROM shell_ev),
 all_co AS (SELECT id, remote_id FROM co UNION SELECT id, remote_id FROM old_co UNION SELECT id, remote_id FROM shell_co),
 links AS (
