@@ -46,6 +46,11 @@ const schema = z.object({
   EDGE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(60_000),
   /** How long /healthz and /openapi.json wait for each service. */
   EDGE_PROBE_TIMEOUT_MS: z.coerce.number().int().min(1).default(2_000),
+  /**
+   * Largest request body forwarded to the model gateway (inline media are refused by the gateway past
+   * 20 / 25 MB; this bounds what the edge lets through at all). Other services keep their own limits.
+   */
+  EDGE_GATEWAY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   /** How long the merged OpenAPI document is reused before the services are asked again. */
   EDGE_OPENAPI_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
 });
@@ -62,6 +67,7 @@ export interface EdgeConfig {
   upstreamTimeoutMs: number;
   probeTimeoutMs: number;
   openApiCacheMs: number;
+  gatewayBodyLimitBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig {
@@ -82,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig {
     upstreamTimeoutMs: parsed.EDGE_UPSTREAM_TIMEOUT_MS,
     probeTimeoutMs: parsed.EDGE_PROBE_TIMEOUT_MS,
     openApiCacheMs: parsed.EDGE_OPENAPI_CACHE_MS,
+    gatewayBodyLimitBytes: parsed.EDGE_GATEWAY_BODY_LIMIT_BYTES,
   };
 }

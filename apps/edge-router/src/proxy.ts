@@ -39,6 +39,8 @@ export interface ProxyOptions {
   headers: OutgoingHttpHeaders;
   /** Time allowed for the service's response headers. */
   timeoutMs: number;
+  /** Largest request body forwarded; past it the upstream request is dropped and `reject` answers (413). */
+  bodyLimit?: { bytes: number; reject: (res: ServerResponse) => void };
 }
 
 /**
@@ -95,8 +97,10 @@ function attempt(req: IncomingMessage, res: ServerResponse, upstream: Upstream, 
     });
   });
 
+  let tooLarge = false;
   upstreamReq.on('error', (error: NodeJS.ErrnoException) => {
     clearTimeout(timer);
+    if (tooLarge) return;
     // Already answered in full (an error sent earlier, or a response the service completed): nothing to undo.
     if (res.writableEnded || res.destroyed) return;
     if (responded || res.headersSent) {
@@ -116,6 +120,22 @@ function attempt(req: IncomingMessage, res: ServerResponse, upstream: Upstream, 
     // Nothing to stream; do not tie the request body to this attempt so a retry can be made.
     upstreamReq.end();
   } else {
+    const limit = options.bodyLimit;
+    if (limit) {
+      // Counted as it streams through (chunked bodies have no length up front); nothing is buffered.
+      let seen = 0;
+      req.on('data', (chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen <= limit.bytes || tooLarge) return;
+        tooLarge = true;
+        clearTimeout(timer);
+        req.unpipe(upstreamReq);
+        upstreamReq.destroy();
+        if (!res.headersSent) limit.reject(res);
+        else res.destroy();
+        req.resume();
+      });
+    }
     req.pipe(upstreamReq);
   }
 }

@@ -37,6 +37,21 @@ describe('parseRequestTarget', () => {
     expect(parseRequestTarget(url)).toEqual({ valid: false, rawPath: url.split('?')[0] });
   });
 
+  it('reads an encoded slash inside a model id as part of it, only as the last segment of /v1/models', () => {
+    expect(parseRequestTarget('/v1/models/openai%2fgpt-4o')).toEqual({ valid: true, path: '/v1/models/openai%2Fgpt-4o', segments: ['v1', 'models', 'openai/gpt-4o'], search: '' });
+    expect(parseRequestTarget('/v1/openai/models/openai%2Fgpt-4o')).toMatchObject({ valid: true, segments: ['v1', 'openai', 'models', 'openai/gpt-4o'] });
+  });
+
+  it.each([
+    ['elsewhere', '/v1/keys/openai%2Fgpt-4o'],
+    ['not last', '/v1/models/openai%2Fgpt-4o/x'],
+    ['leading', '/v1/models/%2Finternal'],
+    ['doubled', '/v1/models/a%2F%2Fb'],
+    ['with a dot segment', '/v1/models/..%2Finternal'],
+  ])('still refuses an encoded slash %s', (_what, url) => {
+    expect(parseRequestTarget(url)).toEqual({ valid: false, rawPath: url });
+  });
+
   it('accepts a single trailing slash', () => {
     expect(parseRequestTarget('/')).toMatchObject({ valid: true, path: '/', segments: [''] });
     expect(parseRequestTarget('/v1/')).toMatchObject({ valid: true, segments: ['v1', ''] });

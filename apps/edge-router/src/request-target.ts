@@ -29,6 +29,18 @@ const ALLOWED_RAW_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 const ESCAPE = /%([0-9A-Fa-f]{2})/g;
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 const FORBIDDEN_DECODED = /[/\\%\u0000-\u001f\u007f]/;
+const FORBIDDEN_DECODED_BUT_SLASH = /[\\%\u0000-\u001f\u007f]/;
+
+/**
+ * The one place an encoded slash is read as part of a segment: the model gateway's model ids contain a
+ * slash (`openai/gpt-4o`) and SDKs send them encoded (`/v1/models/openai%2Fgpt-4o`). Only as the last
+ * segment after these exact parents, so no other path can be read two ways.
+ */
+const ENCODED_SLASH_PARENTS = ['v1/models', 'v1/openai/models', 'v1/openai/v1/models'];
+
+function encodedSlashAllowed(rawSegments: string[], index: number): boolean {
+  return index === rawSegments.length - 1 && ENCODED_SLASH_PARENTS.includes(rawSegments.slice(0, index).join('/'));
+}
 
 export function parseRequestTarget(url: string): RequestTarget {
   const queryStart = url.indexOf('?');
@@ -53,7 +65,9 @@ export function parseRequestTarget(url: string): RequestTarget {
       canonicalSegment = result.canonical;
       if (canonicalSegment !== raw) canonicalChanged = true;
     }
-    if (decoded === '.' || decoded === '..' || FORBIDDEN_DECODED.test(decoded)) return { valid: false, rawPath };
+    const forbidden = decoded !== raw && encodedSlashAllowed(rawSegments, i) ? FORBIDDEN_DECODED_BUT_SLASH : FORBIDDEN_DECODED;
+    const parts = decoded.includes('/') ? decoded.split('/') : null;
+    if (decoded === '.' || decoded === '..' || forbidden.test(decoded) || parts?.some((part) => part === '' || part === '.' || part === '..')) return { valid: false, rawPath };
     segments[i] = decoded;
     canonical[i] = canonicalSegment;
   }

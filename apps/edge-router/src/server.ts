@@ -41,6 +41,17 @@ function forwardInSpan(service: ServiceName, res: ServerResponse, forward: () =>
   context.with(trace.setSpan(context.active(), span), forward);
 }
 
+/** The model gateway's body limit, refused in the gateway's own error envelope. */
+function gatewayBodyLimit(bytes: number): { bytes: number; reject: (res: ServerResponse) => void } {
+  return {
+    bytes,
+    reject: (res) =>
+      sendJson(res, 413, {
+        error: { type: 'invalid_request_error', message: `The request body is over ${bytes} bytes; send media as URLs instead of inline base64.`, code: 'payload_too_large', param: null, source: 'gateway', provider: null },
+      }, { connection: 'close' }),
+  };
+}
+
 export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandler {
   const { logger } = deps;
   const routes = new RouteTable();
@@ -133,12 +144,19 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
       return;
     }
     const origin = publicOrigin(req, config.trustForwarded);
+    const bodyLimit = service === 'model-gateway' ? gatewayBodyLimit(config.gatewayBodyLimitBytes) : undefined;
+    if (bodyLimit && Number(req.headers['content-length'] ?? 0) > bodyLimit.bytes) {
+      bodyLimit.reject(res);
+      req.resume();
+      return;
+    }
     forwardInSpan(service, res, () =>
       proxyRequest(req, res, upstream, {
         path: target.path + target.search,
         // Inside the span: the traceparent the service receives names it as the parent.
         headers: upstreamRequestHeaders(req, requestId, origin, config.trustForwarded),
         timeoutMs: config.upstreamTimeoutMs,
+        ...(bodyLimit ? { bodyLimit } : {}),
       }),
     );
   };

@@ -15,6 +15,15 @@ export interface OrganizationSettings {
    * `Origin` header is refused with 403. Absent (an older access-keys-and-audit) means none.
    */
   mcpAllowedOrigins?: string[];
+  /** Model gateway settings (absent from an older access-keys-and-audit: treat as payment method on file, no credit). */
+  gateway?: GatewayOrganizationSettings;
+}
+
+export interface GatewayOrganizationSettings {
+  /** A paid organization without a payment method on file cannot create gateway keys (403 payment_method_required). */
+  paymentMethodOnFile: boolean;
+  /** The organization's gateway credit balance setting, in micro-USD (1e-6 USD). */
+  creditMicros: number;
 }
 
 /** What a verified access key may do. `null` restriction lists mean unrestricted on that dimension. */

@@ -3,16 +3,24 @@ import type Redis from 'ioredis';
 import { hashAccessKey } from './keys';
 import type { KeyPrincipal } from './principal';
 
+/** What the cache needs of any principal: its key id, its organization and its expiry, for invalidation. */
+export interface CacheablePrincipal {
+  keyId: string;
+  organizationId: string;
+  /** ISO 8601, or null for a key that never expires. */
+  expiresAt: string | null;
+}
+
 /** Looks a key up by its hash; null when no active key has that hash. */
-export type KeyLoader = (keyHash: string) => Promise<KeyPrincipal | null>;
+export type KeyLoader<P extends CacheablePrincipal = KeyPrincipal> = (keyHash: string) => Promise<P | null>;
 
 export const KEY_INVALIDATION_CHANNEL = 'patchbay:access-keys:invalidate';
 
 /** What is published when a key or an organization changes: every service drops the matching cache entries. */
 export type KeyInvalidation = { keyHash: string } | { keyId: string } | { organizationId: string };
 
-export interface KeyVerifierOptions {
-  loader: KeyLoader;
+export interface KeyVerifierOptions<P extends CacheablePrincipal = KeyPrincipal> {
+  loader: KeyLoader<P>;
   /** How long a verified key is trusted without asking again. Pub/sub invalidation makes changes immediate; this bounds a missed message. */
   ttlMs?: number;
   /** How long an unknown key is remembered as unknown, to spare the database repeated lookups of a bad key. */
@@ -21,8 +29,8 @@ export interface KeyVerifierOptions {
   now?: () => number;
 }
 
-interface Entry {
-  principal: KeyPrincipal | null;
+interface Entry<P> {
+  principal: P | null;
   expiresAtMs: number | null;
   cachedUntil: number;
 }
@@ -33,18 +41,19 @@ const INVALID_KEY_MESSAGE = 'The access key is invalid, revoked or expired.';
  * Verifies bearer keys with an in-process cache. A revoked, regenerated or expired key stops working
  * at once: expiry is checked on every use, and revocation/regeneration arrive over Redis pub/sub.
  * If the subscription drops, the whole cache is cleared on reconnect, since messages may have been missed.
+ * Generic over the principal so other key kinds (the model gateway's keys) reuse the same cache and channel.
  */
-export class KeyVerifier {
-  private readonly cache = new Map<string, Entry>();
-  private readonly inflight = new Map<string, Promise<Entry>>();
-  private readonly loader: KeyLoader;
+export class KeyVerifier<P extends CacheablePrincipal = KeyPrincipal> {
+  private readonly cache = new Map<string, Entry<P>>();
+  private readonly inflight = new Map<string, Promise<Entry<P>>>();
+  private readonly loader: KeyLoader<P>;
   private readonly ttlMs: number;
   private readonly negativeTtlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
   private subscriber: Redis | null = null;
 
-  constructor(options: KeyVerifierOptions) {
+  constructor(options: KeyVerifierOptions<P>) {
     this.loader = options.loader;
     this.ttlMs = options.ttlMs ?? 60_000;
     this.negativeTtlMs = options.negativeTtlMs ?? 2_000;
@@ -53,14 +62,14 @@ export class KeyVerifier {
   }
 
   /** Returns the principal of a raw key, or throws a 401. */
-  async verify(rawKey: string): Promise<KeyPrincipal> {
+  async verify(rawKey: string): Promise<P> {
     const principal = await this.lookup(hashAccessKey(rawKey));
     if (!principal) throw new AuthenticationError(INVALID_KEY_MESSAGE);
     return principal;
   }
 
   /** Same as verify, but from a hash already computed. */
-  async lookup(keyHash: string): Promise<KeyPrincipal | null> {
+  async lookup(keyHash: string): Promise<P | null> {
     const now = this.now();
     let entry = this.cache.get(keyHash);
     // While the invalidation channel is down we could miss a revocation: ask every time until it is back.
@@ -71,13 +80,13 @@ export class KeyVerifier {
     return entry.principal;
   }
 
-  private load(keyHash: string): Promise<Entry> {
+  private load(keyHash: string): Promise<Entry<P>> {
     const pending = this.inflight.get(keyHash);
     if (pending) return pending;
     const started = this.now();
     const promise = this.loader(keyHash)
       .then((principal) => {
-        const entry: Entry = {
+        const entry: Entry<P> = {
           principal,
           expiresAtMs: principal?.expiresAt ? Date.parse(principal.expiresAt) : null,
           cachedUntil: started + (principal ? this.ttlMs : this.negativeTtlMs),
@@ -93,7 +102,7 @@ export class KeyVerifier {
     return promise;
   }
 
-  private store(keyHash: string, entry: Entry): void {
+  private store(keyHash: string, entry: Entry<P>): void {
     if (this.cache.size >= this.maxEntries) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);

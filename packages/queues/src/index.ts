@@ -11,6 +11,7 @@ export type {
   ToolCallRecordJob,
   ToolCallStatus,
   UnifiedDataSyncJob,
+  GatewayUsageRecordJob,
 } from './payloads';
 export { DEFAULT_JOB_OPTIONS, OUTBOX_TABLE_SQL, OutboxRelay, addToOutbox } from './outbox';
 export type { OutboxDatabase, OutboxEvent, OutboxRelayOptions, OutboxWriter, QueueResolver, RelayQueue } from './outbox';

@@ -8,6 +8,8 @@ export const QUEUE_NAMES = {
   toolCallRecordBatches: 'patchbay-tool-call-record-batches',
   registeredUserDeletions: 'patchbay-registered-user-deletions',
   unifiedDataSync: 'patchbay-unified-data-sync',
+  /** One model gateway request (finished, cut or failed): tokens, cost, route. */
+  gatewayUsageRecords: 'patchbay-gateway-usage-records',
 } as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

@@ -123,10 +123,45 @@ export interface UnifiedDataSyncJob {
 }
 
 /** The payload each queue carries, so producers and consumers agree at compile time. */
+/**
+ * One model request through the gateway, whatever its outcome (finished, cut, failed). Money in
+ * integer micro-USD. The consumer stores it once per event_id.
+ */
+export interface GatewayUsageRecordJob {
+  event_id: string;
+  organization_id: string;
+  environment: 'production' | 'test';
+  key_hash: string;
+  project_id: string | null;
+  customer_id: string | null;
+  surface: string;
+  model: string;
+  vendor: string | null;
+  outcome: 'finished' | 'cut' | 'failed';
+  error_code: string | null;
+  status: number;
+  stream: boolean;
+  byok: boolean;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_estimated: boolean;
+  cost_micros: number;
+  tags: Array<{ key: string; value: string }>;
+  latency_ms: number;
+  ttft_ms: number | null;
+  /** The spend counters' epoch that counted this cost, or null (see packages/gateway-spend). */
+  spend_epoch: string | null;
+  occurred_at: string;
+}
+
 export interface QueuePayloads {
   [QUEUE_NAMES.auditEvents]: AuditEventJob;
   [QUEUE_NAMES.toolCallRecords]: ToolCallRecordJob;
   [QUEUE_NAMES.toolCallRecordBatches]: ToolCallRecordBatchJob;
   [QUEUE_NAMES.registeredUserDeletions]: RegisteredUserDeletedJob;
   [QUEUE_NAMES.unifiedDataSync]: UnifiedDataSyncJob;
+  [QUEUE_NAMES.gatewayUsageRecords]: GatewayUsageRecordJob;
 }

@@ -30,8 +30,8 @@ export function requestContext(logger: Logger, redactPath: PathRedactor = (p) =>
 
 export interface ServiceAppOptions {
   logger: Logger;
-  /** Largest JSON body accepted; beyond it the client gets a 413. */
-  jsonLimit?: string;
+  /** Largest JSON body accepted; beyond it the client gets a 413. `false`: no app-wide body parser (the routes mount their own). */
+  jsonLimit?: string | false;
   /** Masks secrets carried in paths before the access log writes them. */
   redactPath?: PathRedactor;
 }
@@ -44,7 +44,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(options.logger, options.redactPath));
-  app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
+  if (options.jsonLimit !== false) app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
   return app;
 }
 

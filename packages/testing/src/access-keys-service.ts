@@ -21,6 +21,8 @@ export interface RunningAccessKeys {
   serviceToken: string;
   /** Creates an organization with the real admin CLI. */
   createOrganization(options?: { plan?: 'free' | 'paid'; credits?: number; callbackOrigins?: string[]; name?: string }): Promise<TestOrganization>;
+  /** Runs any admin CLI command (`pnpm patchbay ...`) and returns its JSON output. */
+  cli(args: string[]): Promise<unknown>;
   /** Changes organization settings with the real admin CLI (`org update`). */
   updateOrganization(organizationId: string, args: string[]): Promise<Record<string, unknown>>;
   /** Creates an access key through the public API. */
@@ -79,6 +81,7 @@ export async function startAccessKeysService(options: { databaseUrl?: string; re
       for (const origin of o.callbackOrigins ?? []) args.push('--callback-origin', origin);
       return (await cli(args)) as TestOrganization;
     },
+    cli,
     updateOrganization: (organizationId, args) => cli(['org', 'update', organizationId, ...args]),
     async createKey(callerKey, body) {
       const res = await fetch(`${url}/api/v1/access-keys/`, { method: 'POST', headers: { authorization: `Bearer ${callerKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -11,22 +11,31 @@ import {
   listOrganizations,
   updateOrganization,
 } from '../domain/organizations';
+import { createManagementKey, listManagementKeys, revokeManagementKey } from '../domain/management-keys';
 
 export const USAGE = `Patchbay admin CLI
 
   patchbay org create --name <name> [--plan free|paid] [--credits <monthly allotment>]
                       [--callback-origin <origin> ...] [--mcp-allowed-origin <origin> ...]
-                      [--no-master-key]
+                      [--no-master-key] [--payment-method true|false] [--gateway-credit-usd <amount>]
   patchbay org update <organization_id> [--name <name>] [--plan free|paid] [--credits <n>]
                       [--callback-origin <origin> ...] [--clear-callback-origins]
                       [--mcp-allowed-origin <origin> ...] [--clear-mcp-allowed-origins]
                       [--environment-matching true|false] [--mcp-rate-limit <calls per minute>]
+                      [--payment-method true|false] [--gateway-credit-usd <amount>]
   patchbay org show <organization_id>
   patchbay org list
   patchbay key create [--org <organization_id>] [--environment production|test] [--name <name>]
                       [--expires-in <seconds>]
   patchbay key create-service-account --org <organization_id> --service-account <name>
                       [--environment production|test] [--scope runtime:all|management:all ...] [--name <name>]
+
+  patchbay mgmt-key create [--org <organization_id>] [--scope <name> ...] [--name <name>]
+                      model gateway management key (mgmt_...); scopes default to all of
+                      manage_api_keys, view_billing, manage_projects, manage_customers,
+                      manage_vendor_keys, manage_policies, manage_routing, view_routing
+  patchbay mgmt-key list [--org <organization_id>]
+  patchbay mgmt-key revoke <management_key_id>
 
 Every command prints one JSON object (org list: an array). Keys are printed once and never again.
 `;
@@ -49,6 +58,12 @@ function planOption(value: string | undefined): 'free' | 'paid' | undefined {
   if (value === undefined) return undefined;
   if (value !== 'free' && value !== 'paid') throw ValidationError.forField('plan', 'must be free or paid');
   return value;
+}
+
+function usdOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d{1,6})?$/.test(value)) throw ValidationError.forField(name, `must be an amount in USD such as 25 or 0.50, got "${value}"`);
+  return Number(value);
 }
 
 function boolOption(name: string, value: string | undefined): boolean | undefined {
@@ -84,6 +99,8 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       'callback-origin': { type: 'string', multiple: true },
       'mcp-allowed-origin': { type: 'string', multiple: true },
       'no-master-key': { type: 'boolean' },
+      'payment-method': { type: 'string' },
+      'gateway-credit-usd': { type: 'string' },
     });
     if (typeof values.name !== 'string') throw new UsageError('org create needs --name <name>');
     return createOrganization(deps.db, {
@@ -93,6 +110,8 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       callbackOrigins: values['callback-origin'] as string[] | undefined,
       mcpAllowedOrigins: values['mcp-allowed-origin'] as string[] | undefined,
       withMasterKey: values['no-master-key'] !== true,
+      gatewayPaymentMethod: boolOption('payment-method', values['payment-method'] as string | undefined),
+      gatewayCreditUsd: usdOption('gateway-credit-usd', values['gateway-credit-usd'] as string | undefined),
     });
   }
   if (group === 'org' && action === 'update') {
@@ -106,6 +125,8 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       'clear-mcp-allowed-origins': { type: 'boolean' },
       'environment-matching': { type: 'string' },
       'mcp-rate-limit': { type: 'string' },
+      'payment-method': { type: 'string' },
+      'gateway-credit-usd': { type: 'string' },
     });
     const id = positionals[0];
     if (!id) throw new UsageError('org update needs the organization id');
@@ -122,6 +143,8 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
         mcpAllowedOrigins: mcpOrigins,
         environmentMatching: boolOption('environment-matching', values['environment-matching'] as string | undefined),
         mcpRateLimitPerMinute: intOption('mcp-rate-limit', values['mcp-rate-limit'] as string | undefined),
+        gatewayPaymentMethod: boolOption('payment-method', values['payment-method'] as string | undefined),
+        gatewayCreditUsd: usdOption('gateway-credit-usd', values['gateway-credit-usd'] as string | undefined),
       },
       (organizationId) => publishKeyInvalidation(deps.redis, { organizationId }),
     );
@@ -172,6 +195,21 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       scopes: values.scope as Scope[] | undefined,
       name: values.name as string | undefined,
     });
+  }
+  if (group === 'mgmt-key' && action === 'create') {
+    const { values } = parse({ org: { type: 'string' }, scope: { type: 'string', multiple: true }, name: { type: 'string' } });
+    const organizationId = (values.org as string | undefined) ?? (await onlyOrganization(deps.db));
+    const created = await createManagementKey(deps.db, { organizationId, scopes: values.scope as string[] | undefined, name: values.name as string | undefined });
+    return { key: created.key, id: created.id, scopes: created.scopes, organization_id: created.organization_id, name: created.name, created_at: created.created_at };
+  }
+  if (group === 'mgmt-key' && action === 'list') {
+    const { values } = parse({ org: { type: 'string' } });
+    return listManagementKeys(deps.db, values.org as string | undefined);
+  }
+  if (group === 'mgmt-key' && action === 'revoke') {
+    const { positionals } = parse({});
+    if (!positionals[0]) throw new UsageError('mgmt-key revoke needs the management key id (mgmt-key list shows them)');
+    return revokeManagementKey(deps.db, positionals[0], (keyHash) => publishKeyInvalidation(deps.redis, { keyHash }));
   }
   throw new UsageError(argv.length === 0 || group === 'help' || group === '--help' ? '' : `unknown command: ${argv.slice(0, 2).join(' ')}`);
 }

@@ -21,6 +21,7 @@ import type { AccessKey, Organization } from '../generated/prisma/client';
 import { recordAuditEvent } from './audit-log';
 import { covers, expiryCovers, isUnrestrictedKey, restrictionCovers, type KeyDimensions } from './coverage';
 import { AUDIT_EVENT_TYPES } from './event-types';
+import { organizationSettings } from './management-keys';
 import { isUuid } from '@patchbay/service-kit';
 
 export const DEFAULT_KEY_LIFETIME_DAYS = 90;
@@ -125,15 +126,7 @@ export function toPrincipal(row: AccessKey & { organization: Organization }): Ke
     expiresAt: row.expiresAt?.toISOString() ?? null,
     isMaster: row.isMaster,
     serviceAccount: row.serviceAccount,
-    organization: {
-      id: row.organization.id,
-      plan: row.organization.plan,
-      monthlyCredits: row.organization.monthlyCredits,
-      environmentMatching: row.organization.environmentMatching,
-      mcpRateLimitPerMinute: row.organization.mcpRateLimitPerMinute,
-      callbackOrigins: row.organization.callbackOrigins,
-      mcpAllowedOrigins: row.organization.mcpAllowedOrigins,
-    },
+    organization: organizationSettings(row.organization),
   };
 }
 

@@ -8,6 +8,7 @@ export const AUDIT_EVENT_TYPES = {
   accessKeyCreated: 'access_key.created',
   accessKeyRegenerated: 'access_key.regenerated',
   accessKeyRevoked: 'access_key.revoked',
+  managementKeyCreated: 'management_key.created',
 } as const;
 
 export const EVENT_TYPE_PATTERN = /^[a-z][a-z_]*\.[a-z][a-z_]*$/;

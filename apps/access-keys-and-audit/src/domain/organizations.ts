@@ -22,6 +22,8 @@ export interface OrganizationRecord {
   mcp_allowed_origins: string[];
   environment_matching: boolean;
   mcp_rate_limit_per_minute: number;
+  gateway_payment_method: boolean;
+  gateway_credit_usd: number;
   created_at: string;
   updated_at: string;
 }
@@ -36,6 +38,8 @@ export function toOrganizationRecord(org: Organization): OrganizationRecord {
     mcp_allowed_origins: org.mcpAllowedOrigins,
     environment_matching: org.environmentMatching,
     mcp_rate_limit_per_minute: org.mcpRateLimitPerMinute,
+    gateway_payment_method: org.gatewayPaymentMethod,
+    gateway_credit_usd: Number(org.gatewayCreditMicros) / 1e6,
     created_at: org.createdAt.toISOString(),
     updated_at: org.updatedAt.toISOString(),
   };
@@ -75,6 +79,27 @@ export interface CreateOrganizationInput {
   mcpAllowedOrigins?: string[];
   /** Without a master key the organization starts with one named unrestricted production key instead. */
   withMasterKey?: boolean;
+  /** Model gateway: payment method on file (default true, so a new paid organization works at once). */
+  gatewayPaymentMethod?: boolean;
+  /** Model gateway credit balance in USD (default PATCHBAY_GATEWAY_DEFAULT_CREDIT_USD, else 100). */
+  gatewayCreditUsd?: number;
+}
+
+/** USD to integer micro-USD, refusing what is not a non-negative amount with at most six decimals. */
+export function creditMicrosFromUsd(usd: number, field = 'gateway-credit-usd'): bigint {
+  const micros = Math.round(usd * 1e6);
+  if (!Number.isFinite(usd) || usd < 0 || micros > Number.MAX_SAFE_INTEGER || Math.abs(micros - usd * 1e6) > 1e-3) {
+    throw ValidationError.forField(field, 'must be an amount in USD of 0 or more, with at most 6 decimals');
+  }
+  return BigInt(micros);
+}
+
+export function defaultGatewayCreditUsd(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.PATCHBAY_GATEWAY_DEFAULT_CREDIT_USD;
+  if (raw === undefined || raw === '') return 100;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw ValidationError.forField('PATCHBAY_GATEWAY_DEFAULT_CREDIT_USD', 'must be an amount in USD of 0 or more');
+  return value;
 }
 
 export interface CreatedOrganization extends OrganizationRecord {
@@ -122,7 +147,15 @@ export async function createOrganization(db: Db, input: CreateOrganizationInput)
   const withMaster = input.withMasterKey ?? true;
   return db.$transaction(async (tx) => {
     const org = await tx.organization.create({
-      data: { name: input.name.trim(), plan, monthlyCredits: input.monthlyCredits ?? DEFAULT_MONTHLY_CREDITS[plan], callbackOrigins: origins, mcpAllowedOrigins: mcpOrigins },
+      data: {
+        name: input.name.trim(),
+        plan,
+        monthlyCredits: input.monthlyCredits ?? DEFAULT_MONTHLY_CREDITS[plan],
+        callbackOrigins: origins,
+        mcpAllowedOrigins: mcpOrigins,
+        gatewayPaymentMethod: input.gatewayPaymentMethod ?? true,
+        gatewayCreditMicros: creditMicrosFromUsd(input.gatewayCreditUsd ?? defaultGatewayCreditUsd()),
+      },
     });
     const production = newKeyData(org.id, 'production', withMaster ? null : 'Initial key', withMaster);
     const test = newKeyData(org.id, 'test', 'Test key', false);
@@ -152,6 +185,8 @@ export interface UpdateOrganizationInput {
   mcpAllowedOrigins?: string[];
   environmentMatching?: boolean;
   mcpRateLimitPerMinute?: number;
+  gatewayPaymentMethod?: boolean;
+  gatewayCreditUsd?: number;
 }
 
 export async function updateOrganization(db: Db, organizationId: string, input: UpdateOrganizationInput, onChanged: (id: string) => Promise<void>): Promise<OrganizationRecord> {
@@ -165,6 +200,8 @@ export async function updateOrganization(db: Db, organizationId: string, input: 
     ...(input.mcpAllowedOrigins !== undefined ? { mcpAllowedOrigins: [...new Set(input.mcpAllowedOrigins.map(normalizeMcpAllowedOrigin))] } : {}),
     ...(input.environmentMatching !== undefined ? { environmentMatching: input.environmentMatching } : {}),
     ...(input.mcpRateLimitPerMinute !== undefined ? { mcpRateLimitPerMinute: input.mcpRateLimitPerMinute } : {}),
+    ...(input.gatewayPaymentMethod !== undefined ? { gatewayPaymentMethod: input.gatewayPaymentMethod } : {}),
+    ...(input.gatewayCreditUsd !== undefined ? { gatewayCreditMicros: creditMicrosFromUsd(input.gatewayCreditUsd) } : {}),
   };
   const org = await db.$transaction(async (tx) => {
     const updated = await tx.organization.update({ where: { id: organizationId }, data });

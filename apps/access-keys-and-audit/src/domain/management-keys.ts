@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { MANAGEMENT_KEY_PREFIX, MANAGEMENT_SCOPES, hashAccessKey, hashesEqual, normalizeManagementScopes, type ManagementPrincipal, type OrganizationSettings } from '@patchbay/auth';
+import { NotFoundError, ValidationError } from '@patchbay/errors';
+import { isUuid } from '@patchbay/service-kit';
+import type { Db } from '../db';
+import type { ManagementKey, Organization } from '../generated/prisma/client';
+import { recordAuditEvent } from './audit-log';
+import { AUDIT_EVENT_TYPES } from './event-types';
+
+/**
+ * Model gateway management keys. There is no dashboard, so the admin CLI makes them; they are stored
+ * here with the organization they belong to (as access keys are) and the gateway verifies them by hash
+ * over the internal route, caching them with the same pub/sub invalidation.
+ */
+export interface ManagementKeyRecord {
+  id: string;
+  organization_id: string;
+  name: string | null;
+  key_masked: string;
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function toRecord(row: ManagementKey): ManagementKeyRecord {
+  return {
+    id: row.id,
+    organization_id: row.organizationId,
+    name: row.name,
+    key_masked: `${MANAGEMENT_KEY_PREFIX}${'*'.repeat(8)}${row.keyLast4}`,
+    scopes: row.scopes,
+    created_at: row.createdAt.toISOString(),
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** The settings other services act on, with the gateway's (used by access keys and management keys alike). */
+export function organizationSettings(org: Organization): OrganizationSettings {
+  return {
+    id: org.id,
+    plan: org.plan,
+    monthlyCredits: org.monthlyCredits,
+    environmentMatching: org.environmentMatching,
+    mcpRateLimitPerMinute: org.mcpRateLimitPerMinute,
+    callbackOrigins: org.callbackOrigins,
+    mcpAllowedOrigins: org.mcpAllowedOrigins,
+    gateway: { paymentMethodOnFile: org.gatewayPaymentMethod, creditMicros: Number(org.gatewayCreditMicros) },
+  };
+}
+
+export async function createManagementKey(db: Db, input: { organizationId: string; scopes?: string[]; name?: string }): Promise<ManagementKeyRecord & { key: string }> {
+  const { scopes, unknown } = normalizeManagementScopes(input.scopes ?? MANAGEMENT_SCOPES);
+  if (unknown.length > 0) throw ValidationError.forField('scope', `unknown scopes ${unknown.join(', ')}; allowed: ${MANAGEMENT_SCOPES.join(', ')} (manage_keys and read_usage also work)`);
+  if (scopes.length === 0) throw ValidationError.forField('scope', 'give at least one scope, or none for all');
+  const org = isUuid(input.organizationId) ? await db.organization.findUnique({ where: { id: input.organizationId } }) : null;
+  if (!org) throw new NotFoundError(`Organization ${input.organizationId} not found.`);
+  const key = MANAGEMENT_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const row = await db.$transaction(async (tx) => {
+    const created = await tx.managementKey.create({ data: { organizationId: org.id, name: input.name ?? null, keyHash: hashAccessKey(key), keyLast4: key.slice(-4), scopes } });
+    await recordAuditEvent(tx, {
+      organizationId: org.id,
+      environment: 'production',
+      eventType: AUDIT_EVENT_TYPES.managementKeyCreated,
+      actorType: 'admin_cli',
+      resourceType: 'management_key',
+      resourceId: created.id,
+      sourceService: 'access-keys-and-audit',
+      details: { scopes },
+    });
+    return created;
+  });
+  return { key, ...toRecord(row) };
+}
+
+export async function listManagementKeys(db: Db, organizationId?: string): Promise<ManagementKeyRecord[]> {
+  const rows = await db.managementKey.findMany({ where: organizationId ? { organizationId } : {}, orderBy: { createdAt: 'desc' } });
+  return rows.map(toRecord);
+}
+
+/** Revokes a key (idempotent); `onRevoked` tells every gateway replica to drop it from its cache. */
+export async function revokeManagementKey(db: Db, id: string, onRevoked: (keyHash: string) => Promise<void>): Promise<ManagementKeyRecord> {
+  const row = isUuid(id) ? await db.managementKey.findUnique({ where: { id } }) : null;
+  if (!row) throw new NotFoundError(`Management key ${id} not found.`);
+  const revoked = row.revokedAt ? row : await db.managementKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  await onRevoked(row.keyHash);
+  return toRecord(revoked);
+}
+
+export async function loadManagementPrincipal(db: Db, keyHash: string): Promise<ManagementPrincipal | null> {
+  const row = await db.managementKey.findUnique({ where: { keyHash }, include: { organization: true } });
+  if (!row || row.revokedAt || !hashesEqual(row.keyHash, keyHash)) return null;
+  return { keyId: row.id, organizationId: row.organizationId, expiresAt: null, scopes: normalizeManagementScopes(row.scopes).scopes, organization: organizationSettings(row.organization) };
+}
+
+export async function loadOrganizationSettings(db: Db, organizationId: string): Promise<OrganizationSettings | null> {
+  const org = isUuid(organizationId) ? await db.organization.findUnique({ where: { id: organizationId } }) : null;
+  return org ? organizationSettings(org) : null;
+}

@@ -1,0 +1,83 @@
+import { Router, type Request, type Response } from 'express';
+import { GatewayError, sendModelError } from '../http/errors';
+import type { ManagementAuth } from '../management/management-auth';
+import { managementCaller } from '../management/management-auth';
+import type { OrganizationGatewayData } from '../keys/principals';
+import type { VendorCredential } from '../vendors/platform-vendors';
+import type { Catalog, CatalogModel } from './catalog';
+
+/** A model as /v1/models shows it: OpenAI's model object fields plus the catalog's (vendors, prices, capabilities). */
+export function renderModel(model: CatalogModel, offered: (vendor: string) => boolean): Record<string, unknown> | null {
+  const routes = model.routes.filter((r) => offered(r.vendor));
+  if (routes.length === 0) return null;
+  return {
+    id: model.id,
+    object: 'model',
+    created: Math.floor(Date.parse(model.createdAt) / 1000),
+    owned_by: model.provider,
+    model: model.id,
+    provider: model.provider,
+    display_name: model.displayName,
+    type: model.type,
+    availability_status: 'available',
+    created_at: model.createdAt,
+    updated_at: model.createdAt,
+    context_window: model.contextWindow,
+    max_output_tokens: model.maxOutputTokens,
+    vendors: Object.fromEntries(
+      routes.map((r) => {
+        const { standard, ...tiers } = r.pricing;
+        return [
+          r.vendor,
+          {
+            vendor_model: r.vendorModel,
+            context_window: model.contextWindow,
+            max_output_tokens: model.maxOutputTokens,
+            availability_status: 'available',
+            capabilities: model.capabilities,
+            pricing: { currency: 'USD', ...standard, ...tiers },
+            service_tiers: Object.keys(r.pricing),
+          },
+        ];
+      }),
+    ),
+  };
+}
+
+/** GET /v1/models, /v1/models/{provider/model} (the slash may be sent encoded), and the same under /v1/openai. */
+export function catalogRouter(catalog: Catalog, platformVendors: Map<string, VendorCredential>, auth: ManagementAuth): Router {
+  const router = Router();
+  const offeredFor = async (req: Request): Promise<(vendor: string) => boolean> => {
+    const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true }).catch((err: { status?: number; message?: string }) => {
+      throw new GatewayError(err.status ?? 401, err.status === 403 ? 'permission_error' : 'authentication_error', err.message ?? 'Invalid API key.', 'invalid_api_key');
+    });
+    const org: OrganizationGatewayData | null = caller.kind === 'gateway_key' ? caller.org : await auth.caches.organizations.lookup(caller.organizationId);
+    return (vendor) => platformVendors.has(vendor) || (org?.vendorKeys.has(vendor) ?? false);
+  };
+  const list = async (req: Request, res: Response) => {
+    try {
+      const offered = await offeredFor(req);
+      const provider = typeof req.query.provider === 'string' ? req.query.provider : null;
+      const data = catalog.models.filter((m) => !provider || m.provider === provider).map((m) => renderModel(m, offered)).filter((m) => m !== null);
+      res.json({ object: 'list', data, has_more: false, next_cursor: null });
+    } catch (err) {
+      sendModelError(res, 'openai-chat', err);
+    }
+  };
+  const one = async (req: Request, res: Response) => {
+    try {
+      const offered = await offeredFor(req);
+      const segments = req.params.model as unknown as string[] | string;
+      const id = Array.isArray(segments) ? segments.join('/') : segments;
+      const model = catalog.get(id);
+      const rendered = model ? renderModel(model, offered) : null;
+      if (!rendered) throw new GatewayError(404, 'not_found_error', `No model ${id} is offered; GET /v1/models lists them.`, 'model_not_found');
+      res.json(rendered);
+    } catch (err) {
+      sendModelError(res, 'openai-chat', err);
+    }
+  };
+  router.get(['/v1/models', '/v1/openai/models', '/v1/openai/v1/models'], list);
+  router.get(['/v1/models/*model', '/v1/openai/models/*model', '/v1/openai/v1/models/*model'], one);
+  return router;
+}

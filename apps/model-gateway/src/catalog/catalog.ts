@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { WireError, type Dialect, type ReasoningEffort, type RouteCapabilities } from '@patchbay/model-wire';
+import { z } from 'zod';
+
+/**
+ * The model catalog, shipped as data (models.json beside this file, or PATCHBAY_MODEL_CATALOG_FILE):
+ * models as `provider/model`, the vendors serving each, context window, max output, capabilities and
+ * prices in USD per million tokens keyed by (model, vendor, service tier). Held in memory: the hot
+ * path never reads it from anywhere else. Routing (issue 10) reads it through `Catalog`.
+ */
+const priceSchema = z.object({
+  input_per_million: z.number().min(0),
+  output_per_million: z.number().min(0),
+  cached_input_per_million: z.number().min(0).optional(),
+  cache_write_per_million: z.number().min(0).optional(),
+  cache_write_1h_per_million: z.number().min(0).optional(),
+});
+const efforts = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+const capabilitiesSchema = z.object({
+  input: z.array(z.enum(['text', 'image', 'document', 'audio', 'video'])),
+  output: z.array(z.string()),
+  supports_tool_calling: z.boolean(),
+  supports_tool_choice: z.boolean(),
+  supports_structured_outputs: z.boolean(),
+  streaming: z.boolean(),
+  reasoning_efforts: z.array(efforts).optional(),
+});
+const catalogSchema = z.object({
+  vendors: z.record(
+    z.string().regex(/^[a-z0-9-]+$/),
+    z.object({ name: z.string(), dialect: z.enum(['openai', 'anthropic', 'gemini', 'openai-compatible']), default_base_url: z.string().url(), supports_byok: z.boolean() }),
+  ),
+  models: z.array(
+    z.object({
+      id: z.string().regex(/^[a-z0-9-]+\/[A-Za-z0-9._:-]+$/),
+      display_name: z.string(),
+      type: z.enum(['chat', 'embedding']),
+      context_window: z.number().int().positive(),
+      max_output_tokens: z.number().int().min(0),
+      capabilities: capabilitiesSchema,
+      created_at: z.string(),
+      vendors: z.array(z.object({ vendor: z.string(), vendor_model: z.string(), pricing: z.record(z.string(), priceSchema) })).min(1),
+    }),
+  ),
+});
+
+export type CatalogFile = z.infer<typeof catalogSchema>;
+export type Price = z.infer<typeof priceSchema>;
+
+export interface VendorInfo {
+  id: string;
+  name: string;
+  dialect: Dialect;
+  defaultBaseUrl: string;
+  supportsByok: boolean;
+}
+
+/** One (model, vendor) pair: where a model can run and what it costs there, per service tier. */
+export interface CatalogRoute {
+  vendor: string;
+  vendorModel: string;
+  dialect: Dialect;
+  /** Prices by service tier; `standard` always exists. */
+  pricing: Record<string, Price>;
+}
+
+export interface CatalogModel {
+  id: string;
+  provider: string;
+  displayName: string;
+  type: 'chat' | 'embedding';
+  contextWindow: number;
+  maxOutputTokens: number;
+  capabilities: CatalogFile['models'][number]['capabilities'];
+  /** What model-wire needs to translate with changes (dropped tools, clamped effort). */
+  routeCapabilities: RouteCapabilities;
+  createdAt: string;
+  routes: CatalogRoute[];
+}
+
+export class Catalog {
+  readonly models: CatalogModel[];
+  readonly vendors: Map<string, VendorInfo>;
+  private readonly byId = new Map<string, CatalogModel>();
+  private readonly byBareName = new Map<string, CatalogModel[]>();
+
+  constructor(file: CatalogFile) {
+    const parsed = catalogSchema.parse(file);
+    this.vendors = new Map(Object.entries(parsed.vendors).map(([id, v]) => [id, { id, name: v.name, dialect: v.dialect, defaultBaseUrl: v.default_base_url, supportsByok: v.supports_byok }]));
+    this.models = parsed.models.map((m) => {
+      const routes = m.vendors.map((r) => {
+        const vendor = this.vendors.get(r.vendor);
+        if (!vendor) throw new Error(`catalog: model ${m.id} names vendor "${r.vendor}", which the vendors table does not define`);
+        if (!r.pricing.standard) throw new Error(`catalog: model ${m.id} on ${r.vendor} has no standard price`);
+        return { vendor: r.vendor, vendorModel: r.vendor_model, dialect: vendor.dialect, pricing: r.pricing };
+      });
+      const caps = m.capabilities;
+      return {
+        id: m.id,
+        provider: m.id.slice(0, m.id.indexOf('/')),
+        displayName: m.display_name,
+        type: m.type,
+        contextWindow: m.context_window,
+        maxOutputTokens: m.max_output_tokens,
+        capabilities: caps,
+        routeCapabilities: {
+          tools: caps.supports_tool_calling,
+          structuredOutputs: caps.supports_structured_outputs,
+          input: caps.input,
+          ...(caps.reasoning_efforts ? { reasoningEfforts: caps.reasoning_efforts as ReasoningEffort[] } : {}),
+        },
+        createdAt: m.created_at,
+        routes,
+      };
+    });
+    for (const model of this.models) {
+      if (this.byId.has(model.id)) throw new Error(`catalog: model ${model.id} is listed twice`);
+      this.byId.set(model.id, model);
+      const bare = model.id.slice(model.provider.length + 1);
+      this.byBareName.set(bare, [...(this.byBareName.get(bare) ?? []), model]);
+    }
+  }
+
+  get(id: string): CatalogModel | undefined {
+    return this.byId.get(id);
+  }
+
+  /**
+   * The model a request names: `provider/model`, or a bare name that only one provider has.
+   * Throws the spec's 400s: model_required, invalid_model_format, ambiguous_base_model.
+   */
+  resolve(name: string | null): CatalogModel {
+    if (name === null || name === '') throw WireError.invalid('model_required', 'No model was given and no routing policy resolved: send "model" as provider/model, for example openai/gpt-4o.', 'model');
+    const exact = this.byId.get(name);
+    if (exact) return exact;
+    if (!name.includes('/')) {
+      const matches = this.byBareName.get(name) ?? [];
+      if (matches.length === 1) return matches[0]!;
+      if (matches.length > 1) {
+        throw WireError.invalid('ambiguous_base_model', `"${name}" is served under several providers (${matches.map((m) => m.id).join(', ')}); send the full provider/model.`, 'model');
+      }
+    }
+    throw WireError.invalid('invalid_model_format', `The model "${name}" matched nothing in the catalog; use provider/model as GET /v1/models lists them, for example openai/gpt-4o.`, 'model');
+  }
+}
+
+export function loadCatalog(file?: string): Catalog {
+  const source = file ? path.resolve(file) : path.join(__dirname, 'models.json');
+  return new Catalog(JSON.parse(readFileSync(source, 'utf8')) as CatalogFile);
+}
+
+/**
+ * Cost in integer micro-USD: prices are USD per million tokens, so tokens × price is micro-USD.
+ * (input − cached − cache writes)·input + cached·cached + writes·write (1 h part at its price) + output·output.
+ */
+export function costMicros(price: Price, usage: { inputTokens: number; cachedInputTokens: number; cacheWriteInputTokens: number; cacheWrite1hInputTokens: number; outputTokens: number }): number {
+  const cachedPrice = price.cached_input_per_million ?? price.input_per_million;
+  const writePrice = price.cache_write_per_million ?? price.input_per_million;
+  const write1hPrice = price.cache_write_1h_per_million ?? writePrice;
+  const write5m = usage.cacheWriteInputTokens - usage.cacheWrite1hInputTokens;
+  const uncached = Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteInputTokens);
+  const total = uncached * price.input_per_million + usage.cachedInputTokens * cachedPrice + write5m * writePrice + usage.cacheWrite1hInputTokens * write1hPrice + usage.outputTokens * price.output_per_million;
+  return Math.ceil(total - 1e-9);
+}
+
+/** The worst case before the call: every input token at the full input price plus the whole output budget. */
+export function reserveMicros(price: Price, inputTokens: number, maxOutputTokens: number): number {
+  return Math.ceil(inputTokens * price.input_per_million + maxOutputTokens * price.output_per_million);
+}
+
+export function microsToUsd(micros: number): number {
+  return Math.round(micros) / 1e6;
+}

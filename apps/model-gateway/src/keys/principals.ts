@@ -1,0 +1,125 @@
+import { KeyVerifier, publishKeyInvalidation, type KeyLoader, type OrganizationSettings } from '@patchbay/auth';
+import type { SecretBox } from '@patchbay/secrets';
+import type Redis from 'ioredis';
+import type { Db } from '../db';
+import type { ApiKey } from '../generated/prisma/client';
+
+/** A verified gateway API key (organization or customer key), cached in process. */
+export interface GatewayKeyPrincipal {
+  /** The key's hash: the cache and invalidation id. */
+  keyId: string;
+  hash: string;
+  organizationId: string;
+  environment: 'production' | 'test';
+  expiresAt: string | null;
+  kind: 'organization' | 'customer';
+  disabled: boolean;
+  limitMicros: number | null;
+  limitReset: 'daily' | 'weekly' | 'monthly' | null;
+  /** null: every model; entries ending in `*` are prefixes; [] allows nothing. */
+  allowedModels: string[] | null;
+  routingPolicyId: string | null;
+  projectId: string | null;
+  customerId: string | null;
+  rateLimitRpm: number | null;
+}
+
+/** What the hot path needs of an organization, loaded once per organization and cached like keys. */
+export interface OrganizationGatewayData {
+  /** The organization id (the cache's id for invalidation). */
+  keyId: string;
+  organizationId: string;
+  expiresAt: null;
+  settings: OrganizationSettings;
+  blocklist: string[];
+  /** Defined tag pairs as `key\u0000value`. */
+  tags: Set<string>;
+  /** BYOK credentials, opened (in memory only, never logged or returned). */
+  vendorKeys: Map<string, { apiKey: string; baseUrl: string | null }>;
+  projects: Map<string, { id: string; budgetMicros: number | null }>;
+  customers: Map<string, { id: string; budgetMicros: number | null; active: boolean }>;
+}
+
+export function tagId(key: string, value: string): string {
+  return `${key}\u0000${value}`;
+}
+
+export function toKeyPrincipal(row: ApiKey): GatewayKeyPrincipal {
+  return {
+    keyId: row.hash,
+    hash: row.hash,
+    organizationId: row.organizationId,
+    environment: row.environment,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    kind: row.customerId ? 'customer' : 'organization',
+    disabled: row.disabled,
+    limitMicros: row.limitMicros === null ? null : Number(row.limitMicros),
+    limitReset: row.limitReset,
+    allowedModels: row.allowedModelsSet ? row.allowedModels : null,
+    routingPolicyId: row.routingPolicyId,
+    projectId: row.projectId,
+    customerId: row.customerId,
+    rateLimitRpm: row.rateLimitRpm,
+  };
+}
+
+export function vendorKeyContext(organizationId: string, vendor: string): string {
+  return `model-gateway:vendor-key:${organizationId}:${vendor}`;
+}
+
+export function dbKeyLoader(db: Db): KeyLoader<GatewayKeyPrincipal> {
+  return async (hash) => {
+    const row = await db.apiKey.findUnique({ where: { hash } });
+    return row ? toKeyPrincipal(row) : null;
+  };
+}
+
+export function organizationDataLoader(db: Db, loadSettings: (organizationId: string) => Promise<OrganizationSettings | null>, secrets: SecretBox): KeyLoader<OrganizationGatewayData> {
+  return async (organizationId) => {
+    const [settings, blocked, tags, vendorKeys, projects, customers] = await Promise.all([
+      loadSettings(organizationId),
+      db.blockedModel.findMany({ where: { organizationId } }),
+      db.tag.findMany({ where: { organizationId } }),
+      db.vendorKey.findMany({ where: { organizationId } }),
+      db.project.findMany({ where: { organizationId } }),
+      db.customer.findMany({ where: { organizationId } }),
+    ]);
+    if (!settings) return null;
+    return {
+      keyId: organizationId,
+      organizationId,
+      expiresAt: null,
+      settings,
+      blocklist: blocked.map((b) => b.pattern),
+      tags: new Set(tags.map((t) => tagId(t.key, t.value))),
+      vendorKeys: new Map(vendorKeys.map((k) => [k.vendor, { apiKey: secrets.open(k.sealedKey, vendorKeyContext(organizationId, k.vendor)), baseUrl: k.baseUrl }])),
+      projects: new Map(projects.map((p) => [p.id, { id: p.id, budgetMicros: p.budgetMicros === null ? null : Number(p.budgetMicros) }])),
+      customers: new Map(customers.map((c) => [c.id, { id: c.id, budgetMicros: c.budgetMicros === null ? null : Number(c.budgetMicros), active: c.active }])),
+    };
+  };
+}
+
+/** The gateway's two caches (keys; organization data), both invalidated over the access keys channel. */
+export interface GatewayCaches {
+  keys: KeyVerifier<GatewayKeyPrincipal>;
+  organizations: KeyVerifier<OrganizationGatewayData>;
+}
+
+/** After a change committed: every replica drops the key (or all of the organization's entries) within a second. */
+export class Invalidator {
+  constructor(
+    private readonly redis: Redis,
+    private readonly caches: GatewayCaches,
+  ) {}
+
+  async key(hash: string): Promise<void> {
+    this.caches.keys.invalidate({ keyHash: hash });
+    await publishKeyInvalidation(this.redis, { keyHash: hash });
+  }
+
+  async organization(organizationId: string): Promise<void> {
+    this.caches.organizations.invalidate({ organizationId });
+    this.caches.keys.invalidate({ organizationId });
+    await publishKeyInvalidation(this.redis, { organizationId });
+  }
+}

@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import { hashAccessKey } from '@patchbay/auth';
+import { isUuid } from '@patchbay/service-kit';
+import { z } from 'zod';
+import type { Db } from '../db';
+import type { ApiKey } from '../generated/prisma/client';
+import { ManagementError } from '../http/errors';
+import type { Invalidator } from '../keys/principals';
+import type { SpendControl } from '../spend/spend-control';
+
+/** Gateway keys look like `pbgw_<43 base64url characters>` (256 random bits). */
+export const GATEWAY_KEY_PREFIX = 'pbgw_';
+export const ORG_KEY_LIMIT = 1000;
+
+export function generateGatewayKey(): { key: string; hash: string; label: string } {
+  const key = GATEWAY_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { key, hash: hashAccessKey(key), label: `${key.slice(0, 9)}...${key.slice(-4)}` };
+}
+
+const usd = z.number().min(0).max(1e9);
+const modelPattern = z.string().min(1).max(200);
+export const createKeySchema = z
+  .object({
+    name: z.string().max(255).nullable().optional(),
+    limit: usd.nullable().optional(),
+    limit_reset: z.enum(['daily', 'weekly', 'monthly']).nullable().optional(),
+    allowed_models: z.array(modelPattern).max(500).nullable().optional(),
+    routing_policy_id: z.string().uuid().nullable().optional(),
+    disabled: z.boolean().optional(),
+    project_id: z.string().uuid().nullable().optional(),
+    expires_at: z.string().datetime({ offset: true }).nullable().optional(),
+  })
+  .strict();
+export const updateKeySchema = createKeySchema.omit({ project_id: true }).strict();
+export const customerKeySchema = z
+  .object({
+    name: z.string().max(255).nullable().optional(),
+    limit: usd.nullable().optional(),
+    limit_reset: z.enum(['daily', 'weekly', 'monthly']).nullable().optional(),
+    allowed_models: z.array(modelPattern).max(500).nullable().optional(),
+    rate_limit_rpm: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    expires_at: z.string().datetime({ offset: true }).nullable().optional(),
+  })
+  .strict();
+
+/** zod issues as one message naming each field. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const message = result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.code === 'unrecognized_keys' ? `unknown field(s) ${(i as { keys?: string[] }).keys?.join(', ')}` : i.message}`).join('; ');
+  throw new ManagementError(400, message);
+}
+
+function micros(value: number | null | undefined): bigint | null | undefined {
+  return value === undefined ? undefined : value === null ? null : BigInt(Math.round(value * 1e6));
+}
+
+function usdOf(micros: number): number {
+  return micros / 1e6;
+}
+
+/** The key object of the spec's table (money in USD). */
+export async function renderKey(row: ApiKey, spend: SpendControl): Promise<Record<string, unknown>> {
+  const u = await spend.keyUsage(row.hash);
+  const limit = row.limitMicros === null ? null : Number(row.limitMicros);
+  return {
+    hash: row.hash,
+    name: row.name,
+    label: row.label,
+    limit: limit === null ? null : usdOf(limit),
+    limit_reset: row.limitReset,
+    usage: usdOf(u.usage),
+    usage_daily: usdOf(u.usage_daily),
+    usage_weekly: usdOf(u.usage_weekly),
+    usage_monthly: usdOf(u.usage_monthly),
+    byok_usage: usdOf(u.byok_usage),
+    byok_usage_daily: usdOf(u.byok_usage_daily),
+    byok_usage_weekly: usdOf(u.byok_usage_weekly),
+    byok_usage_monthly: usdOf(u.byok_usage_monthly),
+    limit_remaining: limit === null ? null : usdOf(Math.max(0, limit - u.usage)),
+    allowed_models: row.allowedModelsSet ? row.allowedModels : null,
+    routing_policy_id: row.routingPolicyId,
+    disabled: row.disabled,
+    creator_user_id: row.creatorUserId,
+    project_id: row.projectId,
+    customer_id: row.customerId,
+    rate_limit_rpm: row.rateLimitRpm,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export class KeyService {
+  constructor(
+    private readonly db: Db,
+    private readonly invalidate: Invalidator,
+    private readonly spend: SpendControl,
+  ) {}
+
+  /** 409 org_api_key_limit_reached at 1,000 keys; 403 payment_method_required for a paid org without one. */
+  private async checkCanCreate(organizationId: string, plan: 'free' | 'paid', paymentMethodOnFile: boolean): Promise<void> {
+    if (plan === 'paid' && !paymentMethodOnFile) {
+      throw new ManagementError(403, 'The organization is on a paid plan and has no payment method on file; add one (patchbay org update <id> --payment-method true) before creating keys.', 'payment_method_required');
+    }
+    const count = await this.db.apiKey.count({ where: { organizationId } });
+    if (count >= ORG_KEY_LIMIT) throw new ManagementError(409, `The organization already holds ${ORG_KEY_LIMIT} keys; delete unused keys first.`, 'org_api_key_limit_reached');
+  }
+
+  async create(
+    organizationId: string,
+    settings: { plan: 'free' | 'paid'; paymentMethodOnFile: boolean },
+    input: z.infer<typeof createKeySchema> & { customer_id?: string; rate_limit_rpm?: number | null },
+  ): Promise<Record<string, unknown>> {
+    await this.checkCanCreate(organizationId, settings.plan, settings.paymentMethodOnFile);
+    if (input.project_id) {
+      const project = await this.db.project.findFirst({ where: { id: input.project_id, organizationId } });
+      if (!project) throw new ManagementError(400, `project_id: no project ${input.project_id} in this organization.`);
+    }
+    if (input.limit !== undefined && input.limit !== null && !input.limit_reset) input.limit_reset = null;
+    const material = generateGatewayKey();
+    const row = await this.db.apiKey.create({
+      data: {
+        hash: material.hash,
+        organizationId,
+        name: input.name ?? null,
+        label: material.label,
+        limitMicros: micros(input.limit) ?? null,
+        limitReset: input.limit_reset ?? null,
+        allowedModels: input.allowed_models ?? [],
+        allowedModelsSet: input.allowed_models !== undefined && input.allowed_models !== null,
+        routingPolicyId: input.routing_policy_id ?? null,
+        disabled: input.disabled ?? false,
+        creatorUserId: null,
+        projectId: input.project_id ?? null,
+        customerId: input.customer_id ?? null,
+        rateLimitRpm: input.rate_limit_rpm ?? null,
+        expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+      },
+    });
+    return { ...(await renderKey(row, this.spend)), key: material.key };
+  }
+
+  async list(organizationId: string, offset: number, limit: number, customerId?: string): Promise<Record<string, unknown>[]> {
+    const rows = await this.db.apiKey.findMany({ where: { organizationId, ...(customerId ? { customerId } : {}) }, orderBy: [{ createdAt: 'desc' }, { hash: 'asc' }], skip: offset, take: limit });
+    return Promise.all(rows.map((r) => renderKey(r, this.spend)));
+  }
+
+  async row(organizationId: string, hash: string): Promise<ApiKey> {
+    const row = /^[0-9a-f]{64}$/.test(hash) ? await this.db.apiKey.findUnique({ where: { hash } }) : null;
+    if (!row || row.organizationId !== organizationId) throw new ManagementError(404, `No key with hash ${hash} in this organization.`);
+    return row;
+  }
+
+  async get(organizationId: string, hash: string): Promise<Record<string, unknown>> {
+    return renderKey(await this.row(organizationId, hash), this.spend);
+  }
+
+  async update(organizationId: string, hash: string, body: unknown): Promise<Record<string, unknown>> {
+    if (body && typeof body === 'object' && 'project_id' in body) {
+      throw new ManagementError(400, 'project_id cannot change after a key is created; create a new key in the other project.', 'project_id_immutable');
+    }
+    const input = parseBody(updateKeySchema, body);
+    await this.row(organizationId, hash);
+    const data = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      // Changing the limit never resets usage: usage lives in the spend counters, not on the key.
+      ...(input.limit !== undefined ? { limitMicros: micros(input.limit) } : {}),
+      ...(input.limit_reset !== undefined ? { limitReset: input.limit_reset } : {}),
+      ...(input.allowed_models !== undefined ? { allowedModels: input.allowed_models ?? [], allowedModelsSet: input.allowed_models !== null } : {}),
+      ...(input.routing_policy_id !== undefined ? { routingPolicyId: input.routing_policy_id } : {}),
+      ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
+      ...(input.expires_at !== undefined ? { expiresAt: input.expires_at === null ? null : new Date(input.expires_at) } : {}),
+    };
+    const row = await this.db.apiKey.update({ where: { hash }, data });
+    await this.invalidate.key(hash);
+    return renderKey(row, this.spend);
+  }
+
+  async delete(organizationId: string, hash: string): Promise<void> {
+    await this.row(organizationId, hash);
+    await this.db.apiKey.delete({ where: { hash } });
+    await this.invalidate.key(hash);
+  }
+}
+
+export function parsePaging(query: Record<string, unknown>): { offset: number; limit: number } {
+  const offset = query.offset === undefined ? 0 : Number(query.offset);
+  const limit = query.limit === undefined ? 100 : Number(query.limit);
+  if (!Number.isInteger(offset) || offset < 0) throw new ManagementError(400, 'offset must be a whole number of 0 or more.');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ManagementError(400, 'limit must be a whole number from 1 to 500.');
+  return { offset, limit };
+}
+
+export function requireUuid(value: string, what: string): string {
+  if (!isUuid(value)) throw new ManagementError(404, `No ${what} ${value} in this organization.`);
+  return value;
+}

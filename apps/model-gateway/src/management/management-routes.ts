@@ -1,0 +1,270 @@
+import type { SecretBox } from '@patchbay/secrets';
+import { checkUrl, type OutboundPolicy } from '@patchbay/outbound';
+import express, { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { Catalog } from '../catalog/catalog';
+import type { Db } from '../db';
+import { ManagementError } from '../http/errors';
+import { vendorKeyContext, type Invalidator } from '../keys/principals';
+import type { SpendControl } from '../spend/spend-control';
+import { readUsage } from '../usage/usage-api';
+import { KeyService, createKeySchema, customerKeySchema, parseBody, parsePaging, requireUuid } from './keys';
+import { managementCaller, type ManagementAuth } from './management-auth';
+
+export interface ManagementDeps {
+  db: Db;
+  auth: ManagementAuth;
+  invalidate: Invalidator;
+  spend: SpendControl;
+  secrets: SecretBox;
+  catalog: Catalog;
+  outboundPolicy: OutboundPolicy;
+}
+
+const budget = z.number().min(0).max(1e9).nullable().optional();
+const projectSchema = z.object({ name: z.string().min(1).max(255), budget }).strict();
+const projectUpdateSchema = z.object({ name: z.string().min(1).max(255).optional(), budget }).strict();
+const customerSchema = z.object({ id: z.string().uuid(), name: z.string().max(255).nullable().optional(), budget, active: z.boolean().optional() }).strict();
+const customerUpdateSchema = z.object({ name: z.string().max(255).nullable().optional(), budget, active: z.boolean().optional() }).strict();
+const vendorKeySchema = z.object({ api_key: z.string().min(1).max(4096), base_url: z.string().url().nullable().optional() }).strict();
+const tagSchema = z.object({ key: z.string().min(1).max(100), value: z.string().min(1).max(200) }).strict();
+const blocklistSchema = z.object({ models: z.array(z.string().min(1).max(200)).max(1000) }).strict();
+
+const usd = (micros: bigint | null): number | null => (micros === null ? null : Number(micros) / 1e6);
+const toMicros = (value: number | null | undefined): bigint | null | undefined => (value === undefined ? undefined : value === null ? null : BigInt(Math.round(value * 1e6)));
+
+function renderProject(p: { id: string; name: string; budgetMicros: bigint | null; createdAt: Date; updatedAt: Date }) {
+  return { id: p.id, name: p.name, budget: usd(p.budgetMicros), created_at: p.createdAt.toISOString(), updated_at: p.updatedAt.toISOString() };
+}
+
+function renderCustomer(c: { id: string; name: string | null; budgetMicros: bigint | null; active: boolean; createdAt: Date; updatedAt: Date }) {
+  return { id: c.id, name: c.name, budget: usd(c.budgetMicros), active: c.active, created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString() };
+}
+
+function renderTag(t: { id: string; organizationId: string; key: string; value: string; createdAt: Date; updatedAt: Date }) {
+  return { id: t.id, object: 'tag', tag_key: t.key, tag_value: t.value, org_id: t.organizationId, is_global: false, created_at: t.createdAt.toISOString(), updated_at: t.updatedAt.toISOString() };
+}
+
+function param(req: Request, name: string): string {
+  return String(req.params[name]);
+}
+
+/**
+ * The management API under /v1 (errors `{detail}`): gateway keys, the calling key, projects,
+ * customers and their keys, BYOK vendor keys, tags, the organization blocklist and usage.
+ */
+export function managementRouter(deps: ManagementDeps): Router {
+  const { db, auth, invalidate } = deps;
+  const keys = new KeyService(db, invalidate, deps.spend);
+  const router = Router();
+  router.use(['/v1/keys', '/v1/key', '/v1/projects', '/v1/customers', '/v1/vendor-keys', '/v1/tags', '/v1/blocklist', '/v1/usage'], express.json({ limit: '1mb' }));
+
+  // Gateway API keys.
+  router.post('/v1/keys', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    if (caller.kind !== 'management') throw new ManagementError(401, 'Management key required.');
+    const input = parseBody(createKeySchema, req.body);
+    const gateway = caller.principal.organization.gateway;
+    res.status(201).json(await keys.create(caller.organizationId, { plan: caller.principal.organization.plan, paymentMethodOnFile: gateway?.paymentMethodOnFile ?? true }, input));
+  });
+  router.get('/v1/keys', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    const { offset, limit } = parsePaging(req.query);
+    res.json({ data: await keys.list(caller.organizationId, offset, limit), offset, limit });
+  });
+  router.get('/v1/keys/:hash', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    res.json({ data: await keys.get(caller.organizationId, param(req, 'hash')) });
+  });
+  router.patch('/v1/keys/:hash', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    res.json({ data: await keys.update(caller.organizationId, param(req, 'hash'), req.body) });
+  });
+  router.delete('/v1/keys/:hash', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    await keys.delete(caller.organizationId, param(req, 'hash'));
+    res.json({ deleted: true });
+  });
+  // The calling gateway key itself.
+  router.get('/v1/key', async (req, res) => {
+    const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true });
+    if (caller.kind !== 'gateway_key') throw new ManagementError(400, 'GET /v1/key describes the calling gateway key; a management key is not one. Use GET /v1/keys.');
+    res.json({ data: await keys.get(caller.organizationId, caller.key.hash) });
+  });
+
+  // Projects.
+  router.post('/v1/projects', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_projects');
+    const input = parseBody(projectSchema, req.body);
+    const project = await db.project.create({ data: { organizationId: caller.organizationId, name: input.name, budgetMicros: toMicros(input.budget) ?? null } });
+    await invalidate.organization(caller.organizationId);
+    res.status(201).json(renderProject(project));
+  });
+  router.get('/v1/projects', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_projects');
+    const { offset, limit } = parsePaging(req.query);
+    const rows = await db.project.findMany({ where: { organizationId: caller.organizationId }, orderBy: { createdAt: 'desc' }, skip: offset, take: limit });
+    res.json({ data: rows.map(renderProject), offset, limit });
+  });
+  const projectRow = async (organizationId: string, id: string) => {
+    const row = await db.project.findFirst({ where: { id: requireUuid(id, 'project'), organizationId } });
+    if (!row) throw new ManagementError(404, `No project ${id} in this organization.`);
+    return row;
+  };
+  router.get('/v1/projects/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_projects');
+    res.json(renderProject(await projectRow(caller.organizationId, param(req, 'id'))));
+  });
+  router.patch('/v1/projects/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_projects');
+    const input = parseBody(projectUpdateSchema, req.body);
+    await projectRow(caller.organizationId, param(req, 'id'));
+    const row = await db.project.update({ where: { id: param(req, 'id') }, data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}) } });
+    await invalidate.organization(caller.organizationId);
+    res.json(renderProject(row));
+  });
+  router.delete('/v1/projects/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_projects');
+    await projectRow(caller.organizationId, param(req, 'id'));
+    if ((await db.apiKey.count({ where: { projectId: param(req, 'id') } })) > 0) throw new ManagementError(409, 'The project still has API keys; delete them first.');
+    await db.project.delete({ where: { id: param(req, 'id') } });
+    await invalidate.organization(caller.organizationId);
+    res.json({ deleted: true });
+  });
+
+  // Customers and their keys.
+  const customerRow = async (organizationId: string, id: string) => {
+    const row = await db.customer.findUnique({ where: { organizationId_id: { organizationId, id: requireUuid(id, 'customer') } } });
+    if (!row) throw new ManagementError(404, `No customer ${id} in this organization.`);
+    return row;
+  };
+  router.post('/v1/customers', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers');
+    const input = parseBody(customerSchema, req.body);
+    if (await db.customer.findUnique({ where: { organizationId_id: { organizationId: caller.organizationId, id: input.id } } })) throw new ManagementError(409, `Customer ${input.id} already exists.`);
+    const row = await db.customer.create({ data: { organizationId: caller.organizationId, id: input.id, name: input.name ?? null, budgetMicros: toMicros(input.budget) ?? null, active: input.active ?? true } });
+    await invalidate.organization(caller.organizationId);
+    res.status(201).json(renderCustomer(row));
+  });
+  router.get('/v1/customers', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers');
+    const { offset, limit } = parsePaging(req.query);
+    const rows = await db.customer.findMany({ where: { organizationId: caller.organizationId }, orderBy: { createdAt: 'desc' }, skip: offset, take: limit });
+    res.json({ data: rows.map(renderCustomer), offset, limit });
+  });
+  router.get('/v1/customers/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers');
+    res.json(renderCustomer(await customerRow(caller.organizationId, param(req, 'id'))));
+  });
+  router.patch('/v1/customers/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers');
+    const input = parseBody(customerUpdateSchema, req.body);
+    await customerRow(caller.organizationId, param(req, 'id'));
+    const row = await db.customer.update({
+      where: { organizationId_id: { organizationId: caller.organizationId, id: param(req, 'id') } },
+      data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}), ...(input.active !== undefined ? { active: input.active } : {}) },
+    });
+    await invalidate.organization(caller.organizationId);
+    res.json(renderCustomer(row));
+  });
+  router.delete('/v1/customers/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers');
+    await customerRow(caller.organizationId, param(req, 'id'));
+    const customerKeys = await db.apiKey.findMany({ where: { organizationId: caller.organizationId, customerId: param(req, 'id') }, select: { hash: true } });
+    await db.$transaction([db.apiKey.deleteMany({ where: { organizationId: caller.organizationId, customerId: param(req, 'id') } }), db.customer.delete({ where: { organizationId_id: { organizationId: caller.organizationId, id: param(req, 'id') } } })]);
+    for (const k of customerKeys) await invalidate.key(k.hash);
+    await invalidate.organization(caller.organizationId);
+    res.json({ deleted: true });
+  });
+  // A management key (manage_customers) or an organization's gateway key; never a customer key.
+  router.post('/v1/customers/:id/api-keys', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers', { allowGatewayKeys: true });
+    const customer = await customerRow(caller.organizationId, param(req, 'id'));
+    const input = parseBody(customerKeySchema, req.body);
+    const settings = caller.kind === 'management' ? caller.principal.organization : caller.org.settings;
+    res.status(201).json(await keys.create(caller.organizationId, { plan: settings.plan, paymentMethodOnFile: settings.gateway?.paymentMethodOnFile ?? true }, { ...input, customer_id: customer.id }));
+  });
+  router.get('/v1/customers/:id/api-keys', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_customers', { allowGatewayKeys: true });
+    await customerRow(caller.organizationId, param(req, 'id'));
+    const { offset, limit } = parsePaging(req.query);
+    res.json({ data: await keys.list(caller.organizationId, offset, limit, param(req, 'id')), offset, limit });
+  });
+
+  // BYOK: the organization's own vendor credentials, sealed; never returned.
+  router.put('/v1/vendor-keys/:vendor', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_vendor_keys');
+    const vendor = param(req, 'vendor');
+    const info = deps.catalog.vendors.get(vendor);
+    if (!info?.supportsByok) throw new ManagementError(404, `No vendor ${vendor} accepts organization keys; vendors: ${[...deps.catalog.vendors.values()].filter((v) => v.supportsByok).map((v) => v.id).join(', ')}.`);
+    const input = parseBody(vendorKeySchema, req.body);
+    if (input.base_url) {
+      try {
+        await checkUrl(input.base_url, deps.outboundPolicy, { requireHttps: !deps.outboundPolicy.allowPrivateNetwork });
+      } catch (err) {
+        throw new ManagementError(400, `base_url: ${(err as Error).message}`);
+      }
+    }
+    const data = { sealedKey: deps.secrets.seal(input.api_key, vendorKeyContext(caller.organizationId, vendor)), baseUrl: input.base_url ?? null, last4: input.api_key.slice(-4) };
+    const row = await db.vendorKey.upsert({ where: { organizationId_vendor: { organizationId: caller.organizationId, vendor } }, create: { organizationId: caller.organizationId, vendor, ...data }, update: data });
+    await invalidate.organization(caller.organizationId);
+    res.json({ vendor, key_last4: row.last4, base_url: row.baseUrl, updated_at: row.updatedAt.toISOString() });
+  });
+  router.get('/v1/vendor-keys', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_vendor_keys');
+    const rows = await db.vendorKey.findMany({ where: { organizationId: caller.organizationId }, orderBy: { vendor: 'asc' } });
+    res.json({ data: rows.map((r) => ({ vendor: r.vendor, key_last4: r.last4, base_url: r.baseUrl, updated_at: r.updatedAt.toISOString() })) });
+  });
+  router.delete('/v1/vendor-keys/:vendor', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_vendor_keys');
+    const { count } = await db.vendorKey.deleteMany({ where: { organizationId: caller.organizationId, vendor: param(req, 'vendor') } });
+    if (count === 0) throw new ManagementError(404, `No key of your own for ${param(req, 'vendor')}.`);
+    await invalidate.organization(caller.organizationId);
+    res.json({ deleted: true });
+  });
+
+  // Tags: defined per organization; requests may carry only defined pairs.
+  router.get('/v1/tags', async (req, res) => {
+    const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true });
+    const rows = await db.tag.findMany({ where: { organizationId: caller.organizationId }, orderBy: [{ key: 'asc' }, { value: 'asc' }] });
+    res.json({ object: 'list', data: rows.map(renderTag), has_more: false, next_cursor: null });
+  });
+  router.post('/v1/tags', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_policies');
+    const input = parseBody(tagSchema, req.body);
+    const existing = await db.tag.findUnique({ where: { organizationId_key_value: { organizationId: caller.organizationId, key: input.key, value: input.value } } });
+    if (existing) throw new ManagementError(409, `Tag ${input.key}=${input.value} is already defined.`);
+    const row = await db.tag.create({ data: { organizationId: caller.organizationId, key: input.key, value: input.value } });
+    await invalidate.organization(caller.organizationId);
+    res.status(201).json(renderTag(row));
+  });
+  router.delete('/v1/tags/:id', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_policies');
+    const { count } = await db.tag.deleteMany({ where: { organizationId: caller.organizationId, id: requireUuid(param(req, 'id'), 'tag') } });
+    if (count === 0) throw new ManagementError(404, `No tag ${param(req, 'id')} in this organization.`);
+    await invalidate.organization(caller.organizationId);
+    res.json({ deleted: true });
+  });
+
+  // The organization's blocklist: the whole list is replaced at once.
+  router.get('/v1/blocklist', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_policies');
+    const rows = await db.blockedModel.findMany({ where: { organizationId: caller.organizationId }, orderBy: { pattern: 'asc' } });
+    res.json({ models: rows.map((r) => r.pattern) });
+  });
+  router.put('/v1/blocklist', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_policies');
+    const input = parseBody(blocklistSchema, req.body);
+    const models = [...new Set(input.models)];
+    await db.$transaction([db.blockedModel.deleteMany({ where: { organizationId: caller.organizationId } }), db.blockedModel.createMany({ data: models.map((pattern) => ({ organizationId: caller.organizationId, pattern })) })]);
+    await invalidate.organization(caller.organizationId);
+    res.json({ models: models.sort() });
+  });
+
+  // Usage: daily totals.
+  router.get('/v1/usage', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'view_billing');
+    res.json(await readUsage(db, caller.organizationId, req.query));
+  });
+  return router;
+}

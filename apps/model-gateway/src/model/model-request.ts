@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { hashAccessKey, MANAGEMENT_KEY_PREFIX } from '@patchbay/auth';
+import {
+  WireError,
+  type CanonicalRequest,
+  type GatewayFields,
+  type NormalizedUsage,
+  type StreamTimeouts,
+  type Surface,
+  type VendorHttp,
+  type VendorTarget,
+} from '@patchbay/model-wire';
+import type { GatewayUsageRecordJob } from '@patchbay/queues';
+import { isUuid } from '@patchbay/service-kit';
+import type { Request } from 'express';
+import { costMicros, type Catalog, type CatalogModel, type CatalogRoute, type Price } from '../catalog/catalog';
+import { GatewayError } from '../http/errors';
+import { tagId, type GatewayCaches, type GatewayKeyPrincipal, type OrganizationGatewayData } from '../keys/principals';
+import type { Reservation, SpendControl, SpendSubject } from '../spend/spend-control';
+import type { UsageRecorder } from '../usage/usage-records';
+import type { VendorCredential } from '../vendors/platform-vendors';
+
+/** What every model endpoint runs on, built once at boot. */
+export interface ModelDeps {
+  catalog: Catalog;
+  platformVendors: Map<string, VendorCredential>;
+  caches: GatewayCaches;
+  spend: SpendControl;
+  recorder: UsageRecorder;
+  /** Operator base URLs (trusted, may be local). */
+  vendorHttp: VendorHttp;
+  /** BYOK base URLs the organization supplied: through the outbound guard. */
+  guardedHttp: VendorHttp;
+  timeouts: StreamTimeouts;
+}
+
+export interface Caller {
+  key: GatewayKeyPrincipal;
+  org: OrganizationGatewayData;
+}
+
+/** The key from `Authorization: Bearer` or Anthropic's `x-api-key`. */
+export function rawKeyOf(req: Request): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim() || null;
+  const apiKey = req.headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey !== '' ? apiKey : null;
+}
+
+/** Verifies a gateway key from the in-process cache (no database query in steady state). */
+export async function authenticateModelCaller(req: Request, caches: GatewayCaches): Promise<Caller> {
+  const raw = rawKeyOf(req);
+  if (!raw) throw new GatewayError(401, 'authentication_error', 'No API key: send "Authorization: Bearer <API_KEY>" (or x-api-key on the Anthropic surface).', 'missing_api_key');
+  if (raw.startsWith(MANAGEMENT_KEY_PREFIX)) {
+    throw new GatewayError(401, 'authentication_error', 'Management keys (mgmt_) cannot call model endpoints; use a gateway API key made with POST /v1/keys.', 'management_key_not_allowed');
+  }
+  const key = await caches.keys.lookup(hashAccessKey(raw));
+  if (!key) throw new GatewayError(401, 'invalid_api_key', 'The API key is invalid, deleted or expired.', 'invalid_api_key');
+  if (key.disabled) throw new GatewayError(401, 'authentication_error', 'The API key is disabled; re-enable it with PATCH /v1/keys/{hash} {"disabled": false}.', 'api_key_disabled');
+  const org = await caches.organizations.lookup(key.organizationId);
+  if (!org) throw new GatewayError(401, 'invalid_api_key', 'The API key belongs to no organization.', 'invalid_api_key');
+  if (key.customerId && org.customers.get(key.customerId)?.active === false) {
+    throw new GatewayError(403, 'permission_error', 'The customer of this key is inactive.', 'customer_inactive');
+  }
+  return { key, org };
+}
+
+/** Whether a model id matches an allowlist or blocklist entry (a trailing `*` is a prefix). */
+export function modelMatches(patterns: readonly string[], modelId: string): boolean {
+  for (const pattern of patterns) {
+    if (pattern.endsWith('*') ? modelId.startsWith(pattern.slice(0, -1)) : pattern === modelId) return true;
+  }
+  return false;
+}
+
+export interface RequestScope {
+  projectId: string | null;
+  customerId: string | null;
+  tags: Array<{ key: string; value: string }>;
+}
+
+function header(req: Request, name: string): string | null {
+  const value = req.headers[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** Project, customer and tags of a request, with the spec's 400s. */
+export function resolveScope(req: Request, caller: Caller, gateway: GatewayFields): RequestScope {
+  const { key, org } = caller;
+  const headerCustomer = header(req, 'x-svc-customer');
+  if (headerCustomer !== null && !isUuid(headerCustomer)) throw WireError.invalid('invalid_customer', 'X-Svc-Customer must be a customer UUID.', 'X-Svc-Customer');
+  const headerPolicy = header(req, 'x-svc-routing-policy-id');
+  if (headerPolicy !== null && !isUuid(headerPolicy)) throw WireError.invalid('invalid_routing_policy_id', 'X-Svc-Routing-Policy-Id must be a routing policy UUID.', 'X-Svc-Routing-Policy-Id');
+  if (headerPolicy !== null && gateway.routing_policy_id !== null && headerPolicy !== gateway.routing_policy_id) {
+    throw WireError.invalid('routing_policy_mismatch', 'routing_policy_id in the body and X-Svc-Routing-Policy-Id disagree; send one, or the same id in both.', 'routing_policy_id');
+  }
+  const bodyCustomer = gateway.customer;
+  if (bodyCustomer !== null && !isUuid(bodyCustomer)) throw WireError.invalid('invalid_customer', 'customer must be a customer UUID.', 'customer');
+  let customerId: string | null;
+  if (key.customerId) {
+    for (const asked of [headerCustomer, bodyCustomer]) {
+      if (asked !== null && asked !== key.customerId) throw WireError.invalid('customer_mismatch', 'This is a customer API key: the request belongs to its customer and cannot name another.', 'customer');
+    }
+    customerId = key.customerId;
+  } else {
+    if (headerCustomer !== null && bodyCustomer !== null && headerCustomer !== bodyCustomer) {
+      throw WireError.invalid('customer_mismatch', 'customer in the body and X-Svc-Customer disagree.', 'customer');
+    }
+    customerId = bodyCustomer ?? headerCustomer;
+    if (customerId !== null) {
+      const customer = org.customers.get(customerId);
+      if (!customer) throw WireError.invalid('invalid_customer', `No customer ${customerId} exists in this organization; create it with POST /v1/customers.`, 'customer');
+      if (!customer.active) throw new GatewayError(403, 'permission_error', `Customer ${customerId} is inactive.`, 'customer_inactive');
+    }
+  }
+  const headerProject = header(req, 'x-project-id');
+  const asked = gateway.project_id ?? headerProject;
+  if (gateway.project_id !== null && headerProject !== null && gateway.project_id !== headerProject) {
+    throw WireError.invalid('project_mismatch', 'project_id in the body and X-Project-Id disagree.', 'project_id');
+  }
+  let projectId = key.projectId;
+  if (asked !== null) {
+    if (key.projectId !== null && asked !== key.projectId) throw WireError.invalid('project_mismatch', 'This key belongs to another project than the one the request names.', 'project_id');
+    if (!isUuid(asked) || !org.projects.has(asked)) throw WireError.invalid('project_mismatch', `No project ${asked} exists in this organization.`, 'project_id');
+    projectId = asked;
+  }
+  if (customerId !== null && projectId !== null) {
+    throw WireError.invalid('customer_project_conflict', 'A request cannot belong to a customer and a project at once; drop the project or the customer.', 'customer');
+  }
+  const unknown = gateway.tags.filter((t) => !org.tags.has(tagId(t.key, t.value)));
+  if (unknown.length > 0) {
+    throw WireError.invalid('unknown_tags', `Tags not defined for the organization: ${unknown.map((t) => `${t.key}=${t.value}`).join(', ')}; define them with POST /v1/tags.`, 'tags');
+  }
+  return { projectId, customerId, tags: gateway.tags };
+}
+
+export interface Route {
+  model: CatalogModel;
+  route: CatalogRoute;
+  target: VendorTarget;
+  price: Price;
+  byok: boolean;
+  http: VendorHttp;
+}
+
+/**
+ * The catalog model and the vendor route a request runs on: the key's allowlist (403 model_not_allowed),
+ * the organization's blocklist (403 blocked_by_policy), the vendor pin, then the first route with
+ * credentials (the organization's own key first, then the platform's).
+ */
+export function resolveRoute(deps: ModelDeps, caller: Caller, gateway: GatewayFields, kind: 'chat' | 'embedding'): Route {
+  if (gateway.model?.startsWith('@alias/')) {
+    throw WireError.invalid('model_unavailable', `${gateway.model}: model aliases come with routing policies, which this gateway does not serve yet; name a model as provider/model.`, 'model');
+  }
+  const model = deps.catalog.resolve(gateway.model);
+  if (model.type !== kind) {
+    throw WireError.invalid('unsupported_endpoint_for_model', `${model.id} is ${model.type === 'embedding' ? 'an embedding model: call POST /v1/embeddings' : 'a chat model: it does not serve embeddings'}.`, 'model');
+  }
+  const { key, org } = caller;
+  if (key.allowedModels !== null && !modelMatches(key.allowedModels, model.id)) {
+    throw new GatewayError(403, 'permission_error', `This key may not call ${model.id}; its allowed_models do not include it.`, 'model_not_allowed');
+  }
+  if (modelMatches(org.blocklist, model.id)) {
+    throw new GatewayError(403, 'blocked_by_policy', `${model.id} is blocked by the organization's policy.`, 'blocked_by_policy');
+  }
+  const pins = gateway.vendors ?? (gateway.vendor ? [gateway.vendor] : null);
+  const candidates = pins ? pins.map((v) => model.routes.find((r) => r.vendor === v)).filter((r): r is CatalogRoute => r !== undefined) : model.routes;
+  const tier = gateway.service_tier ?? 'standard';
+  for (const route of candidates) {
+    const own = org.vendorKeys.get(route.vendor);
+    const platform = deps.platformVendors.get(route.vendor);
+    const credential = own ? { apiKey: own.apiKey, baseUrl: own.baseUrl ?? platform?.baseUrl ?? deps.catalog.vendors.get(route.vendor)!.defaultBaseUrl } : platform;
+    if (!credential) continue;
+    const price = route.pricing[tier] ?? (tier === 'auto' || tier === 'default' ? route.pricing.standard : undefined);
+    if (!price) throw WireError.invalid('unsupported_params', `service_tier "${tier}" is not offered for ${model.id} on ${route.vendor}; tiers: ${Object.keys(route.pricing).join(', ')}.`, 'service_tier');
+    return {
+      model,
+      route,
+      price,
+      byok: own !== undefined,
+      // An organization's own base URL is user-supplied: it goes through the outbound guard.
+      http: own?.baseUrl ? deps.guardedHttp : deps.vendorHttp,
+      target: {
+        dialect: route.dialect,
+        vendor: route.vendor,
+        baseUrl: credential.baseUrl,
+        apiKey: credential.apiKey,
+        vendorModel: route.vendorModel,
+        model: model.id,
+        ...(gateway.service_tier && gateway.service_tier !== 'standard' ? { serviceTier: gateway.service_tier } : {}),
+        maxOutputTokens: model.maxOutputTokens || undefined,
+        capabilities: model.routeCapabilities,
+      },
+    };
+  }
+  if (pins) throw WireError.invalid('vendor_unavailable', `No pinned vendor (${pins.join(', ')}) can serve ${model.id}; it runs on ${model.routes.map((r) => r.vendor).join(', ')}.`, 'vendor');
+  throw WireError.invalid('model_unavailable', `No vendor serving ${model.id} is configured on this gateway (and the organization has no key of its own for one).`, 'model');
+}
+
+export function spendSubject(caller: Caller, scope: RequestScope, byok: boolean): SpendSubject {
+  const { key, org } = caller;
+  const gateway = org.settings.gateway;
+  const customer = scope.customerId ? org.customers.get(scope.customerId) : undefined;
+  const project = scope.projectId ? org.projects.get(scope.projectId) : undefined;
+  return {
+    organizationId: key.organizationId,
+    environment: key.environment,
+    plan: org.settings.plan,
+    paymentMethodOnFile: gateway?.paymentMethodOnFile ?? true,
+    creditMicros: gateway?.creditMicros ?? 0,
+    key: { hash: key.hash, limitMicros: key.limitMicros, limitReset: key.limitReset, byok },
+    project: project ? { id: project.id, budgetMicros: project.budgetMicros } : null,
+    customer: customer ? { id: customer.id, budgetMicros: customer.budgetMicros, rateLimitRpm: key.customerId === customer.id ? key.rateLimitRpm : null } : null,
+  };
+}
+
+/** Admits the request before any vendor call, or throws the 402/429 in the surface's envelope. */
+export async function admit(spend: SpendControl, subject: SpendSubject, reserve: number): Promise<{ reservation: Reservation; headers: Record<string, string> }> {
+  const admission = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest: true });
+  if (admission.ok) return { reservation: admission.reservation, headers: admission.headers };
+  const headers = { ...admission.headers, ...(admission.retryAfterSeconds !== undefined ? { 'Retry-After': String(admission.retryAfterSeconds) } : {}) };
+  throw new GatewayError(admission.status, admission.type as GatewayError['type'], admission.message, admission.code, headers);
+}
+
+const ZERO_USAGE: NormalizedUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, cacheWrite1hInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+
+/** Everything one request's usage record needs, filled in as the request runs. */
+export class RequestLedger {
+  readonly id = randomUUID();
+  readonly startedAt = Date.now();
+  readonly startedHr = process.hrtime.bigint();
+  route: Route | null = null;
+  scope: RequestScope | null = null;
+  reservation: Reservation | null = null;
+  firstTokenMs: number | null = null;
+  /** Time spent waiting on the vendor (ms), subtracted from the total to give the gateway's own overhead. */
+  vendorMs = 0;
+  private done = false;
+
+  constructor(
+    private readonly deps: ModelDeps,
+    readonly caller: Caller,
+    readonly surface: Surface | 'anthropic-count-tokens',
+    readonly stream: boolean,
+  ) {}
+
+  elapsedMs(): number {
+    return Number(process.hrtime.bigint() - this.startedHr) / 1e6;
+  }
+
+  /** The gateway's own time so far (total minus vendor time), for the X-Gateway-Overhead-Ms header. */
+  overheadMs(): string {
+    return Math.max(0, this.elapsedMs() - this.vendorMs).toFixed(3);
+  }
+
+  cost(usage: NormalizedUsage | null): number {
+    return usage && this.route ? costMicros(this.route.price, usage) : 0;
+  }
+
+  /** Settles (or releases) the reservation with the real cost and records the request once. */
+  finish(outcome: GatewayUsageRecordJob['outcome'], status: number, usage: NormalizedUsage | null, errorCode: string | null = null, requestedModel: string | null = null): void {
+    if (this.done) return;
+    this.done = true;
+    const cost = this.cost(usage);
+    const spend = this.deps.spend;
+    if (this.reservation) {
+      const settled = usage ? spend.settle(this.reservation, cost, this.id) : spend.release(this.reservation);
+      settled.catch(() => undefined);
+    }
+    const u = usage ?? ZERO_USAGE;
+    const key = this.caller.key;
+    this.deps.recorder.record({
+      event_id: this.id,
+      organization_id: key.organizationId,
+      environment: key.environment,
+      key_hash: key.hash,
+      project_id: this.scope?.projectId ?? key.projectId,
+      customer_id: this.scope?.customerId ?? key.customerId,
+      surface: this.surface,
+      model: this.route?.model.id ?? requestedModel ?? 'unknown',
+      vendor: this.route?.route.vendor ?? null,
+      outcome,
+      error_code: errorCode,
+      status,
+      stream: this.stream,
+      byok: this.route?.byok ?? false,
+      input_tokens: u.inputTokens,
+      cached_input_tokens: u.cachedInputTokens,
+      cache_write_tokens: u.cacheWriteInputTokens,
+      output_tokens: u.outputTokens,
+      reasoning_tokens: u.reasoningTokens,
+      usage_estimated: u.estimated === true,
+      cost_micros: cost,
+      tags: this.scope?.tags ?? [],
+      latency_ms: Math.round(this.elapsedMs()),
+      ttft_ms: this.firstTokenMs === null ? null : Math.round(this.firstTokenMs),
+      spend_epoch: typeof this.reservation?.epoch === 'string' ? this.reservation.epoch : null,
+      occurred_at: new Date(this.startedAt).toISOString(),
+    });
+  }
+}
+
+export type { CanonicalRequest };

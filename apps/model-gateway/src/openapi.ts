@@ -1,0 +1,84 @@
+/**
+ * The gateway's OpenAPI document, merged by the edge router into /openapi.json and /docs. Written by
+ * hand: the model surfaces are other vendors' wire formats (model-wire parses them), which tsoa cannot
+ * describe, and the management routes are few.
+ */
+const modelError = { $ref: '#/components/schemas/ModelError' };
+const detailError = { $ref: '#/components/schemas/DetailError' };
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const anyObject = { type: 'object', additionalProperties: true };
+
+const modelResponses = {
+  '200': { description: 'The answer in the surface\'s own format; with "stream": true, text/event-stream frames of that surface. X-Gateway-Overhead-Ms carries the gateway\'s own time.', content: { ...json(anyObject), 'text/event-stream': { schema: { type: 'string' } } } },
+  '400': { description: 'invalid_request_error with a code (model_required, invalid_model_format, ambiguous_base_model, unknown_tags, customer_mismatch, …)', content: json(modelError) },
+  '401': { description: 'Missing, invalid, disabled or management key', content: json(modelError) },
+  '402': { description: 'budget_exceeded / payment_failed / api_key_limit_exceeded', content: json(modelError) },
+  '403': { description: 'model_not_allowed (permission_error) or blocked_by_policy', content: json(modelError) },
+  '413': { description: 'payload_too_large: inline base64 media over 20 MB (25 MB audio)', content: json(modelError) },
+  '429': { description: 'free_tier_daily_limit, customer key rate limit (no code), vendor rate_limit_error', content: json(modelError) },
+  '502': { description: 'provider_error from the vendor', content: json(modelError) },
+};
+
+function modelPath(summary: string, tag: string, extra: Record<string, unknown> = {}) {
+  return { post: { tags: [tag], summary, security: [{ gateway_key: [] }], requestBody: { required: true, content: json(anyObject) }, responses: { ...modelResponses, ...extra } } };
+}
+
+const mgmt = (scope: string, summary: string, method: 'get' | 'post' | 'patch' | 'delete' | 'put', status = '200', parameters: unknown[] = [], body = false) => ({
+  [method]: {
+    tags: ['Management'],
+    summary,
+    security: [{ management_key: [scope] }],
+    parameters,
+    ...(body ? { requestBody: { required: true, content: json(anyObject) } } : {}),
+    responses: { [status]: { description: 'OK', content: json(anyObject) }, '400': { description: 'Invalid field', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'Missing scope', content: json(detailError) }, '404': { description: 'Not found', content: json(detailError) } },
+  },
+});
+const p = (name: string, description = '') => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+
+export const gatewayDocument = {
+  openapi: '3.0.0',
+  info: { title: 'Patchbay model gateway', version: '1.0.0', description: 'One endpoint for many model vendors: native responses, OpenAI- and Anthropic-compatible surfaces, embeddings, the catalog, gateway keys and their management API, usage.' },
+  components: {
+    securitySchemes: {
+      gateway_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <gateway API key> (x-api-key also works on the Anthropic surface)' },
+      management_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer mgmt_… (made with pnpm --silent patchbay mgmt-key create)' },
+    },
+    schemas: {
+      ModelError: { type: 'object', properties: { error: { type: 'object', properties: { type: { type: 'string' }, message: { type: 'string' }, code: { type: 'string', nullable: true }, param: { type: 'string', nullable: true }, source: { type: 'string', nullable: true }, provider: { type: 'string', nullable: true } } } } },
+      DetailError: { type: 'object', properties: { detail: { oneOf: [{ type: 'string' }, { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } }] } } },
+    },
+  },
+  paths: {
+    '/v1/responses': modelPath('Native responses (stream: response.stream snapshots, response.done, response.error)', 'Models', { '422': { description: 'Schema failure: {detail: [...]}' } }),
+    '/v1/chat/completions': modelPath('OpenAI chat completions', 'OpenAI-compatible'),
+    '/v1/openai/chat/completions': modelPath('OpenAI chat completions (baseURL {gateway_url}/v1/openai)', 'OpenAI-compatible'),
+    '/v1/openai/responses': modelPath('OpenAI responses', 'OpenAI-compatible'),
+    '/v1/embeddings': modelPath('Embeddings (encoding_format float or base64)', 'OpenAI-compatible'),
+    '/v1/openai/embeddings': modelPath('Embeddings', 'OpenAI-compatible'),
+    '/v1/messages': modelPath('Anthropic messages', 'Anthropic-compatible'),
+    '/v1/anthropic/v1/messages': modelPath('Anthropic messages (baseURL {gateway_url}/v1/anthropic)', 'Anthropic-compatible'),
+    '/v1/messages/count_tokens': modelPath('Anthropic count_tokens', 'Anthropic-compatible'),
+    '/v1/anthropic/v1/messages/count_tokens': modelPath('Anthropic count_tokens', 'Anthropic-compatible'),
+    '/v1/models': { get: { tags: ['Models'], summary: 'Models offered (a vendor with no key configured is not offered)', security: [{ gateway_key: [] }], responses: { '200': { description: '{object: list, data: [model]}', content: json(anyObject) } } } },
+    '/v1/models/{model}': { get: { tags: ['Models'], summary: 'One model; the id contains a slash (openai/gpt-4o), plain or encoded as %2F', security: [{ gateway_key: [] }], parameters: [p('model', 'provider/model')], responses: { '200': { description: 'The model', content: json(anyObject) }, '404': { description: 'Not offered', content: json(modelError) } } } },
+    '/v1/openai/models': { get: { tags: ['OpenAI-compatible'], summary: 'Models (OpenAI SDK)', security: [{ gateway_key: [] }], responses: { '200': { description: 'List', content: json(anyObject) } } } },
+    '/v1/keys': { ...mgmt('manage_api_keys', 'Create a gateway key (201; the raw key in `key`, once)', 'post', '201', [], true), ...mgmt('manage_api_keys', 'List keys (offset, limit; newest first)', 'get') },
+    '/v1/keys/{hash}': { ...mgmt('manage_api_keys', 'Get a key', 'get', '200', [p('hash', 'SHA-256 of the raw key, 64 hex')]), ...mgmt('manage_api_keys', 'Update a key (null clears; project_id is 400)', 'patch', '200', [p('hash')], true), ...mgmt('manage_api_keys', 'Delete a key', 'delete', '200', [p('hash')]) },
+    '/v1/key': { get: { tags: ['Management'], summary: 'The calling gateway key', security: [{ gateway_key: [] }], responses: { '200': { description: '{data: key}', content: json(anyObject) } } } },
+    '/v1/projects': { ...mgmt('manage_projects', 'Create a project {name, budget}', 'post', '201', [], true), ...mgmt('manage_projects', 'List projects', 'get') },
+    '/v1/projects/{id}': { ...mgmt('manage_projects', 'Get a project', 'get', '200', [p('id')]), ...mgmt('manage_projects', 'Update a project', 'patch', '200', [p('id')], true), ...mgmt('manage_projects', 'Delete a project', 'delete', '200', [p('id')]) },
+    '/v1/customers': { ...mgmt('manage_customers', 'Create a customer {id (UUID), name, budget, active}', 'post', '201', [], true), ...mgmt('manage_customers', 'List customers', 'get') },
+    '/v1/customers/{customer_id}': { ...mgmt('manage_customers', 'Get a customer', 'get', '200', [p('customer_id')]), ...mgmt('manage_customers', 'Update a customer', 'patch', '200', [p('customer_id')], true), ...mgmt('manage_customers', 'Delete a customer and its keys', 'delete', '200', [p('customer_id')]) },
+    '/v1/customers/{customer_id}/api-keys': { ...mgmt('manage_customers', 'Create a customer API key (management key or organization gateway key; rate_limit_rpm)', 'post', '201', [p('customer_id')], true), ...mgmt('manage_customers', "List a customer's keys", 'get', '200', [p('customer_id')]) },
+    '/v1/vendor-keys': mgmt('manage_vendor_keys', 'BYOK vendor keys (never returned; last 4 characters only)', 'get'),
+    '/v1/vendor-keys/{vendor}': { ...mgmt('manage_vendor_keys', 'Set the organization\'s own key {api_key, base_url?} for a vendor', 'put', '200', [p('vendor')], true), ...mgmt('manage_vendor_keys', 'Remove it', 'delete', '200', [p('vendor')]) },
+    '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(anyObject) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], true) },
+    '/v1/tags/{id}': mgmt('manage_policies', 'Delete a tag', 'delete', '200', [p('id')]),
+    '/v1/blocklist': { ...mgmt('manage_policies', "The organization's blocked models", 'get'), ...mgmt('manage_policies', 'Replace the blocklist {models: [...]} (trailing * is a prefix)', 'put', '200', [], true) },
+    '/v1/usage': mgmt('view_billing', 'Daily totals: start_date, end_date (YYYY-MM-DD, else 400 invalid_date), group_by key|model|project|customer|tag', 'get', '200', [
+      { name: 'start_date', in: 'query', schema: { type: 'string', format: 'date' } },
+      { name: 'end_date', in: 'query', schema: { type: 'string', format: 'date' } },
+      { name: 'group_by', in: 'query', schema: { type: 'string', enum: ['key', 'model', 'project', 'customer', 'tag'] } },
+    ]),
+  },
+};

@@ -1,0 +1,179 @@
+import { counterScript } from '@patchbay/metering';
+
+/**
+ * The Redis side of the spend control. Every key of one organization lives in its scope
+ * (`<prefix>{org:<id>}:<name>`), so one script sees them all and they share one cluster slot:
+ *
+ * | name           | type   | fields                                                                        |
+ * | `t`            | hash   | `o` org credit drawn (not BYOK), `p:<env>:<project>`, `c:<env>:<customer>`,  |
+ * |                |        | `k:<hash>` key lifetime, `kb:<hash>` its BYOK part: all-time totals, no TTL   |
+ * | `d:<day>`      | hash   | `k:<hash>`, `kb:<hash>` the key's spend that day; `n` model requests that day |
+ * | `w:<monday>`   | hash   | `k:<hash>`, `kb:<hash>`                                                       |
+ * | `m:<month>`    | hash   | `k:<hash>`, `kb:<hash>`                                                       |
+ * | `r:<minute>`   | string | requests of customer keys with rate_limit_rpm in that fixed 60 s window       |
+ * | `f`            | zset   | reservations in flight, score = lease end, member = the reservation          |
+ *
+ * Money is integer micro-USD. Counters hold settled spend plus reservations in flight.
+ *
+ * A reservation member is `id|epoch|reserved|byok|key hash|project field|customer field|day|week|month`
+ * ('-' for no project or customer; ids are URI-encoded so they hold no '|'). The period hashes of
+ * a reservation are reached from its labels, inside the scope's own slot.
+ *
+ * `fence_epoch` is the scope's current epoch, a local of the fence that counterScript wraps around
+ * these bodies: a reservation counted in another epoch was lost with Redis's data and is left alone
+ * (its usage record carries its cost into the rebuilt counters instead).
+ */
+const LUA_RESERVATIONS = `
+local prefix = string.sub(KEYS[1], 1, -2)
+local function split(s)
+  local out = {}
+  for part in string.gmatch(s, '([^|]+)') do out[#out + 1] = part end
+  return out
+end
+local function adjust(parts, delta)
+  if delta == 0 then return end
+  local byok = parts[4] == '1'
+  local t = KEYS[1]
+  local kf = 'k:' .. parts[5]
+  local kbf = 'kb:' .. parts[5]
+  if not byok then redis.call('HINCRBY', t, 'o', delta) end
+  if parts[6] ~= '-' then redis.call('HINCRBY', t, parts[6], delta) end
+  if parts[7] ~= '-' then redis.call('HINCRBY', t, parts[7], delta) end
+  redis.call('HINCRBY', t, kf, delta)
+  if byok then redis.call('HINCRBY', t, kbf, delta) end
+  for _, name in ipairs({'d:' .. parts[8], 'w:' .. parts[9], 'm:' .. parts[10]}) do
+    local key = prefix .. name
+    if redis.call('EXISTS', key) == 1 then
+      redis.call('HINCRBY', key, kf, delta)
+      if byok then redis.call('HINCRBY', key, kbf, delta) end
+    end
+  end
+end
+`;
+
+/**
+ * The whole admission of one model request, atomically, in one round trip.
+ *
+ * KEYS  1 t, 2 d:<day>, 3 w:<monday>, 4 m:<month>, 5 r:<minute>, 6 f (then the fence)
+ * ARGV  1 now ms, 2 reserve, 3 byok 1|0, 4 key hash, 5 key limit ('' none), 6 key window d|w|m|t,
+ *       7 credit, 8 plan, 9 project field ('-'), 10 project budget (''), 11 customer field ('-'),
+ *       12 customer budget (''), 13 customer rpm (''), 14 counts as a model request 1|0,
+ *       15 free daily cap, 16 reservation id, 17 lease end ms, 18-22 TTLs of d, w, m, r, f in ms,
+ *       23 the reservation member after its id and epoch (the script puts the scope's epoch in it)
+ *
+ * First releases up to 16 reservations whose lease ran out (their replica died before settling).
+ * Then the checks, in order: free plan daily cap, customer rate limit, org credit (not for BYOK),
+ * project budget, key limit in its window, customer budget. A limit is reached once what is
+ * counted (settled plus in flight) is at or over it. Nothing is counted when one refuses.
+ *
+ * Returns {refusal 0 (admitted) | 1 free cap | 2 customer rpm | 3 credit | 4 project | 5 key | 6 customer,
+ *          model requests today, rpm window count, org credit drawn, project spend, customer spend,
+ *          key spend in its window}, counts after this request when admitted.
+ */
+export const ADMIT_SCRIPT = counterScript(`
+${LUA_RESERVATIONS}
+local now = tonumber(ARGV[1])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now, 'LIMIT', 0, 16)
+for _, member in ipairs(expired) do
+  redis.call('ZREM', KEYS[6], member)
+  local parts = split(member)
+  if parts[2] == fence_epoch then adjust(parts, -tonumber(parts[3])) end
+end
+
+local reserve = tonumber(ARGV[2])
+local byok = ARGV[3] == '1'
+local kf = 'k:' .. ARGV[4]
+local kbf = 'kb:' .. ARGV[4]
+local key_limit = tonumber(ARGV[5])
+local windows = {d = KEYS[2], w = KEYS[3], m = KEYS[4], t = KEYS[1]}
+local window_key = windows[ARGV[6]]
+local credit = tonumber(ARGV[7])
+local free = ARGV[8] == 'free'
+local pf = ARGV[9]
+local p_budget = tonumber(ARGV[10])
+local cf = ARGV[11]
+local c_budget = tonumber(ARGV[12])
+local rpm = tonumber(ARGV[13])
+local counts = ARGV[14] == '1'
+local cap = tonumber(ARGV[15])
+
+local n = tonumber(redis.call('HGET', KEYS[2], 'n')) or 0
+local rn = tonumber(redis.call('GET', KEYS[5])) or 0
+local o = tonumber(redis.call('HGET', KEYS[1], 'o')) or 0
+local p = 0
+if pf ~= '-' then p = tonumber(redis.call('HGET', KEYS[1], pf)) or 0 end
+local c = 0
+if cf ~= '-' then c = tonumber(redis.call('HGET', KEYS[1], cf)) or 0 end
+local kw = tonumber(redis.call('HGET', window_key, kf)) or 0
+local function reply(code) return {code, n, rn, o, p, c, kw} end
+
+if counts and free and n >= cap then return reply(1) end
+if counts and rpm and rn >= rpm then return reply(2) end
+if (not byok) and o >= credit then return reply(3) end
+if p_budget and p >= p_budget then return reply(4) end
+if key_limit and kw >= key_limit then return reply(5) end
+if c_budget and c >= c_budget then return reply(6) end
+
+if counts then
+  n = redis.call('HINCRBY', KEYS[2], 'n', 1)
+  if rpm then
+    rn = redis.call('INCR', KEYS[5])
+    redis.call('PEXPIRE', KEYS[5], ARGV[21])
+  end
+end
+if reserve > 0 then
+  if not byok then o = redis.call('HINCRBY', KEYS[1], 'o', reserve) end
+  if pf ~= '-' then p = redis.call('HINCRBY', KEYS[1], pf, reserve) end
+  if cf ~= '-' then c = redis.call('HINCRBY', KEYS[1], cf, reserve) end
+  redis.call('HINCRBY', KEYS[1], kf, reserve)
+  if byok then redis.call('HINCRBY', KEYS[1], kbf, reserve) end
+  for i = 2, 4 do
+    redis.call('HINCRBY', KEYS[i], kf, reserve)
+    if byok then redis.call('HINCRBY', KEYS[i], kbf, reserve) end
+  end
+  kw = tonumber(redis.call('HGET', window_key, kf)) or 0
+  redis.call('ZADD', KEYS[6], ARGV[17], ARGV[16] .. '|' .. fence_epoch .. '|' .. ARGV[23])
+  redis.call('PEXPIRE', KEYS[6], ARGV[22])
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[18])
+redis.call('PEXPIRE', KEYS[3], ARGV[19])
+redis.call('PEXPIRE', KEYS[4], ARGV[20])
+return reply(0)
+`);
+
+/**
+ * Settles (or releases, with actual 0) one reservation.
+ *
+ * KEYS  1 t, 2 f (then the fence). ARGV 1 the reservation member, 2 actual micro-USD, 3 now ms, 4 lease end ms.
+ * Returns 0 when the reservation belongs to a lost epoch (nothing to do: its record carries the cost),
+ * 1 settled (counters moved by actual - reserved), 2 its lease had run out and it was released
+ * already (counters moved by actual), 3 settled before (nothing done).
+ */
+export const SETTLE_SCRIPT = counterScript(`
+${LUA_RESERVATIONS}
+local parts = split(ARGV[1])
+if parts[2] ~= fence_epoch then return 0 end
+local actual = tonumber(ARGV[2])
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
+  adjust(parts, actual - tonumber(parts[3]))
+  return 1
+end
+if tonumber(ARGV[3]) >= tonumber(ARGV[4]) then
+  adjust(parts, actual)
+  return 2
+end
+return 3
+`);
+
+/**
+ * A key's usage. KEYS 1 t, 2 d:<day>, 3 w:<monday>, 4 m:<month>; ARGV 1 key hash.
+ * Returns {total, day, week, month, byok total, byok day, byok week, byok month}.
+ */
+export const KEY_USAGE_SCRIPT = counterScript(`
+local kf = 'k:' .. ARGV[1]
+local kbf = 'kb:' .. ARGV[1]
+local out = {}
+for i = 1, 4 do out[i] = tonumber(redis.call('HGET', KEYS[i], kf)) or 0 end
+for i = 1, 4 do out[i + 4] = tonumber(redis.call('HGET', KEYS[i], kbf)) or 0 end
+return out
+`);
