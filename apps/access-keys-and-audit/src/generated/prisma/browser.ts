@@ -32,3 +32,9 @@ export type AccessKey = Prisma.AccessKeyModel
  * 
  */
 export type AuditEvent = Prisma.AuditEventModel
+/**
+ * Model ManagementKey
+ * Model gateway management keys (mgmt_ prefix), made by the admin CLI. The gateway verifies them
+ * here by hash, as other services verify access keys, and caches them with pub/sub invalidation.
+ */
+export type ManagementKey = Prisma.ManagementKeyModel

@@ -11,4 +11,5 @@
 export type * from './models/Organization'
 export type * from './models/AccessKey'
 export type * from './models/AuditEvent'
+export type * from './models/ManagementKey'
 export type * from './commonInputTypes'

@@ -399,7 +399,8 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 export const ModelName = {
   Organization: 'Organization',
   AccessKey: 'AccessKey',
-  AuditEvent: 'AuditEvent'
+  AuditEvent: 'AuditEvent',
+  ManagementKey: 'ManagementKey'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -415,7 +416,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "organization" | "accessKey" | "auditEvent"
+    modelProps: "organization" | "accessKey" | "auditEvent" | "managementKey"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -641,6 +642,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ManagementKey: {
+      payload: Prisma.$ManagementKeyPayload<ExtArgs>
+      fields: Prisma.ManagementKeyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ManagementKeyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ManagementKeyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>
+        }
+        findFirst: {
+          args: Prisma.ManagementKeyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ManagementKeyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>
+        }
+        findMany: {
+          args: Prisma.ManagementKeyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>[]
+        }
+        create: {
+          args: Prisma.ManagementKeyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>
+        }
+        createMany: {
+          args: Prisma.ManagementKeyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ManagementKeyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>[]
+        }
+        delete: {
+          args: Prisma.ManagementKeyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>
+        }
+        update: {
+          args: Prisma.ManagementKeyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>
+        }
+        deleteMany: {
+          args: Prisma.ManagementKeyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ManagementKeyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ManagementKeyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>[]
+        }
+        upsert: {
+          args: Prisma.ManagementKeyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ManagementKeyPayload>
+        }
+        aggregate: {
+          args: Prisma.ManagementKeyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateManagementKey>
+        }
+        groupBy: {
+          args: Prisma.ManagementKeyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ManagementKeyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ManagementKeyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ManagementKeyCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -689,6 +764,8 @@ export const OrganizationScalarFieldEnum = {
   mcpAllowedOrigins: 'mcpAllowedOrigins',
   environmentMatching: 'environmentMatching',
   mcpRateLimitPerMinute: 'mcpRateLimitPerMinute',
+  gatewayPaymentMethod: 'gatewayPaymentMethod',
+  gatewayCreditMicros: 'gatewayCreditMicros',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -739,6 +816,20 @@ export const AuditEventScalarFieldEnum = {
 } as const
 
 export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
+export const ManagementKeyScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  name: 'name',
+  keyHash: 'keyHash',
+  keyLast4: 'keyLast4',
+  scopes: 'scopes',
+  createdAt: 'createdAt',
+  revokedAt: 'revokedAt'
+} as const
+
+export type ManagementKeyScalarFieldEnum = (typeof ManagementKeyScalarFieldEnum)[keyof typeof ManagementKeyScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -833,6 +924,20 @@ export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel,
  * Reference to a field of type 'Boolean'
  */
 export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 
@@ -1045,6 +1150,7 @@ export type GlobalOmitConfig = {
   organization?: Prisma.OrganizationOmit
   accessKey?: Prisma.AccessKeyOmit
   auditEvent?: Prisma.AuditEventOmit
+  managementKey?: Prisma.ManagementKeyOmit
 }
 
 /* Types for Logging */

@@ -53,7 +53,8 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   Organization: 'Organization',
   AccessKey: 'AccessKey',
-  AuditEvent: 'AuditEvent'
+  AuditEvent: 'AuditEvent',
+  ManagementKey: 'ManagementKey'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -81,6 +82,8 @@ export const OrganizationScalarFieldEnum = {
   mcpAllowedOrigins: 'mcpAllowedOrigins',
   environmentMatching: 'environmentMatching',
   mcpRateLimitPerMinute: 'mcpRateLimitPerMinute',
+  gatewayPaymentMethod: 'gatewayPaymentMethod',
+  gatewayCreditMicros: 'gatewayCreditMicros',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -131,6 +134,20 @@ export const AuditEventScalarFieldEnum = {
 } as const
 
 export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
+export const ManagementKeyScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  name: 'name',
+  keyHash: 'keyHash',
+  keyLast4: 'keyLast4',
+  scopes: 'scopes',
+  createdAt: 'createdAt',
+  revokedAt: 'revokedAt'
+} as const
+
+export type ManagementKeyScalarFieldEnum = (typeof ManagementKeyScalarFieldEnum)[keyof typeof ManagementKeyScalarFieldEnum]
 
 
 export const SortOrder = {

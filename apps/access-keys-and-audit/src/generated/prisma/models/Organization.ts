@@ -29,11 +29,13 @@ export type AggregateOrganization = {
 export type OrganizationAvgAggregateOutputType = {
   monthlyCredits: number | null
   mcpRateLimitPerMinute: number | null
+  gatewayCreditMicros: number | null
 }
 
 export type OrganizationSumAggregateOutputType = {
   monthlyCredits: number | null
   mcpRateLimitPerMinute: number | null
+  gatewayCreditMicros: bigint | null
 }
 
 export type OrganizationMinAggregateOutputType = {
@@ -43,6 +45,8 @@ export type OrganizationMinAggregateOutputType = {
   monthlyCredits: number | null
   environmentMatching: boolean | null
   mcpRateLimitPerMinute: number | null
+  gatewayPaymentMethod: boolean | null
+  gatewayCreditMicros: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -54,6 +58,8 @@ export type OrganizationMaxAggregateOutputType = {
   monthlyCredits: number | null
   environmentMatching: boolean | null
   mcpRateLimitPerMinute: number | null
+  gatewayPaymentMethod: boolean | null
+  gatewayCreditMicros: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -67,6 +73,8 @@ export type OrganizationCountAggregateOutputType = {
   mcpAllowedOrigins: number
   environmentMatching: number
   mcpRateLimitPerMinute: number
+  gatewayPaymentMethod: number
+  gatewayCreditMicros: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -76,11 +84,13 @@ export type OrganizationCountAggregateOutputType = {
 export type OrganizationAvgAggregateInputType = {
   monthlyCredits?: true
   mcpRateLimitPerMinute?: true
+  gatewayCreditMicros?: true
 }
 
 export type OrganizationSumAggregateInputType = {
   monthlyCredits?: true
   mcpRateLimitPerMinute?: true
+  gatewayCreditMicros?: true
 }
 
 export type OrganizationMinAggregateInputType = {
@@ -90,6 +100,8 @@ export type OrganizationMinAggregateInputType = {
   monthlyCredits?: true
   environmentMatching?: true
   mcpRateLimitPerMinute?: true
+  gatewayPaymentMethod?: true
+  gatewayCreditMicros?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -101,6 +113,8 @@ export type OrganizationMaxAggregateInputType = {
   monthlyCredits?: true
   environmentMatching?: true
   mcpRateLimitPerMinute?: true
+  gatewayPaymentMethod?: true
+  gatewayCreditMicros?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -114,6 +128,8 @@ export type OrganizationCountAggregateInputType = {
   mcpAllowedOrigins?: true
   environmentMatching?: true
   mcpRateLimitPerMinute?: true
+  gatewayPaymentMethod?: true
+  gatewayCreditMicros?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -214,6 +230,8 @@ export type OrganizationGroupByOutputType = {
   mcpAllowedOrigins: string[]
   environmentMatching: boolean
   mcpRateLimitPerMinute: number
+  gatewayPaymentMethod: boolean
+  gatewayCreditMicros: bigint
   createdAt: Date
   updatedAt: Date
   _count: OrganizationCountAggregateOutputType | null
@@ -250,10 +268,13 @@ export type OrganizationWhereInput = {
   mcpAllowedOrigins?: Prisma.StringNullableListFilter<"Organization">
   environmentMatching?: Prisma.BoolFilter<"Organization"> | boolean
   mcpRateLimitPerMinute?: Prisma.IntFilter<"Organization"> | number
+  gatewayPaymentMethod?: Prisma.BoolFilter<"Organization"> | boolean
+  gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
+  managementKeys?: Prisma.ManagementKeyListRelationFilter
 }
 
 export type OrganizationOrderByWithRelationInput = {
@@ -265,10 +286,13 @@ export type OrganizationOrderByWithRelationInput = {
   mcpAllowedOrigins?: Prisma.SortOrder
   environmentMatching?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayPaymentMethod?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   accessKeys?: Prisma.AccessKeyOrderByRelationAggregateInput
   auditEvents?: Prisma.AuditEventOrderByRelationAggregateInput
+  managementKeys?: Prisma.ManagementKeyOrderByRelationAggregateInput
 }
 
 export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
@@ -283,10 +307,13 @@ export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
   mcpAllowedOrigins?: Prisma.StringNullableListFilter<"Organization">
   environmentMatching?: Prisma.BoolFilter<"Organization"> | boolean
   mcpRateLimitPerMinute?: Prisma.IntFilter<"Organization"> | number
+  gatewayPaymentMethod?: Prisma.BoolFilter<"Organization"> | boolean
+  gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
+  managementKeys?: Prisma.ManagementKeyListRelationFilter
 }, "id">
 
 export type OrganizationOrderByWithAggregationInput = {
@@ -298,6 +325,8 @@ export type OrganizationOrderByWithAggregationInput = {
   mcpAllowedOrigins?: Prisma.SortOrder
   environmentMatching?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayPaymentMethod?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.OrganizationCountOrderByAggregateInput
@@ -319,6 +348,8 @@ export type OrganizationScalarWhereWithAggregatesInput = {
   mcpAllowedOrigins?: Prisma.StringNullableListFilter<"Organization">
   environmentMatching?: Prisma.BoolWithAggregatesFilter<"Organization"> | boolean
   mcpRateLimitPerMinute?: Prisma.IntWithAggregatesFilter<"Organization"> | number
+  gatewayPaymentMethod?: Prisma.BoolWithAggregatesFilter<"Organization"> | boolean
+  gatewayCreditMicros?: Prisma.BigIntWithAggregatesFilter<"Organization"> | bigint | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
 }
@@ -332,10 +363,13 @@ export type OrganizationCreateInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationUncheckedCreateInput = {
@@ -347,10 +381,13 @@ export type OrganizationUncheckedCreateInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationUpdateInput = {
@@ -362,10 +399,13 @@ export type OrganizationUpdateInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationUncheckedUpdateInput = {
@@ -377,10 +417,13 @@ export type OrganizationUncheckedUpdateInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateManyInput = {
@@ -392,6 +435,8 @@ export type OrganizationCreateManyInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -405,6 +450,8 @@ export type OrganizationUpdateManyMutationInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -418,6 +465,8 @@ export type OrganizationUncheckedUpdateManyInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -439,6 +488,8 @@ export type OrganizationCountOrderByAggregateInput = {
   mcpAllowedOrigins?: Prisma.SortOrder
   environmentMatching?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayPaymentMethod?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -446,6 +497,7 @@ export type OrganizationCountOrderByAggregateInput = {
 export type OrganizationAvgOrderByAggregateInput = {
   monthlyCredits?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
 }
 
 export type OrganizationMaxOrderByAggregateInput = {
@@ -455,6 +507,8 @@ export type OrganizationMaxOrderByAggregateInput = {
   monthlyCredits?: Prisma.SortOrder
   environmentMatching?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayPaymentMethod?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -466,6 +520,8 @@ export type OrganizationMinOrderByAggregateInput = {
   monthlyCredits?: Prisma.SortOrder
   environmentMatching?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayPaymentMethod?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -473,6 +529,7 @@ export type OrganizationMinOrderByAggregateInput = {
 export type OrganizationSumOrderByAggregateInput = {
   monthlyCredits?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
+  gatewayCreditMicros?: Prisma.SortOrder
 }
 
 export type OrganizationScalarRelationFilter = {
@@ -518,6 +575,14 @@ export type BoolFieldUpdateOperationsInput = {
   set?: boolean
 }
 
+export type BigIntFieldUpdateOperationsInput = {
+  set?: bigint | number
+  increment?: bigint | number
+  decrement?: bigint | number
+  multiply?: bigint | number
+  divide?: bigint | number
+}
+
 export type DateTimeFieldUpdateOperationsInput = {
   set?: Date | string
 }
@@ -550,6 +615,20 @@ export type OrganizationUpdateOneRequiredWithoutAuditEventsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutAuditEventsInput, Prisma.OrganizationUpdateWithoutAuditEventsInput>, Prisma.OrganizationUncheckedUpdateWithoutAuditEventsInput>
 }
 
+export type OrganizationCreateNestedOneWithoutManagementKeysInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutManagementKeysInput, Prisma.OrganizationUncheckedCreateWithoutManagementKeysInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutManagementKeysInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutManagementKeysNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutManagementKeysInput, Prisma.OrganizationUncheckedCreateWithoutManagementKeysInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutManagementKeysInput
+  upsert?: Prisma.OrganizationUpsertWithoutManagementKeysInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutManagementKeysInput, Prisma.OrganizationUpdateWithoutManagementKeysInput>, Prisma.OrganizationUncheckedUpdateWithoutManagementKeysInput>
+}
+
 export type OrganizationCreateWithoutAccessKeysInput = {
   id?: string
   name: string
@@ -559,9 +638,12 @@ export type OrganizationCreateWithoutAccessKeysInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
@@ -573,9 +655,12 @@ export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutAccessKeysInput = {
@@ -603,9 +688,12 @@ export type OrganizationUpdateWithoutAccessKeysInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
@@ -617,9 +705,12 @@ export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutAuditEventsInput = {
@@ -631,9 +722,12 @@ export type OrganizationCreateWithoutAuditEventsInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
@@ -645,9 +739,12 @@ export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
   mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutAuditEventsInput = {
@@ -675,9 +772,12 @@ export type OrganizationUpdateWithoutAuditEventsInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
@@ -689,9 +789,96 @@ export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
   mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
   environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutManagementKeysInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationUncheckedCreateWithoutManagementKeysInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutManagementKeysInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutManagementKeysInput, Prisma.OrganizationUncheckedCreateWithoutManagementKeysInput>
+}
+
+export type OrganizationUpsertWithoutManagementKeysInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutManagementKeysInput, Prisma.OrganizationUncheckedUpdateWithoutManagementKeysInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutManagementKeysInput, Prisma.OrganizationUncheckedCreateWithoutManagementKeysInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutManagementKeysInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutManagementKeysInput, Prisma.OrganizationUncheckedUpdateWithoutManagementKeysInput>
+}
+
+export type OrganizationUpdateWithoutManagementKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutManagementKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 
@@ -702,11 +889,13 @@ export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
 export type OrganizationCountOutputType = {
   accessKeys: number
   auditEvents: number
+  managementKeys: number
 }
 
 export type OrganizationCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | OrganizationCountOutputTypeCountAccessKeysArgs
   auditEvents?: boolean | OrganizationCountOutputTypeCountAuditEventsArgs
+  managementKeys?: boolean | OrganizationCountOutputTypeCountManagementKeysArgs
 }
 
 /**
@@ -733,6 +922,13 @@ export type OrganizationCountOutputTypeCountAuditEventsArgs<ExtArgs extends runt
   where?: Prisma.AuditEventWhereInput
 }
 
+/**
+ * OrganizationCountOutputType without action
+ */
+export type OrganizationCountOutputTypeCountManagementKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ManagementKeyWhereInput
+}
+
 
 export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -743,10 +939,13 @@ export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.Internal
   mcpAllowedOrigins?: boolean
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: boolean
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
+  managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
   _count?: boolean | Prisma.OrganizationCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
@@ -759,6 +958,8 @@ export type OrganizationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   mcpAllowedOrigins?: boolean
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: boolean
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["organization"]>
@@ -772,6 +973,8 @@ export type OrganizationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   mcpAllowedOrigins?: boolean
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: boolean
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["organization"]>
@@ -785,14 +988,17 @@ export type OrganizationSelectScalar = {
   mcpAllowedOrigins?: boolean
   environmentMatching?: boolean
   mcpRateLimitPerMinute?: boolean
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "createdAt" | "updatedAt", ExtArgs["result"]["organization"]>
+export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "createdAt" | "updatedAt", ExtArgs["result"]["organization"]>
 export type OrganizationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
+  managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
   _count?: boolean | Prisma.OrganizationCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrganizationIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -803,6 +1009,7 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
   objects: {
     accessKeys: Prisma.$AccessKeyPayload<ExtArgs>[]
     auditEvents: Prisma.$AuditEventPayload<ExtArgs>[]
+    managementKeys: Prisma.$ManagementKeyPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -828,6 +1035,14 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
      * Per registered user, per minute limit on MCP tools/call.
      */
     mcpRateLimitPerMinute: number
+    /**
+     * Model gateway: whether a payment method is on file (a paid organization without one cannot create gateway keys).
+     */
+    gatewayPaymentMethod: boolean
+    /**
+     * Model gateway: the organization's credit balance setting, in micro-USD (1e-6 USD).
+     */
+    gatewayCreditMicros: bigint
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["organization"]>
@@ -1226,6 +1441,7 @@ export interface Prisma__OrganizationClient<T, Null = never, ExtArgs extends run
   readonly [Symbol.toStringTag]: "PrismaPromise"
   accessKeys<T extends Prisma.Organization$accessKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$accessKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AccessKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   auditEvents<T extends Prisma.Organization$auditEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$auditEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  managementKeys<T extends Prisma.Organization$managementKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$managementKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ManagementKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1263,6 +1479,8 @@ export interface OrganizationFieldRefs {
   readonly mcpAllowedOrigins: Prisma.FieldRef<"Organization", 'String[]'>
   readonly environmentMatching: Prisma.FieldRef<"Organization", 'Boolean'>
   readonly mcpRateLimitPerMinute: Prisma.FieldRef<"Organization", 'Int'>
+  readonly gatewayPaymentMethod: Prisma.FieldRef<"Organization", 'Boolean'>
+  readonly gatewayCreditMicros: Prisma.FieldRef<"Organization", 'BigInt'>
   readonly createdAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Organization", 'DateTime'>
 }
@@ -1703,6 +1921,30 @@ export type Organization$auditEventsArgs<ExtArgs extends runtime.Types.Extension
   take?: number
   skip?: number
   distinct?: Prisma.AuditEventScalarFieldEnum | Prisma.AuditEventScalarFieldEnum[]
+}
+
+/**
+ * Organization.managementKeys
+ */
+export type Organization$managementKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ManagementKey
+   */
+  select?: Prisma.ManagementKeySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ManagementKey
+   */
+  omit?: Prisma.ManagementKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ManagementKeyInclude<ExtArgs> | null
+  where?: Prisma.ManagementKeyWhereInput
+  orderBy?: Prisma.ManagementKeyOrderByWithRelationInput | Prisma.ManagementKeyOrderByWithRelationInput[]
+  cursor?: Prisma.ManagementKeyWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ManagementKeyScalarFieldEnum | Prisma.ManagementKeyScalarFieldEnum[]
 }
 
 /**
