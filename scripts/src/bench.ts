@@ -1,5 +1,6 @@
 import { authBenchmark } from './bench/auth';
 import type { Benchmark } from './bench/benchmark';
+import { gatewayBenchmark } from './bench/gateway';
 import { mcpBenchmark } from './bench/mcp';
 import { meterBenchmark } from './bench/meter';
 import { UsageError } from './bench/options';
@@ -8,11 +9,12 @@ import { proxyFloorBenchmark } from './bench/proxy-floor';
 import { registryBenchmark } from './bench/registry';
 import { scanBenchmark } from './bench/scan';
 import { searchBenchmark } from './bench/search';
+import { unifiedBenchmark } from './bench/unified';
 import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
-/** Every `pnpm bench <name>`; later benchmarks (gateway) are added here. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark];
+/** Every `pnpm bench <name>`. */
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, gatewayBenchmark, unifiedBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

@@ -14,6 +14,11 @@ const schema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
   /** Apply committed migrations at start-up (replicas serialize on an advisory lock). */
   PATCHBAY_MIGRATE_ON_START: booleanFromEnv.default(true),
+  /**
+   * connector-registry's base URL: the ids a new key is restricted to are checked to exist there.
+   * Unset (this service deployed alone), they are checked for form only.
+   */
+  CONNECTOR_REGISTRY_URL: z.string().url().optional(),
 });
 
 export type Config = z.infer<typeof schema>;

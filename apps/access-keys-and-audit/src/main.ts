@@ -7,6 +7,7 @@ import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
 import { loadPrincipalByHash } from './domain/access-keys';
 import { startAuditConsumer } from './domain/audit-consumer';
+import { httpRestrictionIdChecker } from './domain/restriction-ids';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,7 +23,9 @@ async function main(): Promise<void> {
   // Audit events other services send over the queue.
   const queueConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
   const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX });
-  const { app } = createApp({ db, redis, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier });
+  const restrictionIds = config.CONNECTOR_REGISTRY_URL ? httpRestrictionIdChecker({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) : undefined;
+  if (!restrictionIds) logger.warn('CONNECTOR_REGISTRY_URL is not set: the tool pack and registered user ids of new keys are checked for form only');
+  const { app } = createApp({ db, redis, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier, restrictionIds });
   await startHttpService({
     name: SERVICE_NAME,
     app,

@@ -79,7 +79,7 @@ describe('POST /api/v1/registered-users/{id}/link-token/', () => {
     expect(JSON.stringify(event)).not.toContain(res.body.link_token);
   });
 
-  it('uses the public URL of the request for the magic link when PATCHBAY_PUBLIC_URL is unset', async () => {
+  it('with PATCHBAY_PUBLIC_URL unset, builds the magic link from X-Forwarded-Host only when the edge marks it a trusted load balancer\'s', async () => {
     const org = await newOrg();
     const user = await newUser(org);
     const saved = h.services.config.PATCHBAY_PUBLIC_URL;
@@ -87,8 +87,25 @@ describe('POST /api/v1/registered-users/{id}/link-token/', () => {
     try {
       const res = await createLink(org.master_key, user.id, { connector: 'github' })
         .set('X-Forwarded-Proto', 'https')
-        .set('X-Forwarded-Host', 'patchbay.example.org');
+        .set('X-Forwarded-Host', 'patchbay.example.org')
+        .set('X-Patchbay-Trusted-Host', '1');
       expect(res.body.magic_link_url).toBe(`https://patchbay.example.org/link/${res.body.link_token}`);
+    } finally {
+      h.services.config.PATCHBAY_PUBLIC_URL = saved;
+    }
+  });
+
+  it('never builds a magic link from the client\'s Host header (Host: evil.example.com): without configuration it says what to set', async () => {
+    const org = await newOrg();
+    const user = await newUser(org);
+    const saved = h.services.config.PATCHBAY_PUBLIC_URL;
+    h.services.config.PATCHBAY_PUBLIC_URL = undefined;
+    try {
+      const res = await createLink(org.master_key, user.id, { connector: 'github' }).set('Host', 'evil.example.com').set('X-Forwarded-Host', 'evil.example.com');
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('service_unavailable');
+      expect(res.body.detail).toContain('PATCHBAY_PUBLIC_URL');
+      expect(JSON.stringify(res.body)).not.toContain('evil.example.com');
     } finally {
       h.services.config.PATCHBAY_PUBLIC_URL = saved;
     }

@@ -8,8 +8,15 @@ import { setTraceHeaders } from './trace-context';
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
 
+/**
+ * Set (to "1") on the upstream request only when X-Forwarded-Host came from a trusted load balancer
+ * (EDGE_TRUST_FORWARDED and the balancer sent it), never from the client's own Host header: links
+ * sent to end users (magic links) may be built from X-Forwarded-Host only then.
+ */
+export const TRUSTED_HOST_HEADER = 'x-patchbay-trusted-host';
+
 /** Request headers the edge always sets itself, whatever the client sent. */
-const EDGE_SET = new Set(['host', 'x-request-id', 'traceparent', 'tracestate', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port']);
+const EDGE_SET = new Set(['host', 'x-request-id', 'traceparent', 'tracestate', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', TRUSTED_HOST_HEADER]);
 
 /** The internal service credential: only services send it to each other, never a client through the edge. */
 const SERVICE_TOKEN = 'x-service-token';
@@ -101,6 +108,7 @@ export function upstreamRequestHeaders(req: IncomingMessage, requestId: string, 
   else if (priorFor) outgoing['x-forwarded-for'] = priorFor;
   outgoing['x-forwarded-proto'] = origin.proto;
   if (origin.host !== undefined) outgoing['x-forwarded-host'] = origin.host;
+  if (trustForwarded && firstValue(incoming['x-forwarded-host']) !== undefined && origin.host !== undefined) outgoing[TRUSTED_HOST_HEADER] = '1';
   outgoing['x-forwarded-port'] = origin.port;
   return outgoing;
 }

@@ -1,13 +1,13 @@
 import { telemetry } from './telemetry';
 import { createLogger, runService, startHttpService } from '@patchbay/service-kit';
 import { SERVICE_NAME, loadConfig } from './config';
-import { createEdgeServer, handleClientError } from './server';
+import { createEdgeServer } from './server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(SERVICE_NAME, config.logLevel);
   const handler = createEdgeServer(config, { logger });
-  const running = await startHttpService({
+  await startHttpService({
     name: SERVICE_NAME,
     app: handler,
     port: config.port,
@@ -15,7 +15,6 @@ async function main(): Promise<void> {
     logger,
     onShutdown: [async () => telemetry.shutdown(), async () => handler.close()],
   });
-  running.server.on('clientError', handleClientError);
   const deployed = Object.entries(config.upstreams).map(([name, url]) => [name, url ? url.origin + url.pathname.replace(/\/$/, '') : 'not deployed']);
   logger.info({ upstreams: Object.fromEntries(deployed), trust_forwarded: config.trustForwarded }, 'routing to services');
 }

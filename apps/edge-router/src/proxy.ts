@@ -44,17 +44,99 @@ export interface ProxyOptions {
 }
 
 /**
- * Sends the request to the service and streams both bodies through without buffering.
- * A client that goes away aborts the upstream request; a service that fails mid-response
- * cuts the client's connection, so the client sees a truncated response rather than a complete-looking one.
+ * Bodies up to this size are read before the request is sent, so the request can be sent again when
+ * a pooled connection turns out to be closed; larger ones stream through unbuffered.
+ */
+export const REPLAY_BUFFER_MAX = 64 * 1024;
+
+/**
+ * After the client's answer, what is left of its request body is read and discarded so the next
+ * request on the keep-alive connection can be parsed; beyond this many bytes (or DRAIN_MS) the
+ * connection is closed instead.
+ */
+export const DRAIN_MAX_BYTES = 4 * 1024 * 1024;
+const DRAIN_MS = 10_000;
+
+/** What is sent to the service: nothing, a body read in full (replayable), or the client's stream. */
+type Body = { kind: 'none' } | { kind: 'buffered'; data: Buffer } | { kind: 'stream' };
+
+/**
+ * Sends the request to the service and streams both bodies through (small request bodies are read
+ * first, see REPLAY_BUFFER_MAX). A client that goes away aborts the upstream request; a service that
+ * fails mid-response cuts the client's connection, so the client sees a truncated response rather
+ * than a complete-looking one. However the exchange ends, the client's connection is left ready for
+ * its next request (see drainClientBody).
  */
 export function proxyRequest(req: IncomingMessage, res: ServerResponse, upstream: Upstream, options: ProxyOptions): void {
-  // A pooled connection the service closed while idle fails on first use; a request without a body
-  // can be sent again safely, on a fresh connection.
-  attempt(req, res, upstream, options, isReplayable(req));
+  res.once('finish', () => drainClientBody(req));
+  const length = declaredLength(req);
+  if (length === 0) {
+    attempt(req, res, upstream, options, { kind: 'none' }, true);
+    return;
+  }
+  if (length !== null && length <= REPLAY_BUFFER_MAX) {
+    readBody(req, length).then(
+      (data) => {
+        if (!res.destroyed) attempt(req, res, upstream, options, { kind: 'buffered', data }, true);
+      },
+      () => res.destroy(),
+    );
+    return;
+  }
+  // A body of unknown length is chunked on to the service too, whatever the method: node:http only
+  // chunks POST, PUT and PATCH by default, and would send a GET's body unframed.
+  const headers = length === null ? { ...options.headers, 'transfer-encoding': 'chunked' } : options.headers;
+  attempt(req, res, upstream, { ...options, headers }, { kind: 'stream' }, false);
 }
 
-function attempt(req: IncomingMessage, res: ServerResponse, upstream: Upstream, options: ProxyOptions, replayable: boolean): void {
+/** The request body's length: 0 for none, null when chunked (unknown until it ends). */
+function declaredLength(req: IncomingMessage): number | null {
+  if (req.headers['transfer-encoding'] !== undefined) return null;
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isSafeInteger(length) && length >= 0 ? length : null;
+}
+
+function readBody(req: IncomingMessage, length: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(Buffer.concat(chunks, length)));
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('client went away'));
+    });
+  });
+}
+
+const draining = new WeakSet<IncomingMessage>();
+
+/**
+ * Reads and discards the rest of a request body the service did not take (it answered early: a 400,
+ * 413 or 415 before reading a large body), so node:http can parse the client's next request on the
+ * same connection instead of waiting for a body nobody reads: without this the client's pooled
+ * connection stalls. A body too long or too slow to drain closes the connection instead.
+ */
+export function drainClientBody(req: IncomingMessage): void {
+  if (req.complete || req.destroyed || draining.has(req)) return;
+  draining.add(req);
+  req.unpipe();
+  let drained = 0;
+  const close = () => req.socket.destroy();
+  const timer = setTimeout(close, DRAIN_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MAX_BYTES) {
+      clearTimeout(timer);
+      close();
+    }
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
+function attempt(req: IncomingMessage, res: ServerResponse, upstream: Upstream, options: ProxyOptions, body: Body, replayable: boolean): void {
   const upstreamReq = http.request({
     host: upstream.hostname,
     port: upstream.port,
@@ -81,6 +163,13 @@ function attempt(req: IncomingMessage, res: ServerResponse, upstream: Upstream, 
   upstreamReq.on('response', (upstreamRes) => {
     clearTimeout(timer);
     responded = true;
+    if (body.kind === 'stream' && !req.complete) {
+      // The service answered before taking the whole body: stop sending it (the rest is drained from
+      // the client), and do not return this connection to the pool with a request half written.
+      req.unpipe(upstreamReq);
+      drainClientBody(req);
+      upstreamRes.once('end', () => upstreamReq.destroy());
+    }
     if (res.destroyed) {
       upstreamRes.destroy();
       return;
@@ -107,44 +196,38 @@ function attempt(req: IncomingMessage, res: ServerResponse, upstream: Upstream, 
       res.destroy();
       return;
     }
+    // A pooled connection the service closed while idle fails on first use, before any answer: a
+    // request whose body is in hand is sent again, once, on a fresh connection.
     if (replayable && !timedOut && upstreamReq.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
       res.removeListener('close', onClientClose);
       req.removeListener('error', onClientError);
-      attempt(req, res, upstream, options, false);
+      attempt(req, res, upstream, options, body, false);
       return;
     }
     sendError(res, upstreamFailure(upstream.name, error, timedOut, options.timeoutMs));
   });
 
-  if (replayable) {
-    // Nothing to stream; do not tie the request body to this attempt so a retry can be made.
-    upstreamReq.end();
-  } else {
-    const limit = options.bodyLimit;
-    if (limit) {
-      // Counted as it streams through (chunked bodies have no length up front); nothing is buffered.
-      let seen = 0;
-      req.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen <= limit.bytes || tooLarge) return;
-        tooLarge = true;
-        clearTimeout(timer);
-        req.unpipe(upstreamReq);
-        upstreamReq.destroy();
-        if (!res.headersSent) limit.reject(res);
-        else res.destroy();
-        req.resume();
-      });
-    }
-    req.pipe(upstreamReq);
+  if (body.kind !== 'stream') {
+    upstreamReq.end(body.kind === 'buffered' ? body.data : undefined);
+    return;
   }
-}
-
-function isReplayable(req: IncomingMessage): boolean {
-  const method = req.method;
-  if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+  const limit = options.bodyLimit;
+  if (limit) {
+    // Counted as it streams through (chunked bodies have no length up front); nothing is buffered.
+    let seen = 0;
+    req.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen <= limit.bytes || tooLarge) return;
+      tooLarge = true;
+      clearTimeout(timer);
+      req.unpipe(upstreamReq);
+      upstreamReq.destroy();
+      if (!res.headersSent) limit.reject(res);
+      else res.destroy();
+      req.resume();
+    });
+  }
+  req.pipe(upstreamReq);
 }
 
 function upstreamFailure(service: ServiceName, error: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: number): AppError {

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { AppError } from '@patchbay/errors';
 import { redactSecretPath, type Logger } from '@patchbay/service-kit';
@@ -166,27 +165,4 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
       for (const upstream of upstreams.values()) upstream.agent.destroy();
     },
   });
-}
-
-/**
- * Requests node:http cannot parse never reach the handler; they still get the JSON envelope and a
- * request id, instead of a bare status line.
- */
-export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  // A response already under way on this connection cannot be followed by another status line.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (!socket.writable || error.code === 'ECONNRESET' || inFlight?.headersSent === true) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, detail] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'The request was not received in time.']
-        : [400, 'Bad Request', 'The request could not be parsed as HTTP.'];
-  const body = JSON.stringify({ detail, code: 'invalid_request' });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestIdFrom({})}\r\nconnection: close\r\n\r\n${body}`,
-  );
 }

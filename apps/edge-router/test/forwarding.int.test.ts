@@ -20,6 +20,11 @@ describe('headers the edge sets on the upstream request', () => {
 
   const seen = () => accessKeys.requests[0]!.headers;
 
+  it('never passes a client\'s x-patchbay-trusted-host on, and sets none: the client\'s Host is not trusted for links', async () => {
+    await send(edge.port, '/api/v1/access-keys/', { headers: { host: 'evil.example.com', 'x-patchbay-trusted-host': '1' } });
+    expect(seen()['x-patchbay-trusted-host']).toBeUndefined();
+  });
+
   it('always strips an inbound x-service-token', async () => {
     await send(edge.port, '/api/v1/access-keys/', { headers: { 'x-service-token': 'forged-internal-credential-123', 'X-Service-Token': 'again' } });
     expect(seen()['x-service-token']).toBeUndefined();
@@ -191,7 +196,16 @@ describe('headers the edge sets when a trusted load balancer is in front', () =>
       'x-forwarded-proto': 'https',
       'x-forwarded-host': 'api.patchbay.dev',
       'x-forwarded-port': '443',
+      // The services may build links for end users from this host: a trusted balancer named it.
+      'x-patchbay-trusted-host': '1',
     });
+  });
+
+  it('does not mark a host taken from the client\'s own Host header as trusted', async () => {
+    accessKeys.reset();
+    await send(edge.port, '/api/v1/access-keys/', { headers: { host: 'evil.example.com' } });
+    expect(accessKeys.requests[0]!.headers['x-forwarded-host']).toBe('evil.example.com');
+    expect(accessKeys.requests[0]!.headers['x-patchbay-trusted-host']).toBeUndefined();
   });
 
   it('still strips x-service-token', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger, startHttpService, type RunningService } from '@patchbay/service-kit';
 import { loadConfig } from '../src/config';
-import { createEdgeServer, type EdgeHandler, handleClientError } from '../src/server';
+import { createEdgeServer, type EdgeHandler } from '../src/server';
 
 /** What a stand-in service saw of one request. */
 export interface SeenRequest {
@@ -140,7 +140,6 @@ export async function startEdge(env: Record<string, string>): Promise<RunningEdg
     drainMs: 100,
     onShutdown: [async () => handler.close()],
   });
-  running.server.on('clientError', handleClientError);
   return { port: running.port, handler, logs, waitForLog, stop: () => running.stop() };
 }
 

@@ -1,3 +1,4 @@
+import { REPLAY_BUFFER_MAX } from '../src/proxy';
 import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingMessage } from 'node:http';
 import net from 'node:net';
@@ -313,8 +314,9 @@ describe('pooled connections the service has closed', () => {
     expect(connections).toHaveLength(2);
   });
 
-  it('does not replay a request with a body: the client is told to retry', async () => {
-    const res = await send(edge.port, '/api/v1/access-keys/', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+  it('does not replay a request whose body streams through (beyond the replay buffer): the client is told to retry', async () => {
+    await send(edge.port, '/api/v1/access-keys/');
+    const res = await send(edge.port, '/api/v1/access-keys/', { method: 'POST', body: 'x'.repeat(REPLAY_BUFFER_MAX + 1), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBeDefined();
   });

@@ -14,7 +14,7 @@ import { startRecordWorkers } from './domain/record-consumers';
 import { RegistryClient } from './domain/registry-client';
 import { RuleSetCache, publishRulesChanged } from './domain/rule-set-cache';
 import { SecurityRuleService } from './domain/security-rules';
-import { ToolCallRecordService, ToolCallRecorder } from './domain/tool-call-records';
+import { ToolCallRecordService, ToolCallRecorder, storeToolCallRecords } from './domain/tool-call-records';
 import { noteRecordsStored, toolCallLedger } from './domain/usage';
 import { McpRelay } from './mcp/relay';
 import { McpSessions } from './mcp/sessions';
@@ -78,7 +78,14 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
   const outboxRelay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   outboxRelay.start();
-  const recorder = new ToolCallRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: outboxRelay, logger }));
+  const recorder = new ToolCallRecorder(
+    new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: outboxRelay, logger }),
+    async (records) => {
+      await storeToolCallRecords(db, records, config.TOOL_CALL_RETENTION_DAYS);
+      noteRecordsStored(meter, records);
+    },
+    logger,
+  );
   const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
 
   const securityRules = new SecurityRuleService({
@@ -106,8 +113,9 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   return {
     app,
     async close() {
-      meter.close();
+      // Waiting records first: storing them may still tell the meter about them.
       await recorder.close();
+      meter.close();
       await workers?.close();
       await outboxRelay.stop();
       await relay.close();

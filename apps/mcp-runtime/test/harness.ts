@@ -15,6 +15,9 @@ import {
 import { loadConfig } from '../src/config';
 import { createRuntime } from '../src/runtime';
 
+/** The public base URL the registry builds magic links from. */
+export const PUBLIC_URL = 'http://patchbay.test';
+
 export interface Harness {
   /** The runtime's base URL (a real HTTP server, so SDK clients can connect). */
   url: string;
@@ -32,8 +35,10 @@ export interface Harness {
  * services as child processes and a fake GitHub as the only third party.
  */
 export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
-  const accessKeys = await startAccessKeysService();
-  const registry = await startConnectorRegistryService({ registryDir: path.dirname(require.resolve('@patchbay/connector-registry/package.json')), accessKeysUrl: accessKeys.url });
+  // A test that brings its own Redis (the fault test) gives it to every service, so events cross it as in production.
+  const accessKeys = await startAccessKeysService(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {});
+  // Magic links come from configuration, never from the agent's Host header.
+  const registry = await startConnectorRegistryService({ registryDir: path.dirname(require.resolve('@patchbay/connector-registry/package.json')), accessKeysUrl: accessKeys.url, env: { PATCHBAY_PUBLIC_URL: PUBLIC_URL, ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) } });
   const github = await startFakeGithub({ owner: 'octo-org', repo: 'hello', issues: 5 });
   const config = loadConfig({
     DATABASE_URL: TEST_DATABASE_URL,

@@ -3,7 +3,7 @@ import { DirectProducer, QUEUE_NAMES, QueueSet, type ToolCallRecordJob } from '@
 import { createLogger, createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, waitFor } from '@patchbay/testing';
 import { createPrisma, type Db } from '../src/db';
-import { ToolCallRecorder, deleteRegisteredUserRecords, storeToolCallRecord, sweepExpiredRecords } from '../src/domain/tool-call-records';
+import { ToolCallRecorder, deleteRegisteredUserRecords, storeToolCallRecord, storeToolCallRecords, sweepExpiredRecords } from '../src/domain/tool-call-records';
 import { api, request, rpc, scenario, startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -243,6 +243,36 @@ describe('the record pipeline loses nothing', () => {
       await queues.close();
       connection.disconnect();
     }
+  });
+
+  it('records are stored straight into PostgreSQL, so none waits in Redis where a Redis restart would lose it', async () => {
+    const s = await scenario(h, { connect: false });
+    const queued: unknown[] = [];
+    const recorder = new ToolCallRecorder(
+      { send: async (_queue, payload) => { queued.push(payload); return 'queued' as const; } },
+      async (records) => { await storeToolCallRecords(db, records, 30); },
+    );
+    const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
+    const sent = [job(mine), job(mine)];
+    for (const record of sent) recorder.record(record);
+    await recorder.close();
+    expect(queued).toEqual([]);
+    const stored = await db.toolCallRecord.findMany({ where: { id: { in: sent.map((r) => r.event_id) } } });
+    expect(stored).toHaveLength(2);
+  });
+
+  it('when the database refuses a batch, it goes to the queue for the record workers instead', async () => {
+    const s = await scenario(h, { connect: false });
+    const queued: Array<{ records: ToolCallRecordJob[] }> = [];
+    const recorder = new ToolCallRecorder(
+      { send: async (_queue, payload) => { queued.push(payload as { records: ToolCallRecordJob[] }); return 'queued' as const; } },
+      async () => { throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }); },
+    );
+    const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
+    const sent = [job(mine), job(mine), job(mine)];
+    for (const record of sent) recorder.record(record);
+    await recorder.close();
+    expect(queued.flatMap((p) => p.records.map((r) => r.event_id)).sort()).toEqual(sent.map((r) => r.event_id).sort());
   });
 
   it('while Redis is unreachable, a batch of records goes to the outbox and is stored once relayed', async () => {

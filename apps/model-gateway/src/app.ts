@@ -8,6 +8,7 @@ import { managementErrorHandler } from './http/errors';
 import type { ManagementDeps } from './management/management-routes';
 import { managementRouter } from './management/management-routes';
 import { modelRouter } from './model/model-routes';
+import { routingPolicyRouter, type RoutingPolicyDeps } from './routing/routing-policy-routes';
 import type { ModelDeps } from './model/model-request';
 import { gatewayDocument } from './openapi';
 
@@ -17,6 +18,7 @@ export interface AppDeps {
   redis: Redis;
   model: ModelDeps;
   management: ManagementDeps;
+  routingPolicies: RoutingPolicyDeps;
   maxBodyBytes: number;
 }
 
@@ -34,6 +36,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(modelRouter(deps.model, deps.maxBodyBytes));
   app.use(catalogRouter(deps.model.catalog, deps.model.platformVendors, deps.management.auth));
   app.use(managementRouter(deps.management));
+  app.use(routingPolicyRouter(deps.routingPolicies));
   app.use(managementErrorHandler(deps.logger));
   finishServiceApp(app, deps.logger);
   return app;

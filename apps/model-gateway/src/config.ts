@@ -29,6 +29,12 @@ const schema = z.object({
   PATCHBAY_ALLOW_PRIVATE_NETWORK: booleanFromEnv.default(false),
   /** Whether this replica also stores usage records from the queue (see README: a separate worker deployment). */
   GATEWAY_USAGE_WORKERS: booleanFromEnv.default(true),
+  /** Circuit breaker of each (model, vendor) route, shared by replicas in Redis: failures within the window that open it, and for how long. */
+  GATEWAY_BREAKER_FAILURES: z.coerce.number().int().min(1).default(3),
+  GATEWAY_BREAKER_WINDOW_MS: z.coerce.number().int().min(100).default(30_000),
+  GATEWAY_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Redis key prefix of route health (breaker and latency); tests give each run its own. */
+  GATEWAY_ROUTE_HEALTH_PREFIX: z.string().default('patchbay:routing:'),
   GATEWAY_USAGE_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(20),
 });
 

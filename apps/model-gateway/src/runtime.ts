@@ -11,7 +11,10 @@ import { loadCatalog, type Catalog } from './catalog/catalog';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
 import { createPrisma } from './db';
 import { Invalidator, dbKeyLoader, organizationDataLoader, type GatewayCaches } from './keys/principals';
-import { AdmitAllSpendControl } from './spend/admit-all';
+import { RouteHealth } from '@patchbay/model-routing';
+import { routingCatalog, type RoutingDeps } from './routing/routing';
+import { RedisSpendControl } from '@patchbay/gateway-spend';
+import { usageRecordsLedger } from './spend/usage-ledger';
 import type { SpendControl } from './spend/spend-control';
 import { UsageRecorder, startUsageConsumer } from './usage/usage-records';
 import { platformVendorsFromEnv } from './vendors/platform-vendors';
@@ -22,6 +25,8 @@ export interface RuntimeOptions {
   catalog?: Catalog;
   secrets?: SecretBox;
   spend?: SpendControl;
+  /** Redis key prefix of the spend counters (tests isolate theirs). */
+  spendKeyPrefix?: string;
 }
 
 export interface Runtime {
@@ -65,9 +70,22 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const recorder = new UsageRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
-  const consumer = config.GATEWAY_USAGE_WORKERS ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY }) : null;
-  const spend = options.spend ?? new AdmitAllSpendControl(db);
+  // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
+  const spend = options.spend ?? new RedisSpendControl(redis, { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) });
+  const consumer = config.GATEWAY_USAGE_WORKERS
+    ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (job) => void spend.noteRecorded(job.organization_id, [job.spend_epoch]).catch(() => undefined) })
+    : null;
 
+  const routing: RoutingDeps = {
+    catalog: routingCatalog(catalog),
+    health: new RouteHealth(redis, {
+      keyPrefix: config.GATEWAY_ROUTE_HEALTH_PREFIX,
+      threshold: config.GATEWAY_BREAKER_FAILURES,
+      windowMs: config.GATEWAY_BREAKER_WINDOW_MS,
+      cooldownMs: config.GATEWAY_BREAKER_COOLDOWN_MS,
+      onError: (err) => logger.warn({ err: { message: (err as Error).message } }, 'route health unavailable: routing goes on with every route closed'),
+    }),
+  };
   const outboundPolicy: OutboundPolicy = { allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK };
   const vendorHttp = createVendorHttp();
   const app = createApp({
@@ -84,8 +102,10 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       vendorHttp,
       guardedHttp: createGuardedRequest(outboundPolicy, { requireHttps: !outboundPolicy.allowPrivateNetwork }),
       timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
+      routing,
     },
     management: { db, auth: { management, caches }, invalidate, spend, secrets, catalog, outboundPolicy },
+    routingPolicies: { db, auth: { management, caches }, invalidate, catalog: routing.catalog },
   });
 
   return {

@@ -160,3 +160,14 @@ describe('projects, customers and customer keys', () => {
     expect((await call(h.edgeUrl, org.mgmtKey, 'GET', `/v1/projects/${other.body.id}`)).status).toBe(404);
   });
 });
+
+describe('OpenAPI', () => {
+  it('every gateway route is in the merged document the edge serves at /openapi.json (and /docs)', async () => {
+    const doc = await call(h.edgeUrl, null, 'GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    for (const path of ['/v1/responses', '/v1/chat/completions', '/v1/openai/chat/completions', '/v1/embeddings', '/v1/messages', '/v1/anthropic/v1/messages/count_tokens', '/v1/models/{model}', '/v1/keys', '/v1/keys/{hash}', '/v1/key', '/v1/projects', '/v1/customers/{customer_id}/api-keys', '/v1/vendor-keys/{vendor}', '/v1/tags', '/v1/blocklist', '/v1/usage']) {
+      expect(Object.keys(doc.body.paths)).toContain(path);
+    }
+    expect((await fetch(`${h.edgeUrl}/docs`)).status).toBe(200);
+  });
+});

@@ -82,6 +82,55 @@ describe('errorMiddleware', () => {
     expect(res.body).toEqual({ detail: 'No route matches GET /nowhere.', code: 'not_found' });
   });
 
+  describe('a dependency that is down is 503 service_unavailable with Retry-After, not a 500', () => {
+    const redisClosed = new Error('Connection is closed.');
+    const redisRetries = Object.assign(new Error('Reached the max retries per request limit (which is 2). Refer to "maxRetriesPerRequest" option for details.'), { name: 'MaxRetriesPerRequestError' });
+    const pgShutdown = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+    const socket = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6399'), { code: 'ECONNREFUSED', syscall: 'connect', errno: -111 });
+    const prismaWrapped = Object.assign(new Error('Invalid `prisma.x.findMany()` invocation'), {
+      name: 'PrismaClientKnownRequestError',
+      code: 'P2010',
+      meta: { driverAdapterError: Object.assign(new Error('DatabaseNotReachable'), { cause: { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 } }) },
+    });
+    const wrapped = new Error('rebuild failed', { cause: socket });
+    const counters = Object.assign(new Error('the counters of org:x could not be rebuilt'), { name: 'CountersUnavailableError' });
+
+    it.each([
+      ['ioredis: connection closed', redisClosed],
+      ['ioredis: max retries per request', redisRetries],
+      ['PostgreSQL: admin shutdown (57P01)', pgShutdown],
+      ['a refused socket', socket],
+      ["Prisma's driver adapter: database not reachable", prismaWrapped],
+      ['a refused socket as the cause of another error', wrapped],
+      ['counters that cannot be rebuilt', counters],
+    ])('%s', async (_label, error) => {
+      const res = await request(appThrowing(error)).post('/boom').send({});
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('service_unavailable');
+      expect(res.headers['retry-after']).toBe('2');
+      expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|administrator|prisma/i);
+    });
+
+    it('keeps a Retry-After the error set, and adds one to a 503 that has none', async () => {
+      const own = await request(appThrowing(new AppError('service_unavailable', 'x', { headers: { 'Retry-After': '7' } }))).post('/boom').send({});
+      expect(own.headers['retry-after']).toBe('7');
+      const none = await request(appThrowing(new AppError('service_unavailable', 'x'))).post('/boom').send({});
+      expect(none.headers['retry-after']).toBe('2');
+    });
+
+    it('a plain bug stays a 500', async () => {
+      const res = await request(appThrowing(new TypeError("Cannot read properties of undefined (reading 'id')"))).post('/boom').send({});
+      expect(res.status).toBe(500);
+    });
+  });
+
+  it('text PostgreSQL cannot store (22021) is the client\'s 400, not a 500', async () => {
+    const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021', severity: 'ERROR' });
+    const res = await request(appThrowing(nul)).post('/boom').send({});
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+  });
+
   it('maps every code to one status', () => {
     expect(new AppError('billing_limit_reached', 'x').status).toBe(402);
     expect(new AppError('key_scope_violation', 'x').status).toBe(403);

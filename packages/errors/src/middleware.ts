@@ -1,6 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, type FieldError, ValidationError } from './app-error';
+import type { ErrorCode } from './codes';
+import { isDependencyUnavailable, isUnstorableText } from './dependency';
 import { toErrorEnvelope } from './envelope';
+
+/** Seconds a client is asked to wait when a dependency is down: long enough for a reconnect, short enough not to matter. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
 
 /** What the middleware needs of a logger: enough to record unexpected errors without leaking them to the client. */
 export interface ErrorLogger {
@@ -30,6 +35,8 @@ export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequ
     }
     options.onError?.(appError, err);
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    // Every 503 tells the client when to come back, whoever threw it.
+    if (appError.status === 503 && !res.hasHeader('retry-after')) res.setHeader('Retry-After', String(DEPENDENCY_RETRY_AFTER_SECONDS));
     res.status(appError.status).json(toErrorEnvelope(appError));
   };
 }
@@ -57,7 +64,27 @@ export function normalizeError(err: unknown): AppError {
         return new AppError('invalid_request', 'The request body could not be read.');
     }
   }
+  // Other client errors of express and its parsers (a path parameter that is not valid percent-encoding) say what is wrong.
+  if (isExposedClientError(err)) return new AppError(CLIENT_ERROR_CODES[err.status] ?? 'invalid_request', `The request could not be read: ${err.message}`);
+  // A dependency that is down is not a bug: the client may retry, and is told when.
+  if (isDependencyUnavailable(err)) {
+    return new AppError('service_unavailable', 'A service this request needs (database, cache or queue) is unavailable right now; retry after the time in Retry-After.', {
+      headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      cause: err,
+    });
+  }
+  // The last line of defence behind the request checks of service-kit: text PostgreSQL cannot store is the client's.
+  if (isUnstorableText(err)) return new AppError('invalid_request', 'The request contains text that cannot be stored (a NUL byte or an invalid character); remove it and retry.', { cause: err });
   return new AppError('internal_error', 'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.', { cause: err });
+}
+
+const CLIENT_ERROR_CODES: Record<number, ErrorCode> = { 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+
+/** An http-errors 4xx (express, body-parser, raw-body): its message is written for the client (`expose`). */
+function isExposedClientError(err: unknown): err is { status: number; message: string } {
+  if (!(err instanceof Error)) return false;
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  return expose === true && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 interface TsoaValidateErrorLike {

@@ -1,8 +1,10 @@
 export { refusalBody, SPEND_REFUSALS } from './errors';
 export { formatUsd, microsToUsd, usdToMicros } from './headers';
 export { periodsAt } from './periods';
+export { sqlSpendLedger } from './sql-ledger';
+export type { SqlQuery } from './sql-ledger';
 export type { PeriodBounds, Periods } from './periods';
-export { FREE_PLAN_DAILY_REQUESTS, RedisSpendControl, usageInWindow } from './redis-spend-control';
+export { FREE_PLAN_DAILY_REQUESTS, keyUsageFields, RedisSpendControl, usageInWindow } from './redis-spend-control';
 export type { RedisSpendControlOptions } from './redis-spend-control';
 export type {
   AdmitRequest,

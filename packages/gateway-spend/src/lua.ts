@@ -132,9 +132,10 @@ if reserve > 0 then
     if byok then redis.call('HINCRBY', KEYS[i], kbf, reserve) end
   end
   kw = tonumber(redis.call('HGET', window_key, kf)) or 0
-  redis.call('ZADD', KEYS[6], ARGV[17], ARGV[16] .. '|' .. fence_epoch .. '|' .. ARGV[23])
-  redis.call('PEXPIRE', KEYS[6], ARGV[22])
 end
+-- Every admission is in flight until settled, a zero reservation too: its settle adds the real cost.
+redis.call('ZADD', KEYS[6], ARGV[17], ARGV[16] .. '|' .. fence_epoch .. '|' .. ARGV[23])
+redis.call('PEXPIRE', KEYS[6], ARGV[22])
 redis.call('PEXPIRE', KEYS[2], ARGV[18])
 redis.call('PEXPIRE', KEYS[3], ARGV[19])
 redis.call('PEXPIRE', KEYS[4], ARGV[20])

@@ -124,7 +124,7 @@ it('counters are rebuilt exact from the usage records after Redis loses its data
     for (const r of replicas) r.close();
     for (const c of [...connections, admin]) c.disconnect();
   }
-});
+}, 60_000);
 
 it('leaves a rebuilt scope alone when its records are read again (idempotent reconcile)', async () => {
   const ledger = new MemoryLedger();

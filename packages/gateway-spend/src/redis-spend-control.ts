@@ -369,3 +369,21 @@ export function usageInWindow(usage: KeyUsage, limitReset: SpendSubject['key']['
       return { usage: usage.total, byokUsage: usage.byok.total };
   }
 }
+
+/**
+ * The key object's usage fields (micro-USD; the app turns them into USD): `usage` and `byok_usage`
+ * in the limit_reset window, the others regardless of it.
+ */
+export function keyUsageFields(usage: KeyUsage, limitReset: SpendSubject['key']['limitReset']) {
+  const inWindow = usageInWindow(usage, limitReset);
+  return {
+    usage: inWindow.usage,
+    usage_daily: usage.daily,
+    usage_weekly: usage.weekly,
+    usage_monthly: usage.monthly,
+    byok_usage: inWindow.byokUsage,
+    byok_usage_daily: usage.byok.daily,
+    byok_usage_weekly: usage.byok.weekly,
+    byok_usage_monthly: usage.byok.monthly,
+  };
+}

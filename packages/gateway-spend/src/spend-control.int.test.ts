@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { refusalBody } from './errors';
-import { RedisSpendControl, usageInWindow } from './redis-spend-control';
+import { keyUsageFields, RedisSpendControl, usageInWindow } from './redis-spend-control';
 import { deleteKeys, subjectOf, USD } from './test-support/fixtures';
 import { MemoryLedger } from './test-support/memory-ledger';
 import type { Admission, Refusal, Reservation, SpendSubject } from './types';
@@ -173,6 +173,7 @@ describe('key limit', () => {
     const usage = await spend.keyUsage(subject.organizationId, subject.key.hash, noon);
     expect(usage).toEqual({ total: 310, daily: 240, weekly: 300, monthly: 310, byok: { total: 200, daily: 160, weekly: 200, monthly: 200 } });
     expect(usageInWindow(usage, 'daily')).toEqual({ usage: 240, byokUsage: 160 });
+    expect(keyUsageFields(usage, 'weekly')).toEqual({ usage: 300, usage_daily: 240, usage_weekly: 300, usage_monthly: 310, byok_usage: 200, byok_usage_daily: 160, byok_usage_weekly: 200, byok_usage_monthly: 200 });
     const december = await spend.keyUsage(subject.organizationId, subject.key.hash, Date.parse('2026-12-01T00:00:00Z'));
     expect(december).toMatchObject({ total: 310, daily: 0, weekly: 0, monthly: 0 });
   });
@@ -270,6 +271,13 @@ describe('reserve, settle, release', () => {
     expect((await leased.keyUsage(subject.organizationId, subject.key.hash)).daily).toBe(300_100);
   });
 
+  it('a request admitted with nothing reserved still counts its real cost when settled', async () => {
+    const subject = subjectOf();
+    const free = admitted(await spend.admit({ subject, reserveMicros: 0, countsAsModelRequest: true, now: noon }));
+    await spend.settle(free, 500);
+    expect((await spend.keyUsage(subject.organizationId, subject.key.hash, noon)).daily).toBe(500);
+  });
+
   it('rejects malformed amounts with a RangeError', async () => {
     await expect(spend.admit({ subject: subjectOf(), reserveMicros: 1.5, countsAsModelRequest: true })).rejects.toThrow(RangeError);
     await expect(spend.admit({ subject: subjectOf({ key: { hash: 'nothex' } }), reserveMicros: 1, countsAsModelRequest: true })).rejects.toThrow('64 lowercase hex');
@@ -323,9 +331,11 @@ describe('concurrency', () => {
       await Promise.all(Array.from({ length: 50 }, (_, w) => worker(w)));
       const usage = await spend.keyUsage(subject.organizationId, subject.key.hash);
       expect(usage.monthly).toBe(recorded);
-      expect(recorded).toBeGreaterThanOrEqual(limit - reserve);
       // Admission stops once settled + reserved reaches the limit: at most one reservation over it.
       expect(recorded).toBeLessThanOrEqual(limit + reserve);
+      // Nothing is left reserved: the next request is admitted exactly when the settled spend is under the limit.
+      const next = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest: true });
+      expect(next.ok).toBe(recorded < limit);
     } finally {
       second.disconnect();
     }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { runSync } from './sync';
@@ -139,8 +140,9 @@ async function main(): Promise<void> {
   const { settings, child } = await startFakes(events, participants);
   try {
     const conns = connections(settings);
-    process.stdout.write(`sync throughput from the local fakes (out of process): ${events} events x ${participants} participants per platform\n\n`);
-    process.stdout.write(`${'platform'.padEnd(11)} ${'reference walk'.padStart(22)} ${'full runSync'.padStart(22)} ${'incremental runSync'.padStart(26)}\n`);
+    process.stdout.write(`sync throughput from the local fakes (out of process): ${events} events x ${participants} participants per platform\n`);
+    process.stdout.write(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (figures from a loaded machine read best as the ratio to the reference)\n\n`);
+    process.stdout.write(`${'platform'.padEnd(11)} ${'reference walk'.padStart(30)} ${'full runSync'.padStart(30)} ${'incremental runSync'.padStart(30)} ${'full/ref'.padStart(9)}\n`);
     for (const platform of ['hubspot', 'zoom', 'eventbrite'] as const) {
       const conn = conns[platform];
       // One warm-up pass (JIT, keep-alive connections, the fake's lazily made records).
@@ -154,8 +156,9 @@ async function main(): Promise<void> {
       const inc = await timed(() => runSync({ conn, kind: 'incremental', modifiedSince: startedAt, checkpoint: null, fieldMappings: [], sink: incSink }));
       if (inc.value.kind !== 'done') throw new Error(`${platform} incremental sync ended ${JSON.stringify(inc.value)}`);
       const cell = (records: number, ms: number) => `${rate(records, ms)} rec/s (${records} in ${Math.round(ms)} ms)`;
+      const ratio = rate(fullSink.records, full.ms) / rate(ref.value, ref.ms);
       process.stdout.write(
-        `${platform.padEnd(11)} ${cell(ref.value, ref.ms).padStart(22)} ${cell(fullSink.records, full.ms).padStart(22)} ${cell(incSink.records, inc.ms).padStart(26)}\n`,
+        `${platform.padEnd(11)} ${cell(ref.value, ref.ms).padStart(30)} ${cell(fullSink.records, full.ms).padStart(30)} ${cell(incSink.records, inc.ms).padStart(30)} ${ratio.toFixed(2).padStart(9)}\n`,
       );
     }
     process.stdout.write('\nreference walk: bare fetch + JSON.parse of the same listings (no mapping, hashing or checkpoints).\n');

@@ -101,6 +101,28 @@ describe('Eventbrite events and attendees', () => {
     for (const [id, e] of incremental.events) expect(e.hash).toBe(full.events.get(id)!.hash);
   });
 
+  it('resumes a killed incremental sync with the changed_since it started with', async () => {
+    eb.account.seed({ events: 4, attendeesPerEvent: 6 });
+    eb.clock.advance(5_000);
+    const since = new Date(eb.clock.now());
+    eb.clock.advance(1_000);
+    const changed = eb.account.allEvents().flatMap((e) => eb.account.allAttendees(e.id).slice(0, 3).map((a) => eb.account.updateAttendee(e.id, a.id, { lastName: 'Changed' }).id));
+    const tuning = { ...fast, pageSize: 2 };
+    const sink = new MemorySink();
+    sink.failAt = 5;
+    expect((await sync(sink, { kind: 'incremental', modifiedSince: since, tuning })).kind).toBe('failed');
+    sink.failAt = null;
+    eb.requests.length = 0;
+    // The caller's modifiedSince is the pass's: a resume keeps the one in the checkpoint.
+    const resumed = await sync(sink, { kind: 'incremental', modifiedSince: new Date(0), checkpoint: sink.lastCheckpoint, tuning });
+    expect(resumed).toMatchObject({ kind: 'done', completeFullPass: false });
+    const attendeeCalls = eb.requests.filter((r) => r.path.endsWith('/attendees/'));
+    expect(attendeeCalls.length).toBeGreaterThan(0);
+    expect(attendeeCalls.every((r) => r.query.get('changed_since') === `${since.toISOString().slice(0, 19)}Z`)).toBe(true);
+    expect(sorted(sink.contacts.keys())).toEqual(sorted(changed));
+    expect(sink.duplicates()).toEqual([]);
+  });
+
   it('restarts a listing whose continuation is refused from the top and skips what was written', async () => {
     eb.account.seed({ events: 3, attendeesPerEvent: 9 });
     const tuning = { ...fast, pageSize: 2 };
@@ -120,6 +142,24 @@ describe('Eventbrite events and attendees', () => {
     expect(sink.duplicates()).toEqual([]);
   });
 
+  it('reads a refused listing again in full when the last item written has gone meanwhile, losing nothing', async () => {
+    eb.account.seed({ events: 1, attendeesPerEvent: 9 });
+    const tuning = { ...fast, pageSize: 2 };
+    const sink = new MemorySink();
+    sink.failAt = 3;
+    expect((await sync(sink, { tuning })).kind).toBe('failed');
+    const checkpoint = sink.lastCheckpoint as Json;
+    const [event] = eb.account.allEvents();
+    eb.account.deleteAttendee(event!.id, checkpoint.contacts.lastId as string);
+    const stale = { ...checkpoint, contacts: { ...checkpoint.contacts, cursor: 'c3RhbGU' } };
+    sink.failAt = null;
+    expect((await sync(sink, { checkpoint: stale, tuning })).kind).toBe('done');
+    // Every attendee still there is written; the ones before the gone one twice (the sink upserts them).
+    const expected = eb.account.allAttendees(event!.id).map((a) => `${event!.id}|${a.id}`);
+    expect(expected.every((l) => sink.links.has(l))).toBe(true);
+    expect(sink.duplicates().length).toBeGreaterThan(0);
+  });
+
   it('backs off on its own after HIT_RATE_LIMIT, which carries no Retry-After: minutes for the hour, an hour for the day', async () => {
     eb.account.seed({ events: 2, attendeesPerEvent: 2 });
     eb.limits.set({ perHour: 2 });
@@ -130,8 +170,11 @@ describe('Eventbrite events and attendees', () => {
     expect(wait).toBeGreaterThan(4 * 60_000);
     expect(wait).toBeLessThanOrEqual(6 * 60_000 + 1000);
     eb.limits.set('unlimited');
-    eb.faults.rateLimit({ count: 1, policy: 'daily' });
+    // Aimed at the first event's attendees: the request the resumed sync starts with (a page fetched
+    // ahead by the first sync may still reach the in-process fake after it returned).
+    eb.faults.rateLimit({ count: 1, policy: 'daily', path: `/events/${eb.account.allEvents()[0]!.id}/attendees/` });
     const daily = await sync(sink, { checkpoint: (hourly as { checkpoint: unknown }).checkpoint });
+    expect(daily).toMatchObject({ kind: 'rate_limited' });
     // The second own backoff in a row, and a daily one: at least two hours.
     expect((daily as { retryAt: Date }).retryAt.getTime() - Date.now()).toBeGreaterThan(2 * 3_600_000 - 60_000);
     expect((await sync(sink, { checkpoint: (daily as { checkpoint: unknown }).checkpoint })).kind).toBe('done');

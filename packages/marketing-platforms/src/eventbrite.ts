@@ -1,6 +1,6 @@
 import { toCountryCode } from './countries';
 import { PlatformError } from './errors';
-import { describe, ownBackoff, parseRetryAfter, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
+import { bearerTokenProtocol, bodyFields, describe, ownBackoff, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
 import { clampPageSize, type ClientOptions, type ContactsPage, type EventsPage, type PlatformClient, type SupportedFields } from './platform';
 import { isoOrNull, makeContact, makeEvent, readPath, textOrNull } from './records';
 import type { AccountInfo, FieldMapping } from './types';
@@ -27,29 +27,17 @@ export const EVENTBRITE_FIELDS: SupportedFields = {
 };
 
 export function eventbriteProtocol(credentials: Record<string, string>): PlatformProtocol {
-  const token = credentials.access_token;
-  return {
-    name: 'Eventbrite',
-    authorization: async () => {
-      if (!token) throw new PlatformError('credentials_invalid', 'Eventbrite needs credentials.access_token (a private token or OAuth access token).');
-      return `Bearer ${token}`;
-    },
-    dropToken: () => false,
-    classify: classifyEventbrite,
-  };
+  return bearerTokenProtocol('Eventbrite', credentials.access_token, 'a private token or OAuth access token', classifyEventbrite);
 }
 
 function classifyEventbrite(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict {
-  const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
+  const body = bodyFields(res);
   const what = describe(res.body);
   if (res.status === 429) {
-    const stated = parseRetryAfter(res.headers.get('retry-after'), ctx.now);
-    if (stated) return { rateLimitedUntil: stated, message: `Eventbrite rate limit: ${what}` };
     // HIT_RATE_LIMIT with no Retry-After: hourly and daily windows whose start we cannot see.
     const daily = /per day/i.test(String(body.error_description ?? ''));
     return { rateLimitedUntil: daily ? ownBackoff(ctx, 3_600_000, 6 * 3_600_000) : ownBackoff(ctx, 5 * 60_000, 3_600_000), message: `Eventbrite rate limit: ${what}`, own: true };
   }
-  if (res.status >= 500 || res.status === 408) return { retry: true };
   if (res.status === 401 || res.status === 403 || body.error === 'INVALID_AUTH' || body.error === 'INVALID_AUTH_HEADER' || body.error === 'NO_AUTH') {
     return { error: new PlatformError('credentials_invalid', `Eventbrite refused the credentials (${res.status} ${what})`, res.status) };
   }

@@ -35,9 +35,12 @@ export interface PlatformProtocol {
   name: string;
   /** The Authorization header (Zoom fetches and caches a token here). */
   authorization(signal: AbortSignal): Promise<string>;
-  /** Forgets a cached token (after a 401 that says it expired). Returns false when there is nothing to refresh. */
-  dropToken(): boolean;
-  /** Classifies a non-2xx answer. */
+  /**
+   * Forgets the cached token a request was refused with (`authorization`, as that request sent it; a
+   * newer one fetched meanwhile stays). Returns false when there is nothing to refresh.
+   */
+  dropToken(authorization: string): boolean;
+  /** Classifies a non-2xx answer that `commonVerdict` left (429s without Retry-After, 4xx). */
   classify(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict;
 }
 
@@ -91,7 +94,7 @@ export function jitteredBackoff(attempt: number, baseMs: number, capMs: number):
 export class PlatformHttp {
   private readonly http: HttpClient;
   private readonly timeoutMs: number;
-  readonly tuning: Required<Omit<SyncTuning, 'pageSize'>>;
+  readonly tuning: Required<Omit<SyncTuning, 'pageSize' | 'concurrency'>>;
   /** Consecutive own-backoff 429s; the sync engine reads and resets it. */
   rateStreak = 0;
 
@@ -129,8 +132,9 @@ export class PlatformHttp {
     for (;;) {
       this.throwIfAborted();
       let res: PlatformResponse;
+      let authorization = '';
       try {
-        const authorization = await this.protocol.authorization(this.signalOrNever());
+        authorization = await this.protocol.authorization(this.signalOrNever());
         res = await this.send(this.url(spec), {
           method: spec.method,
           headers: {
@@ -152,7 +156,8 @@ export class PlatformHttp {
         return res;
       }
 
-      const verdict = this.protocol.classify(res, spec, { streak: this.rateStreak, now: this.tuning.now() });
+      const ctx: RateContext = { streak: this.rateStreak, now: this.tuning.now() };
+      const verdict = commonVerdict(res, ctx, this.protocol.name) ?? this.protocol.classify(res, spec, ctx);
       if ('retry' in verdict) {
         failures += 1;
         if (failures > this.tuning.retries) {
@@ -162,7 +167,7 @@ export class PlatformHttp {
         continue;
       }
       if ('reauth' in verdict) {
-        if (reauthed || !this.protocol.dropToken()) throw new PlatformError('credentials_invalid', `${this.protocol.name} refused the access token (${describe(res.body)})`, res.status);
+        if (reauthed || !this.protocol.dropToken(authorization)) throw new PlatformError('credentials_invalid', `${this.protocol.name} refused the access token (${describe(res.body)})`, res.status);
         reauthed = true;
         continue;
       }
@@ -173,7 +178,8 @@ export class PlatformHttp {
           await this.tuning.sleep(Math.max(0, wait), this.signal);
           continue;
         }
-        if (verdict.own) this.rateStreak += 1;
+        // Requests in flight together that meet the same limit count once.
+        if (verdict.own) this.rateStreak = Math.max(this.rateStreak, ctx.streak + 1);
         throw new PlatformError('rate_limited', verdict.message, 429, verdict.rateLimitedUntil);
       }
       throw verdict.error;
@@ -218,6 +224,33 @@ export class PlatformHttp {
   private signalOrNever(): AbortSignal {
     return this.signal ?? new AbortController().signal;
   }
+}
+
+/** What every platform's answer means the same way: a 429 with Retry-After, and 5xx / 408 (worth another try). */
+function commonVerdict(res: PlatformResponse, ctx: RateContext, name: string): Verdict | null {
+  if (res.status === 429) {
+    const stated = parseRetryAfter(res.headers.get('retry-after'), ctx.now);
+    return stated ? { rateLimitedUntil: stated, message: `${name} rate limit: ${describe(res.body)}` } : null;
+  }
+  return res.status >= 500 || res.status === 408 ? { retry: true } : null;
+}
+
+/** The body as an object to read error fields from (`{}` for text or nothing). */
+export function bodyFields(res: PlatformResponse): Record<string, unknown> {
+  return typeof res.body === 'object' && res.body !== null ? (res.body as Record<string, unknown>) : {};
+}
+
+/** A platform whose credentials are one bearer token that cannot be refreshed here (HubSpot, Eventbrite). */
+export function bearerTokenProtocol(name: string, token: string | undefined, what: string, classify: PlatformProtocol['classify']): PlatformProtocol {
+  return {
+    name,
+    authorization: async () => {
+      if (!token) throw new PlatformError('credentials_invalid', `${name} needs credentials.access_token (${what}).`);
+      return `Bearer ${token}`;
+    },
+    dropToken: () => false,
+    classify,
+  };
 }
 
 /** A short, credential-free description of an error body for messages. */

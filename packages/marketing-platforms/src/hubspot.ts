@@ -1,6 +1,6 @@
 import { toCountryCode } from './countries';
 import { PlatformError } from './errors';
-import { describe, ownBackoff, parseRetryAfter, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RequestSpec, type Verdict, type RateContext } from './http';
+import { bearerTokenProtocol, bodyFields, describe, ownBackoff, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
 import { clampPageSize, type ClientOptions, type ContactsPage, type EventsPage, type PlatformClient, type SupportedFields } from './platform';
 import { isoOrNull, makeContact, makeEvent, textOrNull } from './records';
 import type { AccountInfo, FetchedContact, FieldMapping, RemoteData } from './types';
@@ -31,24 +31,13 @@ export const HUBSPOT_FIELDS: SupportedFields = {
 };
 
 export function hubspotProtocol(credentials: Record<string, string>): PlatformProtocol {
-  const token = credentials.access_token;
-  return {
-    name: 'HubSpot',
-    authorization: async () => {
-      if (!token) throw new PlatformError('credentials_invalid', 'HubSpot needs credentials.access_token (a private-app or OAuth access token).');
-      return `Bearer ${token}`;
-    },
-    dropToken: () => false,
-    classify: classifyHubspot,
-  };
+  return bearerTokenProtocol('HubSpot', credentials.access_token, 'a private-app or OAuth access token', classifyHubspot);
 }
 
 function classifyHubspot(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict {
-  const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
+  const body = bodyFields(res);
   const what = describe(res.body);
   if (res.status === 429) {
-    const stated = parseRetryAfter(res.headers.get('retry-after'), ctx.now);
-    if (stated) return { rateLimitedUntil: stated, message: `HubSpot rate limit: ${what}` };
     if (body.policyName === 'DAILY') {
       // The day resets at midnight in the portal's time zone, which the API does not tell: look again hourly-ish.
       return { rateLimitedUntil: ownBackoff(ctx, 3_600_000, 4 * 3_600_000), message: `HubSpot daily limit reached: ${what}`, own: true };
@@ -57,7 +46,6 @@ function classifyHubspot(res: PlatformResponse, spec: RequestSpec, ctx: RateCont
     const interval = Number(res.headers.get('x-hubspot-ratelimit-interval-milliseconds')) || 10_000;
     return { rateLimitedUntil: ownBackoff(ctx, interval, 5 * 60_000), message: `HubSpot rate limit: ${what}`, own: true };
   }
-  if (res.status >= 500 || res.status === 408) return { retry: true };
   if (res.status === 401 || res.status === 403) return { error: new PlatformError('credentials_invalid', `HubSpot refused the credentials (${res.status} ${what})`, res.status) };
   if (res.status === 404) return { error: new PlatformError('not_found', `HubSpot: not found (${spec.path})`, 404) };
   if (res.status === 400 && spec.withCursor && /after/i.test(String(body.message ?? ''))) {

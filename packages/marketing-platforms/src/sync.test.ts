@@ -57,6 +57,35 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
     }
   });
 
+  it('keeps at most `concurrency` requests in flight, and writes pages in order all the same', async () => {
+    fake.seed(12, 3);
+    let inFlight = 0;
+    let most = 0;
+    const http: HttpClient = async (url, init) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      try {
+        const res = await fetch(url, init);
+        const text = await res.text();
+        return { status: res.status, headers: res.headers, text: async () => text };
+      } finally {
+        inFlight -= 1;
+      }
+    };
+    const one = new MemorySink();
+    expect((await sync(one, { conn: { ...fake.conn, http }, tuning: { ...fast, concurrency: 1 } })).kind).toBe('done');
+    expect(most).toBe(1);
+    most = 0;
+    const four = new MemorySink();
+    expect((await sync(four, { conn: { ...fake.conn, http } })).kind).toBe('done');
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(4);
+    expectComplete(four);
+    // The same pages, in the same order, whatever the concurrency.
+    const order = (sink: MemorySink) => sink.pages.map((p) => [p.model, ...p.events.map((e) => e.remoteId), ...p.contacts.map((c) => c.remoteId)].join(' '));
+    expect(order(four)).toEqual(order(one));
+  });
+
   it('rides out a short burst of 5xx answers in-run', async () => {
     fake.seed(4, 3);
     fake.faults.serverErrors({ count: 3, status: 503, path: fake.contactsPath, after: 1 });
@@ -68,10 +97,12 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
 
   it('returns transient with a checkpoint when 5xx answers outlast the retries, and the checkpoint finishes the job', async () => {
     fake.seed(4, 3);
-    fake.faults.serverErrors({ count: 5, status: 502, path: fake.contactsPath, after: 2 });
+    // Enough for every request in flight (4 at once) to meet five 502s in a row.
+    fake.faults.serverErrors({ count: 20, status: 502, path: fake.contactsPath, after: 2 });
     const sink = new MemorySink();
     const outcome = await sync(sink, { tuning: { ...fast, retries: 4 } });
     expect(outcome).toMatchObject({ kind: 'transient', message: expect.stringContaining('502'), checkpoint: expect.anything() });
+    fake.faults.clear();
     const resumed = await sync(sink, { checkpoint: (outcome as { checkpoint: unknown }).checkpoint });
     expect(resumed.kind).toBe('done');
     expectComplete(sink);

@@ -23,6 +23,9 @@ import { ZOOM_FIELDS, ZoomClient, zoomProtocol } from './zoom';
 
 export const PLATFORMS: readonly Platform[] = ['hubspot', 'zoom', 'eventbrite'];
 
+/** Requests in flight at once: the next page, and the first contact pages of the next events. */
+const DEFAULT_CONCURRENCY = 4;
+
 const FIELDS: Record<Platform, SupportedFields> = { hubspot: HUBSPOT_FIELDS, zoom: ZOOM_FIELDS, eventbrite: EVENTBRITE_FIELDS };
 
 /** Where one listing stands: the token of its next page, and the last item already written (to skip to after an expired token). */
@@ -145,8 +148,12 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
   const tuning = opts.tuning ?? {};
   let cp: PassCheckpoint | undefined;
   let connected: Connected;
+  // Requests fetched ahead are cancelled and settled before runSync returns: none outlives the call.
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  const started = new Set<Promise<unknown>>();
   try {
-    connected = connect(opts.conn, opts.fieldMappings, tuning, opts.signal);
+    connected = connect(opts.conn, opts.fieldMappings, tuning, signal);
   } catch (err) {
     return { kind: 'failed', message: (err as Error).message };
   }
@@ -187,22 +194,38 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
       | { kind: 'contacts'; eventId: string; page: ContactsPage; lastId: string | null }
       | { kind: 'events'; page: { items: Array<{ itemId: string; event: FetchedEvent; ctx: EventContext }>; next: string | null }; lastId: string | null };
 
+    const contactsFetch = (event: { id: string; ctx: EventContext }, listingIndex: number, pos: ListPosition) => async (): Promise<Fetched> => {
+      const listing = client.listings[listingIndex]!;
+      const { page, lastId } = await resumeListing(pos, (cursor) => client.contactsPage(event.id, event.ctx, listing, cursor, since));
+      return { kind: 'contacts', eventId: event.id, page, lastId };
+    };
+    /** First contact pages of the events after the current one, fetched ahead (they are written in order all the same). */
+    const ahead = new Map<string, Promise<Fetched>>();
+    const concurrency = Math.max(1, Math.floor(tuning.concurrency ?? DEFAULT_CONCURRENCY));
+    const fetchAhead = () => {
+      for (let i = 1; i < state.pending.length && ahead.size < concurrency - 1; i += 1) {
+        const event = state.pending[i]!;
+        if (!ahead.has(event.id)) ahead.set(event.id, start(contactsFetch(event, 0, { cursor: null, lastId: null }))!);
+      }
+    };
+
     /** The next page to fetch from where `state` stands, or null when the pass is over. Skips listings with nothing left. */
     const planNext = (): (() => Promise<Fetched>) | null => {
       // The contacts of the events already written come first.
       while (state.pending.length > 0) {
         const event = state.pending[0]!;
-        const listing = client.listings[state.contacts.listing];
-        if (listing === undefined) {
+        if (client.listings[state.contacts.listing] === undefined) {
           state.pending.shift();
           state.contacts = { listing: 0, cursor: null, lastId: null };
           continue;
         }
         const pos = { ...state.contacts };
-        return async () => {
-          const { page, lastId } = await resumeListing(pos, (cursor) => client.contactsPage(event.id, event.ctx, listing, cursor, since));
-          return { kind: 'contacts', eventId: event.id, page, lastId };
-        };
+        const early = state.contacts.listing === 0 && pos.cursor === null && pos.lastId === null ? ahead.get(event.id) : undefined;
+        if (early) {
+          ahead.delete(event.id);
+          return () => early;
+        }
+        return contactsFetch(event, state.contacts.listing, pos);
       }
       if (state.scope >= state.scopes.length) return null;
       const scope = state.scopes[state.scope]!;
@@ -220,7 +243,11 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
     const start = (fetchPage: (() => Promise<Fetched>) | null): Promise<Fetched> | null => {
       if (!fetchPage) return null;
       const promise = fetchPage();
-      promise.catch(() => undefined);
+      const settled: Promise<void> = promise.then(
+        (): void => void started.delete(settled),
+        (): void => void started.delete(settled),
+      );
+      started.add(settled);
       return promise;
     };
 
@@ -251,11 +278,15 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
       // The next page is fetched while this one is stored: the checkpoint written is the state after this page, whatever the fetch does.
       const checkpointed = page ? snapshot() : null;
       inflight = start(planNext());
+      fetchAhead();
       if (page && checkpointed) await write(page, checkpointed);
     }
     return { kind: 'done', completeFullPass: state.kind === 'full', passId: state.passId };
   } catch (err) {
     return outcomeOf(err, cp, http);
+  } finally {
+    stop.abort();
+    await Promise.allSettled([...started]);
   }
 }
 

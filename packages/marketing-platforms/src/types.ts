@@ -241,6 +241,11 @@ export interface SyncTuning {
   maxBackoffMs?: number;
   /** A 429 asking to wait at most this long is waited in-run (default 1 000 ms); anything longer returns `rate_limited`. */
   maxInlineWaitMs?: number;
+  /**
+   * Requests in flight at once (default 4): the next page, and the first contact page of the events
+   * after the current one. Pages are still written one at a time, in order. 1: one request at a time.
+   */
+  concurrency?: number;
   /** Waits (injected for tests; default setTimeout honouring the signal). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The clock (default `() => new Date()`). */

@@ -57,6 +57,19 @@ describe('Zoom webinars', () => {
     expect(tokenRequests()).toHaveLength(2);
     expect(zoom.requests.filter((r) => r.status === 401)).toHaveLength(1);
     expect(sink.events.size).toBe(2);
+
+    // Revoked while four requests are in flight: each meets a 401, one exchange serves them all.
+    zoom.account.seed({ webinars: 12, registrantsPerWebinar: 2 });
+    const revokeAfterEvents = new MemorySink();
+    const write = revokeAfterEvents.writePage.bind(revokeAfterEvents);
+    revokeAfterEvents.writePage = async (page) => {
+      await write(page);
+      if (page.model === 'events') zoom.account.revokeAccessTokens();
+    };
+    zoom.requests.length = 0;
+    expect((await sync(revokeAfterEvents)).kind).toBe('done');
+    expect(zoom.requests.filter((r) => r.status === 401).length).toBeGreaterThan(1);
+    expect(tokenRequests()).toHaveLength(1);
   });
 
   it('takes a plain bearer token too, and says credentials_invalid when it dies', async () => {
@@ -172,8 +185,25 @@ describe('Zoom webinars', () => {
     expect(limited).toMatchObject({ kind: 'rate_limited', retryAt: new Date(nextMidnight(zoom.clock.now())), message: expect.stringContaining('daily rate limit') });
   });
 
+  it('walks the webinars of every user of the account, or of the one user the credentials name', async () => {
+    zoom.account.seed({ webinars: 3, registrantsPerWebinar: 1 });
+    const host = zoom.account.createUser({ email: 'host@example.com' });
+    zoom.account.seed({ webinars: 2, registrantsPerWebinar: 1, userId: host.id });
+    const all = new MemorySink();
+    expect((await sync(all)).kind).toBe('done');
+    expect(all.events.size).toBe(5);
+    expect(all.links.size).toBe(5);
+    const one = new MemorySink();
+    expect((await sync(one, { conn: { ...s2s(), credentials: { ...s2s().credentials, user_id: host.id } } })).kind).toBe('done');
+    expect(sorted(one.events.keys())).toEqual(sorted(zoom.account.allWebinars(host.id).map((w) => String(w.id))));
+  });
+
   it('verifies credentials as the account and its owner', async () => {
     expect(await verifyCredentials(s2s())).toEqual({ remoteAccountId: ZOOM_FAKE_CREDENTIALS.accountId, name: expect.stringContaining('@') });
+    expect(zoom.requests.at(-1)!.path).toBe('/v2/users');
+    const bearer: PlatformConnection = { platform: 'zoom', credentials: { access_token: zoom.account.issueAccessToken() }, baseUrl: zoom.baseUrl };
+    expect(await verifyCredentials(bearer)).toEqual({ remoteAccountId: ZOOM_FAKE_CREDENTIALS.accountId, name: expect.stringContaining('@') });
+    expect(zoom.requests.at(-1)!.path).toBe('/v2/users/me');
     zoom.account.disableApp();
     await expect(verifyCredentials({ ...s2s(), tokenCache: new Map() })).rejects.toMatchObject({ kind: 'credentials_invalid', message: expect.stringContaining('invalid_client') });
   });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { toCountryCode } from './countries';
 import { PlatformError } from './errors';
-import { describe, ownBackoff, parseRetryAfter, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
+import { bodyFields, describe, ownBackoff, type PlatformHttp, type PlatformProtocol, type PlatformResponse, type RateContext, type RequestSpec, type Verdict } from './http';
 import { clampPageSize, splitName, type ClientOptions, type ContactsPage, type EventContext, type EventsPage, type PlatformClient, type SupportedFields } from './platform';
 import { isoOrNull, makeContact, makeEvent, textOrNull } from './records';
 import type { AccountInfo, FetchedContact, FieldMapping, PlatformConnection, TokenCache } from './types';
@@ -51,6 +51,7 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
   // The secret is part of the key only as a hash: a changed secret is another cache entry, and the key never shows it.
   const key = `zoom|${conn.tokenUrl ?? ''}|${c.account_id}|${c.client_id}|${createHash('sha256').update(c.client_secret ?? '').digest('hex').slice(0, 16)}`;
 
+  let fetching: Promise<string> | null = null;
   const fetchToken = async (): Promise<string> => {
     if (!conn.tokenUrl) throw new PlatformError('failed', 'Zoom Server-to-Server OAuth needs the token URL setting (https://zoom.us/oauth/token).');
     const url = http().url({ path: '', query: { grant_type: 'account_credentials', account_id: c.account_id } }, conn.tokenUrl);
@@ -77,11 +78,15 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
       }
       const cached = cache.get(key);
       if (cached && cached.expiresAt > now().getTime()) return `Bearer ${cached.token}`;
-      return `Bearer ${await fetchToken()}`;
+      // Requests in flight together share one token exchange.
+      fetching ??= fetchToken().finally(() => {
+        fetching = null;
+      });
+      return `Bearer ${await fetching}`;
     },
-    dropToken: () => {
+    dropToken: (authorization) => {
       if (!s2s) return false;
-      cache.delete(key);
+      if (`Bearer ${cache.get(key)?.token}` === authorization) cache.delete(key);
       return true;
     },
     classify: classifyZoom,
@@ -89,12 +94,10 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
 }
 
 function classifyZoom(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict {
-  const body = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
+  const body = bodyFields(res);
   const what = describe(res.body);
   if (res.status === 429) {
-    // The daily limit's Retry-After is a date (the UTC midnight it resets at).
-    const stated = parseRetryAfter(res.headers.get('retry-after'), ctx.now);
-    if (stated) return { rateLimitedUntil: stated, message: `Zoom rate limit: ${what}` };
+    // (The daily limit's Retry-After, a date, is read before this.)
     const type = res.headers.get('x-ratelimit-type');
     if (type === 'QPS') return { rateLimitedUntil: new Date(ctx.now.getTime() + 1000), message: `Zoom per-second limit: ${what}` };
     if (type === 'Daily-limit') {
@@ -103,7 +106,6 @@ function classifyZoom(res: PlatformResponse, spec: RequestSpec, ctx: RateContext
     }
     return { rateLimitedUntil: ownBackoff(ctx, 5_000, 10 * 60_000), message: `Zoom rate limit: ${what}`, own: true };
   }
-  if (res.status >= 500 || res.status === 408) return { retry: true };
   // 124 "Access token is expired." / "Invalid access token.": with S2S, a new token may do (the protocol decides).
   if (res.status === 401) return { reauth: true };
   if (res.status === 403) return { error: new PlatformError('credentials_invalid', `Zoom refused the credentials (403 ${what})`, 403) };
@@ -130,14 +132,21 @@ export class ZoomClient implements PlatformClient {
     this.pageSize = clampPageSize(options.pageSize, MAX_PAGE);
     this.mappings = options.fieldMappings;
     this.userId = options.credentials.user_id || null;
+    this.accountId = options.credentials.account_id || null;
   }
 
   private readonly userId: string | null;
+  private readonly accountId: string | null;
 
   async verify(): Promise<AccountInfo> {
+    // An account-level (Server-to-Server) app has no "me": it proves itself by listing the account's users.
+    if (this.accountId && !this.userId) {
+      const body = (await this.http.request({ method: 'GET', path: '/users', query: { status: 'active', page_size: 1 } })).body as { users?: Json[] };
+      return { remoteAccountId: this.accountId, name: textOrNull(body.users?.[0]?.email) };
+    }
     const res = await this.http.request({ method: 'GET', path: `/users/${encodeURIComponent(this.userId ?? 'me')}` });
     const body = res.body as Json;
-    return { remoteAccountId: textOrNull(body.account_id), name: textOrNull(body.email) };
+    return { remoteAccountId: textOrNull(body.account_id) ?? this.accountId, name: textOrNull(body.email) };
   }
 
   /** The users whose webinars are synced: the one named in the credentials, else every active user of the account. */

@@ -40,6 +40,7 @@ describe('cursor lists', () => {
   it('bounds page_size', () => {
     expect(parseCursorPageSize(undefined)).toBe(100);
     expect(() => parseCursorPageSize('0')).toThrow(ValidationError);
+    for (const bad of ['', '0x10', '1e1', '2.0']) expect(() => parseCursorPageSize(bad)).toThrow(ValidationError);
     expect(() => parseCursorPageSize('101')).toThrow(ValidationError);
   });
 });

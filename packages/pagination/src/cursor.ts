@@ -40,8 +40,9 @@ export function decodeCursor(cursor: string): CursorPosition {
 }
 
 export function parseCursorPageSize(pageSize: unknown): number {
-  if (pageSize === undefined || pageSize === null || pageSize === '') return CURSOR_PAGE_SIZE_DEFAULT;
-  const n = Number(String(pageSize));
+  if (pageSize === undefined || pageSize === null) return CURSOR_PAGE_SIZE_DEFAULT;
+  // Decimal digits only, as for page-number lists: Number() would also take '', '0x10' and '1e1'.
+  const n = typeof pageSize === 'string' && !/^[0-9]{1,16}$/.test(pageSize) ? NaN : Number(pageSize);
   if (!Number.isSafeInteger(n) || n < 1 || n > CURSOR_PAGE_SIZE_MAX) {
     throw ValidationError.forField('query.page_size', `must be an integer from 1 to ${CURSOR_PAGE_SIZE_MAX}`);
   }

@@ -18,8 +18,12 @@ describe('parsePageParams', () => {
     }
   });
 
-  it.each(['0', '-1', '1.5', 'abc'])('rejects page=%s', (page) => {
+  it.each(['0', '-1', '1.5', 'abc', '', '0x10', '1e1', ' 2', '+3'])('rejects page=%j: only integers from 1 are accepted', (page) => {
     expect(() => parsePageParams(page, undefined)).toThrow(ValidationError);
+  });
+
+  it.each(['', '0x10', '1e1', '10.0'])('rejects page_size=%j naming page_size', (size) => {
+    expect(() => parsePageParams('1', size)).toThrow(expect.objectContaining({ fieldErrors: [{ field: 'query.page_size', message: 'must be an integer from 1 to 100' }] }));
   });
 });
 

@@ -40,8 +40,10 @@ export function parsePageParams(page: unknown, pageSize: unknown): PageParams {
 }
 
 function parsePositiveInt(value: unknown, fallback: number): number | null {
-  if (value === undefined || value === null || value === '') return fallback;
-  const n = typeof value === 'number' ? value : Number(String(value));
+  if (value === undefined || value === null) return fallback;
+  // Decimal digits only: Number() would also take '', '0x10', '1e1' and ' 2 '.
+  if (typeof value === 'string' && !/^[0-9]{1,16}$/.test(value)) return null;
+  const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(n) || n < 1) return null;
   return n;
 }
@@ -56,6 +58,23 @@ export function publicRequestUrl(req: RequestLike, publicBaseUrl?: string): URL 
   const host = firstHeader(req.headers['x-forwarded-host']) ?? firstHeader(req.headers.host) ?? 'localhost';
   const prefix = firstHeader(req.headers['x-forwarded-prefix']) ?? '';
   return new URL(`${proto}://${host}${withTrailingSlashless(prefix)}${req.originalUrl}`);
+}
+
+/**
+ * Set to "1" by the edge router only when X-Forwarded-Host came from a trusted load balancer
+ * (EDGE_TRUST_FORWARDED), never from the client's own Host header.
+ */
+export const TRUSTED_HOST_HEADER = 'x-patchbay-trusted-host';
+
+/**
+ * The public base URL for links sent to end users (magic links, OAuth redirects), without a trailing
+ * slash: the configured one, else the X-Forwarded-* headers only when the edge marked them trusted;
+ * null when neither says. Never the client's Host header, which anyone can set (`Host: evil.example.com`).
+ */
+export function trustedPublicBaseUrl(req: RequestLike, configured: string | undefined): string | null {
+  if (configured) return withTrailingSlashless(configured);
+  if (firstHeader(req.headers[TRUSTED_HOST_HEADER]) !== '1') return null;
+  return withTrailingSlashless(publicRequestUrl({ protocol: req.protocol, originalUrl: '', headers: req.headers }).toString());
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -154,6 +154,10 @@ export interface GatewayUsageRecordJob {
   ttft_ms: number | null;
   /** The spend counters' epoch that counted this cost, or null (see packages/gateway-spend). */
   spend_epoch: string | null;
+  /** When the spend counters counted it (ISO 8601), and what they counted besides money. */
+  counted_at: string | null;
+  counted_model_request: boolean;
+  counted_in_rate_limit: boolean;
   occurred_at: string;
 }
 

@@ -266,6 +266,20 @@ describe('Scanner: traversal', () => {
     expect(node).toBe(`{"next":${'{"next":'.repeat(9)}{"email":"[REDACTED:EMAIL_ADDRESS]"}${'}'.repeat(10)}`);
   });
 
+  it('refuses a value nested 20,000 levels deep with a ScanError that says so, never a stack overflow', () => {
+    let deep: unknown = { email: EMAIL };
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    let thrown: unknown;
+    try {
+      new Scanner([rule({ detector: 'EMAIL_ADDRESS' })]).scan({ input: deep }, 'inbound');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ScanError);
+    expect((thrown as Error).message).toMatch(/^the value at \$\.input(\[0\])+ is nested more than 1064 levels deep, which the security scan does not accept; send flatter arguments$/);
+    expect((thrown as Error).message).not.toMatch(/call stack/i);
+  });
+
   it('refuses a cyclic value with a ScanError', () => {
     const cyclic: Record<string, unknown> = { a: 'x' };
     cyclic.self = cyclic;

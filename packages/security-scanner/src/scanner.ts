@@ -4,6 +4,25 @@ import type { BlockedBy, Detection, RuleAction, ScanDirection, ScanResult, Secur
 
 /** Containers nested deeper than this are scanned as their JSON text instead of walked. */
 export const MAX_DEPTH = 64;
+/** Below MAX_DEPTH a subtree is scanned as JSON text, up to this many more levels. */
+const MAX_SERIALIZED_DEPTH = 1_000;
+
+/** Whether a JSON value nests objects or arrays more than `limit` levels deep, measured without recursion. */
+export function nestedDeeperThan(root: unknown, limit: number): boolean {
+  const stack: Array<[value: unknown, depth: number]> = [[root, 0]];
+  let visited = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= limit) return true;
+    // A bound on the work for pathological shapes (the walk itself bounds the size by the body limit).
+    if (++visited > 1_000_000) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 /** Integers with at least this many digits are scanned as text for CREDIT_CARD. */
 const CARD_NUMBER_MIN = 1e12;
@@ -230,6 +249,10 @@ export class Scanner {
 
   /** Too deep to walk: scan the subtree's JSON text, and replace the subtree by that text if it needs redacting. */
   private walkSerialized(node: object): unknown {
+    // JSON.stringify recurses too: a subtree thousands of levels deep would overflow the stack. Measure it without recursion first.
+    if (nestedDeeperThan(node, MAX_SERIALIZED_DEPTH)) {
+      throw new ScanError(`the value at ${this.pathString()} is nested more than ${MAX_DEPTH + MAX_SERIALIZED_DEPTH} levels deep, which the security scan does not accept; send flatter arguments`);
+    }
     let text: string | undefined;
     try {
       text = JSON.stringify(node);

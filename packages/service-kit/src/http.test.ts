@@ -45,3 +45,23 @@ describe('service app', () => {
     expect(hooks).toEqual(['closed']);
   });
 });
+
+describe('requests node:http cannot parse', () => {
+  it('get the JSON envelope with a request id, not a bare status line', async () => {
+    const app = createServiceApp({ logger });
+    finishServiceApp(app, logger);
+    const svc = await startHttpService({ name: 't', app, port: 0, host: '127.0.0.1', logger, handleSignals: false, drainMs: 50 });
+    const { connect } = await import('node:net');
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(svc.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString()));
+      socket.on('close', () => resolve(text));
+      socket.write('GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n');
+    });
+    await svc.stop();
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toMatch(/x-request-id: [0-9a-f-]{36}/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: 'The request could not be parsed as HTTP.', code: 'invalid_request' });
+  });
+});

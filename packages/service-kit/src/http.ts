@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { errorMiddleware, notFoundHandler, type AppError } from '@patchbay/errors';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestContextStorage } from './logger';
+import { requestTextCheck, verifyJsonDepth } from './request-text';
 
 /** Request ids are accepted from the edge router when they look like ids, and made here otherwise. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -36,7 +38,7 @@ export interface ServiceAppOptions {
   redactPath?: PathRedactor;
 }
 
-/** The express app every service starts from: request id, access log, JSON bodies. */
+/** The express app every service starts from: request id, access log, JSON bodies, the request text checks. */
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -44,7 +46,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(options.logger, options.redactPath));
-  if (options.jsonLimit !== false) app.use(express.json({ limit: options.jsonLimit ?? '1mb' }));
+  // Depth is checked on the raw bytes before JSON.parse; then the text of path, query and body, once for every route.
+  // An app that parses its own bodies (jsonLimit: false) applies verifyJsonDepth / findTextProblem itself.
+  if (options.jsonLimit !== false) app.use(express.json({ limit: options.jsonLimit ?? '1mb', verify: verifyJsonDepth }));
+  app.use(requestTextCheck());
   return app;
 }
 
@@ -127,6 +132,7 @@ export async function startHttpService(options: {
 }): Promise<RunningService> {
   const { createServer } = await import('node:http');
   const server = createServer(options.app);
+  server.on('clientError', handleClientError);
   // Keep-alive longer than typical proxy idle timeouts so the edge router's pooled sockets are not cut mid-request.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -173,4 +179,27 @@ export async function startHttpService(options: {
     process.once('SIGINT', onSignal);
   }
   return { server, port, stop };
+}
+
+/**
+ * Requests node:http cannot parse never reach the handler; they still get the JSON envelope and a
+ * request id, instead of a bare status line.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A response already under way on this connection cannot be followed by another status line.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || error.code === 'ECONNRESET' || inFlight?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request was not received in time.']
+        : [400, 'Bad Request', 'The request could not be parsed as HTTP.'];
+  const body = JSON.stringify({ detail, code: 'invalid_request' });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

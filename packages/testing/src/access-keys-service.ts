@@ -52,7 +52,7 @@ let orgCounter = 0;
  * test verifies keys over HTTP exactly as in production. Add `@patchbay/access-keys-and-audit` as a
  * devDependency so turbo builds it before your tests.
  */
-export async function startAccessKeysService(options: { databaseUrl?: string; redisUrl?: string; serviceToken?: string } = {}): Promise<RunningAccessKeys> {
+export async function startAccessKeysService(options: { databaseUrl?: string; redisUrl?: string; serviceToken?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningAccessKeys> {
   const port = await freePort();
   const dir = accessKeysDir();
   const env = {
@@ -63,6 +63,7 @@ export async function startAccessKeysService(options: { databaseUrl?: string; re
     PATCHBAY_SERVICE_TOKEN: options.serviceToken ?? TEST_SERVICE_TOKEN,
     LOG_LEVEL: 'warn',
     OTEL_SDK_DISABLED: 'true',
+    ...options.env,
   };
   const service = await startServiceProcess('access-keys-and-audit', dir, env);
   const url = service.url;

@@ -24,6 +24,8 @@ export interface LoadRequest {
   durationS: number;
   connections: number;
   threads: number;
+  /** Also report percentiles of the raw latencies (see rawLatencyDone). */
+  rawLatency?: boolean;
 }
 
 export interface LoadResult {
@@ -35,6 +37,9 @@ export interface LoadResult {
   non2xx: number;
   /** Connect, read, write errors and timeouts. */
   socketErrors: number;
+  /** Percentiles of the latencies as measured, without wrk's coordinated-omission correction (when asked for). */
+  rawP50Us?: number;
+  rawP99Us?: number;
 }
 
 /** Loads only 127.0.0.1: a benchmark must never send traffic anywhere else. */
@@ -80,29 +85,79 @@ export function stopLoadGenerators(): void {
  * The Lua script that makes wrk send another method or a body (wrk has no flags for either). The body
  * goes in a long bracket string, whose level is picked so that nothing in the body can close it.
  */
-export function wrkScript(method: string, body: string | undefined): string {
+export function wrkScript(method: string, body: string | undefined, rawLatencyConnections?: number): string {
   let eq = '';
   // The first closing bracket Lua finds must be the one after the body, also where the body's end and the bracket overlap.
   while (body !== undefined && `${body}]${eq}]`.indexOf(`]${eq}]`) !== body.length) eq += '=';
   // A newline right after the opening bracket is dropped by Lua: start the string with one so a body that begins with a newline keeps it.
-  return `wrk.method = "${method}"\n${body === undefined ? '' : `wrk.body = [${eq}[\n${body}]${eq}]\n`}`;
+  const done = rawLatencyConnections === undefined ? '' : rawLatencyDone(rawLatencyConnections);
+  return `wrk.method = "${method}"\n${body === undefined ? '' : `wrk.body = [${eq}[\n${body}]${eq}]\n`}${done}`;
+}
+
+/**
+ * A wrk `done` callback that prints percentiles of the latencies as measured. Before it prints its
+ * own percentiles (and before `done` runs) wrk "corrects" its histogram for coordinated omission:
+ * every latency n >= 2e, with e = duration / (requests / connections), also adds its count at n - e,
+ * n - 2e, ... down to above e (wrk.c, stats_correct). That inflates fast legs far more than slow ones
+ * (a 20 ms outlier at 10k req/s per connection adds 200 made-up samples). The callback undoes it:
+ * from the largest latency down, raw(n) = seen(n) - sum of raw(n + k e), k >= 1, for n > e; the raw
+ * counts add up to the number of requests again (the line says so: count=).
+ */
+export function rawLatencyDone(connections: number): string {
+  return `
+local connections = ${connections}
+done = function(summary, latency, requests)
+  local per = math.floor(summary.requests / connections)
+  local e = per > 0 and math.floor(summary.duration / per) or 0
+  local counts, values, maxv = {}, {}, 0
+  for i = 1, #latency do
+    local v, c = latency(i)
+    if v == nil or c == nil then break end
+    if c > 0 then counts[v] = c; values[#values + 1] = v; if v > maxv then maxv = v end end
+  end
+  table.sort(values, function(a, b) return a > b end)
+  local raw, total = {}, 0
+  for _, n in ipairs(values) do
+    local r = counts[n]
+    if e > 0 and n > e then
+      local k = n + e
+      while k <= maxv do r = r - (raw[k] or 0); k = k + e end
+    end
+    raw[n] = r
+    total = total + r
+  end
+  table.sort(values)
+  local out = {}
+  for _, p in ipairs({50, 99}) do
+    local rank = math.max(1, math.ceil(p / 100 * total))
+    local seen, at = 0, 0
+    for _, v in ipairs(values) do seen = seen + raw[v]; if seen >= rank then at = v; break end end
+    out[#out + 1] = string.format("p%d=%d", p, at)
+  end
+  io.write(string.format("RAW_LATENCY_US count=%d %s\\n", total, table.concat(out, " ")))
+end
+`;
 }
 
 async function runWrk(request: LoadRequest): Promise<LoadResult> {
   const args = ['--latency', '-t', String(request.threads), '-c', String(request.connections), '-d', `${request.durationS}s`, '--timeout', '10s'];
   for (const [name, value] of Object.entries(request.headers ?? {})) args.push('-H', `${name}: ${value}`);
   let scriptDir: string | null = null;
-  if (request.method !== undefined || request.body !== undefined) {
+  if (request.method !== undefined || request.body !== undefined || request.rawLatency) {
     scriptDir = mkdtempSync(path.join(tmpdir(), 'patchbay-bench-wrk-'));
     const script = path.join(scriptDir, 'request.lua');
-    writeFileSync(script, wrkScript(request.method ?? 'GET', request.body));
+    writeFileSync(script, wrkScript(request.method ?? 'GET', request.body, request.rawLatency ? request.connections : undefined));
     args.push('-s', script);
   }
   args.push(request.url);
   const run = execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
   runningWrk.add(run.child);
   try {
-    return parseWrkOutput((await run).stdout);
+    const { stdout, stderr } = await run;
+    const result = parseWrkOutput(stdout);
+    // A script wrk cannot load is only a line on stderr, and wrk then sends plain GETs: never measure those.
+    if (request.rawLatency && result.rawP50Us === undefined) throw new Error(`wrk printed no raw latencies (its script failed?):\n${stderr}\n${stdout}`);
+    return result;
   } finally {
     runningWrk.delete(run.child);
     if (scriptDir) rmSync(scriptDir, { recursive: true, force: true });
@@ -130,7 +185,9 @@ export function parseWrkOutput(output: string): LoadResult {
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(output);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const socketErrors = socket ? socket.slice(1, 5).reduce((sum, n) => sum + Number(n), 0) : 0;
+  const raw = /^RAW_LATENCY_US count=(\d+) p50=(\d+) p99=(\d+)$/m.exec(output);
   return {
+    ...(raw ? { rawP50Us: Number(raw[2]), rawP99Us: Number(raw[3]) } : {}),
     requests: Number(total[1]),
     requestsPerSecond: Number(rate[1]),
     p50Us: percentile('50'),
@@ -183,6 +240,9 @@ async function runAutocannon(request: LoadRequest): Promise<LoadResult> {
     requestsPerSecond: result.requests.total / result.duration,
     p50Us: percentile(sorted, 50) * 1000,
     p99Us: percentile(sorted, 99) * 1000,
+    // autocannon keeps every response time as it was: its percentiles are raw already.
+    rawP50Us: percentile(sorted, 50) * 1000,
+    rawP99Us: percentile(sorted, 99) * 1000,
     non2xx: result.non2xx,
     // autocannon counts timeouts among its errors.
     socketErrors: result.errors,

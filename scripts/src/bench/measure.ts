@@ -16,6 +16,8 @@ export interface Target {
   connections?: number;
   /** What must answer: a benchmark of 401s or 502s measures the wrong thing. */
   expectStatus?: number;
+  /** Also measure percentiles of the raw latencies (wrk: see rawLatencyDone). */
+  rawLatency?: boolean;
 }
 
 export interface RoundResult extends LoadResult {
@@ -35,6 +37,9 @@ export interface TargetResult {
   p50Us: number;
   /** Median over the rounds, as p50. */
   p99Us: number;
+  /** Medians over the rounds of the raw percentiles, when measured. */
+  rawP50Us?: number;
+  rawP99Us?: number;
   non2xx: number;
   socketErrors: number;
   /** CPU microseconds each request cost each watched service (null without /proc). */
@@ -73,7 +78,7 @@ export function roundSeconds(options: LoadOptions): number {
 export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: RunningService[]): Promise<TargetResult[]> {
   const requests = targets.map((target) => {
     const connections = target.connections ?? options.connections;
-    return { url: target.url, method: target.method, headers: target.headers, body: target.body, connections, threads: Math.min(options.threads, connections) };
+    return { url: target.url, method: target.method, headers: target.headers, body: target.body, connections, threads: Math.min(options.threads, connections), rawLatency: target.rawLatency };
   });
   const describe = (i: number) => `${targets[i]!.label}, ${requests[i]!.connections} connection(s)`;
   if (options.warmupS > 0) {
@@ -119,6 +124,9 @@ function summarizeTarget(label: string, connections: number, rounds: RoundResult
     requestsPerSecond: elapsedS > 0 ? requests / elapsedS : 0,
     p50Us: median(rounds.map((r) => r.p50Us)),
     p99Us: median(rounds.map((r) => r.p99Us)),
+    ...(rounds.every((r) => r.rawP50Us !== undefined && r.rawP99Us !== undefined)
+      ? { rawP50Us: median(rounds.map((r) => r.rawP50Us!)), rawP99Us: median(rounds.map((r) => r.rawP99Us!)) }
+      : {}),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     socketErrors: rounds.reduce((sum, r) => sum + r.socketErrors, 0),
     cpuUsPerRequest,

@@ -33,6 +33,8 @@ export interface ServiceSpec {
   env: NodeJS.ProcessEnv;
   /** Extra node flags, for example --cpu-prof. */
   nodeArgs?: string[];
+  /** Arguments after the entry point, for programs configured by flags (e.g. --port=<PORT>: '<PORT>' becomes the port). */
+  args?: string[];
   healthPath?: string;
   startTimeoutMs?: number;
 }
@@ -82,7 +84,8 @@ export class ServiceGroup {
         if (lines.length > OUTPUT_LINES_KEPT) lines.shift();
       }
     };
-    const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), spec.entry], {
+    const args = (spec.args ?? []).map((arg) => arg.replaceAll('<PORT>', String(port)));
+    const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), spec.entry, ...args], {
       env: { ...process.env, ...spec.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -17,6 +17,7 @@ import {
 } from '@patchbay/errors';
 import type { PageParams } from '@patchbay/pagination';
 import type { Db, Tx } from '../db';
+import type { RestrictionIdChecker } from './restriction-ids';
 import type { AccessKey, Organization } from '../generated/prisma/client';
 import { recordAuditEvent } from './audit-log';
 import { covers, expiryCovers, isUnrestrictedKey, restrictionCovers, type KeyDimensions } from './coverage';
@@ -219,6 +220,8 @@ export class AccessKeyService {
     private readonly db: Db,
     private readonly events: KeyEvents,
     private readonly clock: () => Date = () => new Date(),
+    /** Checks that restriction ids exist (connector-registry); without it they are checked only for form. */
+    private readonly restrictionIds?: RestrictionIdChecker,
   ) {}
 
   async list(caller: KeyPrincipal, page: PageParams): Promise<{ count: number; results: AccessKeyRecord[] }> {
@@ -243,6 +246,7 @@ export class AccessKeyService {
   async create(caller: KeyPrincipal, input: CreateAccessKeyInput): Promise<AccessKeyWithSecret> {
     const now = this.clock();
     const dims = resolveNewKeyDimensions(caller, input, now);
+    await this.checkRestrictionIdsExist(caller, input);
     const material = generateAccessKey(dims.environment);
     const row = await this.db.$transaction(async (tx) => {
       const created = await tx.accessKey.create({
@@ -318,6 +322,19 @@ export class AccessKeyService {
       return target.keyHash;
     });
     await this.events.keyChanged(oldHash);
+  }
+
+  /** Ids sent in tool_pack_ids / registered_user_ids must exist in the caller's organization and environment: 400 naming each that does not. */
+  private async checkRestrictionIdsExist(caller: KeyPrincipal, input: CreateAccessKeyInput): Promise<void> {
+    const toolPackIds = [...new Set(input.tool_pack_ids ?? [])];
+    const registeredUserIds = [...new Set(input.registered_user_ids ?? [])];
+    if (!this.restrictionIds || (toolPackIds.length === 0 && registeredUserIds.length === 0)) return;
+    const missing = await this.restrictionIds.missing({ organizationId: caller.organizationId, environment: caller.environment, toolPackIds, registeredUserIds });
+    const errors: FieldError[] = [
+      ...missing.toolPackIds.map((id) => ({ field: 'body.tool_pack_ids', message: `tool pack ${id} does not exist in this organization and environment` })),
+      ...missing.registeredUserIds.map((id) => ({ field: 'body.registered_user_ids', message: `registered user ${id} does not exist in this organization and environment` })),
+    ];
+    if (errors.length > 0) throw new ValidationError(errors);
   }
 
   /** A key of the caller's organization and environment; the other environment's keys are 404 like missing ones. */

@@ -1,9 +1,10 @@
 import type { KeyPrincipal } from '@patchbay/auth';
-import { ValidationError } from '@patchbay/errors';
+import { ServiceUnavailableError, ValidationError } from '@patchbay/errors';
 import { isUuid } from '@patchbay/service-kit';
 import { Router } from 'express';
 import { z } from 'zod';
 import { createLinkToken } from '../domain/link-tokens';
+import { NO_PUBLIC_URL } from '../domain/public-base-url';
 import { afterCommit, type AppServices } from '../services';
 
 const uuid = z.string().refine(isUuid, 'must be a UUID');
@@ -19,8 +20,8 @@ const body = z.object({
   auth_scope: z.enum(['INDIVIDUAL', 'SHARED', 'ORGANIZATION']),
   /** The key whose tool call needed the link: the audit event names it. */
   acting_key_id: uuid,
-  /** The public origin the agent called, for the link when PATCHBAY_PUBLIC_URL is not set. */
-  public_base_url: origin,
+  /** The public origin the agent called, as a trusted load balancer named it, for the link when PATCHBAY_PUBLIC_URL is not set. */
+  public_base_url: origin.nullish(),
 });
 
 /**
@@ -29,6 +30,11 @@ const body = z.object({
  * 201 `{magic_link_url, expires_at, connector, registered_user_id, auth_scope}` (the token itself is only
  * in the URL); 404 when the user does not exist there; 400 when the connector cannot be linked.
  */
+function publicLinkBase(url: string | null | undefined): string {
+  if (!url) throw new ServiceUnavailableError(NO_PUBLIC_URL);
+  return url.replace(/\/$/, '');
+}
+
 export function linkTokensInternalRouter(services: AppServices): Router {
   const router = Router();
   router.post('/link-tokens', async (req, res) => {
@@ -56,7 +62,7 @@ export function linkTokensInternalRouter(services: AppServices): Router {
       principal,
       input.registered_user_id,
       { connector: input.connector_slug, auth_scope: input.auth_scope },
-      (services.config.PATCHBAY_PUBLIC_URL ?? input.public_base_url).replace(/\/$/, ''),
+      publicLinkBase(services.config.PATCHBAY_PUBLIC_URL ?? input.public_base_url),
     );
     await afterCommit(services);
     res.setHeader('Cache-Control', 'no-store');

@@ -55,7 +55,8 @@ export interface LiveCall {
 /** What a call knows of the request it came in. */
 export interface CallContext {
   /** The agent's public URL, for magic links (built only when one is needed). */
-  publicBaseUrl: () => string;
+  /** The public origin as a trusted load balancer named it, or null (the registry then uses its configuration). */
+  publicBaseUrl: () => string | null;
   /** Aborted when the agent cancels the call (notifications/cancelled), streamed or not. */
   signal?: AbortSignal;
   live?: LiveCall;

@@ -294,7 +294,7 @@ export class RegistryClient {
   }
 
   /** A fresh magic link the user opens to connect the connector; null when the registry cannot make one. */
-  async magicLink(principal: KeyPrincipal, registeredUserId: string, connectorSlug: string, authScope: PackTool['auth_scope'], publicBaseUrl: string): Promise<{ magic_link_url: string; expires_at: string } | null> {
+  async magicLink(principal: KeyPrincipal, registeredUserId: string, connectorSlug: string, authScope: PackTool['auth_scope'], publicBaseUrl: string | null): Promise<{ magic_link_url: string; expires_at: string } | null> {
     const res = await withSpan('RegistryClient.magicLink', () => this.post('/internal/v1/link-tokens', {
       organization_id: principal.organizationId,
       environment: principal.environment,

@@ -69,17 +69,24 @@ const RECORD_BATCH_MAX = 200;
 const RECORD_FLUSH_DELAY_MS = 20;
 
 /**
- * Sends each tool call's record after the call: onto the queue in small batches (one job, so one
- * Redis round trip and one job's queue bookkeeping, for all records of a few milliseconds; no
- * database write on the call path), or into the outbox while Redis is unreachable. A record waits
- * at most RECORD_FLUSH_DELAY_MS in memory; `close()` sends what is waiting.
+ * Stores each tool call's record after the call, in small batches (one INSERT for all records of a
+ * few milliseconds), straight into PostgreSQL: a record never waits in Redis, so Redis losing its
+ * data loses no record and no credit the meter rebuilds from them. Only when the database refuses
+ * the batch does it go onto the queue (or the outbox while Redis is unreachable too), for the
+ * record workers to store later. A record waits at most RECORD_FLUSH_DELAY_MS in memory; `close()`
+ * stores or sends what is waiting.
  */
 export class ToolCallRecorder {
   private pending: ToolCallRecordJob[] = [];
   private timer: NodeJS.Timeout | null = null;
   private inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly producer: Pick<DirectProducer, 'send'>) {}
+  constructor(
+    private readonly producer: Pick<DirectProducer, 'send'>,
+    /** Stores a batch in the database; resolves once it committed. Without it every batch goes to the queue. */
+    private readonly store?: (records: ToolCallRecordJob[]) => Promise<void>,
+    private readonly logger?: Pick<QueueLogger, 'warn'>,
+  ) {}
 
   /** Fire and forget: the agent's answer never waits for its record. */
   record(job: ToolCallRecordJob): void {
@@ -94,12 +101,24 @@ export class ToolCallRecorder {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    const sent = this.producer.send(QUEUE_NAMES.toolCallRecordBatches, { event_id: randomUUID(), records: batch }, RECORD_JOB_OPTIONS);
+    const sent = this.deliver(batch);
     this.inFlight.add(sent);
     void sent.finally(() => this.inFlight.delete(sent));
   }
 
-  /** Sends the waiting records and waits for every batch to be in Redis or the outbox. */
+  private async deliver(batch: ToolCallRecordJob[]): Promise<void> {
+    if (this.store) {
+      try {
+        await this.store(batch);
+        return;
+      } catch (err) {
+        this.logger?.warn({ records: batch.length, error: err instanceof Error ? err.message : String(err) }, 'tool-call records not stored directly; sent to the queue');
+      }
+    }
+    await this.producer.send(QUEUE_NAMES.toolCallRecordBatches, { event_id: randomUUID(), records: batch }, RECORD_JOB_OPTIONS);
+  }
+
+  /** Stores or sends the waiting records and waits for every batch to be in PostgreSQL, Redis or the outbox. */
   async close(): Promise<void> {
     this.flush();
     await Promise.all([...this.inFlight]);

@@ -1,7 +1,7 @@
 import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, principalOf, type KeyPrincipal } from '@patchbay/auth';
 import { AppError, NotInScopeError } from '@patchbay/errors';
 import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
-import { publicRequestUrl } from '@patchbay/pagination';
+import { trustedPublicBaseUrl } from '@patchbay/pagination';
 import { isUuid, type Logger } from '@patchbay/service-kit';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorRequestHandler, IRouter, NextFunction, Request, Response } from 'express';
@@ -249,7 +249,11 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
   const streamed = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
   let ending: Awaited<ReturnType<typeof callWithScanning>>;
   try {
-    const publicBaseUrl = () => publicRequestUrl(x.req).origin;
+    // Only a trusted load balancer's view of the public host, never the agent's Host header; the registry prefers its PATCHBAY_PUBLIC_URL.
+    const publicBaseUrl = () => {
+      const trusted = trustedPublicBaseUrl(x.req, undefined);
+      return trusted === null ? null : new URL(trusted).origin;
+    };
     ending = await callWithScanning(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live });
     await streamed?.drained();
   } catch (err) {

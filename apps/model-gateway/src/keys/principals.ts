@@ -3,6 +3,8 @@ import type { SecretBox } from '@patchbay/secrets';
 import type Redis from 'ioredis';
 import type { Db } from '../db';
 import type { ApiKey } from '../generated/prisma/client';
+import type { RoutingPolicy } from '@patchbay/model-routing';
+import { toRoutingPolicy } from '../routing/policies';
 
 /** A verified gateway API key (organization or customer key), cached in process. */
 export interface GatewayKeyPrincipal {
@@ -38,6 +40,8 @@ export interface OrganizationGatewayData {
   vendorKeys: Map<string, { apiKey: string; baseUrl: string | null }>;
   projects: Map<string, { id: string; budgetMicros: number | null }>;
   customers: Map<string, { id: string; budgetMicros: number | null; active: boolean }>;
+  /** The organization's routing policies (issue 10), resolved in memory on every request. */
+  routingPolicies: RoutingPolicy[];
 }
 
 export function tagId(key: string, value: string): string {
@@ -76,13 +80,14 @@ export function dbKeyLoader(db: Db): KeyLoader<GatewayKeyPrincipal> {
 
 export function organizationDataLoader(db: Db, loadSettings: (organizationId: string) => Promise<OrganizationSettings | null>, secrets: SecretBox): KeyLoader<OrganizationGatewayData> {
   return async (organizationId) => {
-    const [settings, blocked, tags, vendorKeys, projects, customers] = await Promise.all([
+    const [settings, blocked, tags, vendorKeys, projects, customers, policies] = await Promise.all([
       loadSettings(organizationId),
       db.blockedModel.findMany({ where: { organizationId } }),
       db.tag.findMany({ where: { organizationId } }),
       db.vendorKey.findMany({ where: { organizationId } }),
       db.project.findMany({ where: { organizationId } }),
       db.customer.findMany({ where: { organizationId } }),
+      db.routingPolicy.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } }),
     ]);
     if (!settings) return null;
     return {
@@ -95,6 +100,7 @@ export function organizationDataLoader(db: Db, loadSettings: (organizationId: st
       vendorKeys: new Map(vendorKeys.map((k) => [k.vendor, { apiKey: secrets.open(k.sealedKey, vendorKeyContext(organizationId, k.vendor)), baseUrl: k.baseUrl }])),
       projects: new Map(projects.map((p) => [p.id, { id: p.id, budgetMicros: p.budgetMicros === null ? null : Number(p.budgetMicros) }])),
       customers: new Map(customers.map((c) => [c.id, { id: c.id, budgetMicros: c.budgetMicros === null ? null : Number(c.budgetMicros), active: c.active }])),
+      routingPolicies: policies.map(toRoutingPolicy),
     };
   };
 }

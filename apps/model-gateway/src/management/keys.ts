@@ -6,6 +6,7 @@ import type { Db } from '../db';
 import type { ApiKey } from '../generated/prisma/client';
 import { ManagementError } from '../http/errors';
 import type { Invalidator } from '../keys/principals';
+import { usageInWindow } from '@patchbay/gateway-spend';
 import type { SpendControl } from '../spend/spend-control';
 
 /** Gateway keys look like `pbgw_<43 base64url characters>` (256 random bits). */
@@ -61,7 +62,8 @@ function usdOf(micros: number): number {
 
 /** The key object of the spec's table (money in USD). */
 export async function renderKey(row: ApiKey, spend: SpendControl): Promise<Record<string, unknown>> {
-  const u = await spend.keyUsage(row.hash);
+  const u = await spend.keyUsage(row.organizationId, row.hash);
+  const inWindow = usageInWindow(u, row.limitReset);
   const limit = row.limitMicros === null ? null : Number(row.limitMicros);
   return {
     hash: row.hash,
@@ -69,15 +71,15 @@ export async function renderKey(row: ApiKey, spend: SpendControl): Promise<Recor
     label: row.label,
     limit: limit === null ? null : usdOf(limit),
     limit_reset: row.limitReset,
-    usage: usdOf(u.usage),
-    usage_daily: usdOf(u.usage_daily),
-    usage_weekly: usdOf(u.usage_weekly),
-    usage_monthly: usdOf(u.usage_monthly),
-    byok_usage: usdOf(u.byok_usage),
-    byok_usage_daily: usdOf(u.byok_usage_daily),
-    byok_usage_weekly: usdOf(u.byok_usage_weekly),
-    byok_usage_monthly: usdOf(u.byok_usage_monthly),
-    limit_remaining: limit === null ? null : usdOf(Math.max(0, limit - u.usage)),
+    usage: usdOf(inWindow.usage),
+    usage_daily: usdOf(u.daily),
+    usage_weekly: usdOf(u.weekly),
+    usage_monthly: usdOf(u.monthly),
+    byok_usage: usdOf(inWindow.byokUsage),
+    byok_usage_daily: usdOf(u.byok.daily),
+    byok_usage_weekly: usdOf(u.byok.weekly),
+    byok_usage_monthly: usdOf(u.byok.monthly),
+    limit_remaining: limit === null ? null : usdOf(Math.max(0, limit - inWindow.usage)),
     allowed_models: row.allowedModelsSet ? row.allowedModels : null,
     routing_policy_id: row.routingPolicyId,
     disabled: row.disabled,

@@ -18,6 +18,7 @@ import { GatewayError } from '../http/errors';
 import { tagId, type GatewayCaches, type GatewayKeyPrincipal, type OrganizationGatewayData } from '../keys/principals';
 import type { Reservation, SpendControl, SpendSubject } from '../spend/spend-control';
 import type { UsageRecorder } from '../usage/usage-records';
+import type { RoutingDeps } from '../routing/routing';
 import type { VendorCredential } from '../vendors/platform-vendors';
 
 /** What every model endpoint runs on, built once at boot. */
@@ -32,6 +33,8 @@ export interface ModelDeps {
   /** BYOK base URLs the organization supplied: through the outbound guard. */
   guardedHttp: VendorHttp;
   timeouts: StreamTimeouts;
+  /** Routing policies, resolution and failover (issue 10). */
+  routing: RoutingDeps;
 }
 
 export interface Caller {
@@ -167,34 +170,46 @@ export function resolveRoute(deps: ModelDeps, caller: Caller, gateway: GatewayFi
   const candidates = pins ? pins.map((v) => model.routes.find((r) => r.vendor === v)).filter((r): r is CatalogRoute => r !== undefined) : model.routes;
   const tier = gateway.service_tier ?? 'standard';
   for (const route of candidates) {
-    const own = org.vendorKeys.get(route.vendor);
-    const platform = deps.platformVendors.get(route.vendor);
-    const credential = own ? { apiKey: own.apiKey, baseUrl: own.baseUrl ?? platform?.baseUrl ?? deps.catalog.vendors.get(route.vendor)!.defaultBaseUrl } : platform;
-    if (!credential) continue;
+    if (!org.vendorKeys.has(route.vendor) && !deps.platformVendors.has(route.vendor)) continue;
     const price = route.pricing[tier] ?? (tier === 'auto' || tier === 'default' ? route.pricing.standard : undefined);
     if (!price) throw WireError.invalid('unsupported_params', `service_tier "${tier}" is not offered for ${model.id} on ${route.vendor}; tiers: ${Object.keys(route.pricing).join(', ')}.`, 'service_tier');
-    return {
-      model,
-      route,
-      price,
-      byok: own !== undefined,
-      // An organization's own base URL is user-supplied: it goes through the outbound guard.
-      http: own?.baseUrl ? deps.guardedHttp : deps.vendorHttp,
-      target: {
-        dialect: route.dialect,
-        vendor: route.vendor,
-        baseUrl: credential.baseUrl,
-        apiKey: credential.apiKey,
-        vendorModel: route.vendorModel,
-        model: model.id,
-        ...(gateway.service_tier && gateway.service_tier !== 'standard' ? { serviceTier: gateway.service_tier } : {}),
-        maxOutputTokens: model.maxOutputTokens || undefined,
-        capabilities: model.routeCapabilities,
-      },
-    };
+    return routeFor(deps, caller, model, route, tier)!;
   }
   if (pins) throw WireError.invalid('vendor_unavailable', `No pinned vendor (${pins.join(', ')}) can serve ${model.id}; it runs on ${model.routes.map((r) => r.vendor).join(', ')}.`, 'vendor');
   throw WireError.invalid('model_unavailable', `No vendor serving ${model.id} is configured on this gateway (and the organization has no key of its own for one).`, 'model');
+}
+
+/**
+ * One (model, vendor) route with the organization's credentials (its own key first, then the
+ * platform's) at a service tier; null when neither has a key for the vendor. `standard`, `auto` and
+ * `default` are the standard price and send no tier to the vendor.
+ */
+export function routeFor(deps: ModelDeps, caller: Caller, model: CatalogModel, route: CatalogRoute, tier: string): Route | null {
+  const own = caller.org.vendorKeys.get(route.vendor);
+  const platform = deps.platformVendors.get(route.vendor);
+  const credential = own ? { apiKey: own.apiKey, baseUrl: own.baseUrl ?? platform?.baseUrl ?? deps.catalog.vendors.get(route.vendor)!.defaultBaseUrl } : platform;
+  if (!credential) return null;
+  const standard = tier === 'standard' || tier === 'auto' || tier === 'default';
+  const price = (standard ? route.pricing.standard : route.pricing[tier]) ?? route.pricing.standard!;
+  return {
+    model,
+    route,
+    price,
+    byok: own !== undefined,
+    // An organization's own base URL is user-supplied: it goes through the outbound guard.
+    http: own?.baseUrl ? deps.guardedHttp : deps.vendorHttp,
+    target: {
+      dialect: route.dialect,
+      vendor: route.vendor,
+      baseUrl: credential.baseUrl,
+      apiKey: credential.apiKey,
+      vendorModel: route.vendorModel,
+      model: model.id,
+      ...(standard ? {} : { serviceTier: tier }),
+      maxOutputTokens: model.maxOutputTokens || undefined,
+      capabilities: model.routeCapabilities,
+    },
+  };
 }
 
 export function spendSubject(caller: Caller, scope: RequestScope, byok: boolean): SpendSubject {
@@ -215,11 +230,28 @@ export function spendSubject(caller: Caller, scope: RequestScope, byok: boolean)
 }
 
 /** Admits the request before any vendor call, or throws the 402/429 in the surface's envelope. */
-export async function admit(spend: SpendControl, subject: SpendSubject, reserve: number): Promise<{ reservation: Reservation; headers: Record<string, string> }> {
-  const admission = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest: true });
+export async function admit(spend: SpendControl, subject: SpendSubject, reserve: number, countsAsModelRequest = true): Promise<{ reservation: Reservation; headers: Record<string, string> }> {
+  let admission;
+  try {
+    admission = await spend.admit({ subject, reserveMicros: reserve, countsAsModelRequest });
+  } catch {
+    // Never let a request through unmetered: Redis (or the records a rebuild needs) did not answer.
+    throw new GatewayError(503, 'service_unavailable', 'Budgets and limits cannot be checked right now; retry shortly.', 'service_unavailable', { 'Retry-After': '1' });
+  }
   if (admission.ok) return { reservation: admission.reservation, headers: admission.headers };
   const headers = { ...admission.headers, ...(admission.retryAfterSeconds !== undefined ? { 'Retry-After': String(admission.retryAfterSeconds) } : {}) };
   throw new GatewayError(admission.status, admission.type as GatewayError['type'], admission.message, admission.code, headers);
+}
+
+/** What the spend counters need on the record to rebuild without counting it twice (packages/gateway-spend). */
+function spendRecordFields(reservation: Reservation | null): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit'> {
+  const record = reservation?.record;
+  return {
+    spend_epoch: record?.epoch ?? null,
+    counted_at: record?.countedAtMs !== undefined ? new Date(record.countedAtMs).toISOString() : null,
+    counted_model_request: record?.countedModelRequest ?? false,
+    counted_in_rate_limit: record?.countedInRateLimit ?? false,
+  };
 }
 
 const ZERO_USAGE: NormalizedUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, cacheWrite1hInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
@@ -294,7 +326,7 @@ export class RequestLedger {
       tags: this.scope?.tags ?? [],
       latency_ms: Math.round(this.elapsedMs()),
       ttft_ms: this.firstTokenMs === null ? null : Math.round(this.firstTokenMs),
-      spend_epoch: typeof this.reservation?.epoch === 'string' ? this.reservation.epoch : null,
+      ...spendRecordFields(this.reservation),
       occurred_at: new Date(this.startedAt).toISOString(),
     });
   }

@@ -14,14 +14,18 @@ import {
   renderResponse,
   requestedMaxOutputTokens,
   streamVendor,
+  type CanonicalResponse,
   type ChatSurface,
   type GatewayErrorLike,
   type Surface,
+  type VendorStream,
 } from '@patchbay/model-wire';
+import { routingMetadata, runWithFailover } from '@patchbay/model-routing';
 import express, { Router, type Request, type Response } from 'express';
 import { microsToUsd, reserveMicros } from '../catalog/catalog';
 import { sendModelError, toGatewayErrorLike } from '../http/errors';
-import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps } from './model-request';
+import { appRoute, decideRoutes } from '../routing/routing';
+import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route } from './model-request';
 
 export const OVERHEAD_HEADER = 'X-Gateway-Overhead-Ms';
 
@@ -64,61 +68,110 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
     const parsed = parseSurfaceRequest(surface, req.body as unknown);
     ledger = new RequestLedger(deps, caller, surface, parsed.gateway.stream);
     checkInlineMedia(parsed.request);
-    ledger.scope = resolveScope(req, caller, parsed.gateway);
-    const route = resolveRoute(deps, caller, parsed.gateway, 'chat');
-    ledger.route = route;
+    const scope = resolveScope(req, caller, parsed.gateway);
+    ledger.scope = scope;
     const inputEstimate = estimateInputTokens(parsed.request);
-    const maxOutput = requestedMaxOutputTokens(parsed.request) ?? route.model.maxOutputTokens;
-    const admitted = await admit(deps.spend, spendSubject(caller, ledger.scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput));
-    ledger.reservation = admitted.reservation;
-    headers = admitted.headers;
+    const requestedMax = requestedMaxOutputTokens(parsed.request);
+    const decisionStart = ledger.elapsedMs();
+    const decision = decideRoutes(deps, req, caller, surface, parsed.gateway, parsed.request, { inputTokens: inputEstimate, outputTokens: requestedMax ?? 1024 });
+    const routingDecisionMs = ledger.elapsedMs() - decisionStart;
 
     const signal = abortOnClose(req, res);
-    const options = { signal, timeouts: deps.timeouts, http: route.http };
-    const shownModel = surface === 'native-responses' ? route.model.id : (parsed.gateway.model ?? route.model.id);
+    const stream = parsed.gateway.stream;
+    const responseId = newResponseId();
+    const requestLedger = ledger;
+    // Each attempt is admitted and recorded at its own route: its ledger settles what it cost, or releases.
+    let attemptLedger: RequestLedger = ledger;
+    let route: Route | null = null;
+    let vendorStart = 0;
+    let vendorMs = 0;
+    const result = await runWithFailover(
+      decision,
+      async (routing, context) => {
+        vendorStart = requestLedger.elapsedMs();
+        try {
+          if (!stream) return await callVendor(route!.target, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty });
+          return await streamVendor(route!.target, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty, responseId });
+        } finally {
+          vendorMs += requestLedger.elapsedMs() - vendorStart;
+        }
+      },
+      {
+        stream,
+        signal,
+        health: deps.routing.health,
+        hooks: {
+          beforeAttempt: async (routing, context) => {
+            route = appRoute(deps, caller, routing);
+            if (context.attempt > 0) {
+              attemptLedger = new RequestLedger(deps, caller, surface, stream);
+              attemptLedger.scope = scope;
+            }
+            attemptLedger.route = route;
+            const maxOutput = requestedMax ?? route.model.maxOutputTokens;
+            // The organization's daily request count (free plan) counts the client's request once, not each attempt.
+            const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput), context.attempt === 0);
+            attemptLedger.reservation = admitted.reservation;
+            headers = admitted.headers;
+          },
+          attemptFailed: ({ error, usage }) => {
+            const failure = toGatewayErrorLike(error);
+            attemptLedger.finish('failed', failure.status, usage, failure.code ?? null);
+          },
+        },
+      },
+    );
+    ledger = attemptLedger;
+    ledger.vendorMs = vendorMs;
+    requestLedger.vendorMs = vendorMs;
+    if (!result.ok) throw result.error;
+    const served = route!;
+    const metadata = (costMicros: number) =>
+      parsed.gateway.include_routing_metadata
+        ? routingMetadata(decision, { route: result.route, attempts: result.attempts, skipped: result.skipped, costUsd: microsToUsd(costMicros) }, { routingDecisionMs, llmCallMs: vendorMs, totalMs: requestLedger.elapsedMs() })
+        : undefined;
+    const shownModel = surface === 'native-responses' || decision.via !== 'model' ? served.model.id : (parsed.gateway.model ?? served.model.id);
     const echo = { instructions: parsed.render.instructions ?? null, metadata: parsed.gateway.metadata };
 
-    if (!parsed.gateway.stream) {
-      const vendorStart = ledger.elapsedMs();
-      const response = await callVendor(route.target, parsed.request, options);
-      ledger.vendorMs = ledger.elapsedMs() - vendorStart;
+    if (!stream) {
+      const response = result.value as CanonicalResponse;
       response.warnings.unshift(...parsed.warnings);
       const cost = ledger.cost(response.usage);
-      const body = renderResponse(surface, { ...response, model: shownModel }, { costUsd: microsToUsd(cost) }, echo);
-      res.set(headers).set(OVERHEAD_HEADER, ledger.overheadMs()).status(200).json(body);
+      const body = renderResponse(surface, { ...response, model: shownModel }, { costUsd: microsToUsd(cost), routing: metadata(cost) }, echo);
+      res.set(headers).set(OVERHEAD_HEADER, requestLedger.overheadMs()).status(200).json(body);
       ledger.finish('finished', 200, response.usage);
       return;
     }
 
-    const id = newResponseId();
-    const vendorStart = ledger.elapsedMs();
-    const stream = await streamVendor(route.target, parsed.request, { ...options, responseId: id });
-    ledger.firstTokenMs = ledger.elapsedMs();
-    ledger.vendorMs = ledger.firstTokenMs - vendorStart;
+    const vendorStream = result.value as VendorStream;
+    ledger.firstTokenMs = requestLedger.elapsedMs();
     const renderer = createStreamRenderer(surface, {
-      id,
+      id: responseId,
       model: shownModel,
-      vendor: route.target.vendor,
+      vendor: served.target.vendor,
       created: Math.floor(Date.now() / 1000),
-      warnings: [...parsed.warnings, ...stream.warnings],
+      warnings: [...parsed.warnings, ...vendorStream.warnings],
       render: parsed.render,
       metadata: parsed.gateway.metadata,
       estimatedInputTokens: inputEstimate,
     });
-    res.writeHead(200, { ...headers, [OVERHEAD_HEADER]: ledger.overheadMs(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, { ...headers, [OVERHEAD_HEADER]: requestLedger.overheadMs(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.flushHeaders();
     res.write(renderer.start());
+    // The native stream says when the answer comes from a later route than the first one tried (facts §1).
+    if (result.attempts.length > 1 && renderer.restart) res.write(renderer.restart({ model: served.model.id, vendor: served.target.vendor }));
     let usage = null;
     try {
-      for await (const event of stream) {
+      for await (const event of vendorStream) {
         if (event.type === 'finish') usage = event.usage;
         const frames = renderer.event(event);
         if (frames) res.write(frames);
       }
-      res.end(renderer.finish({ costUsd: microsToUsd(ledger.cost(usage)) }));
+      const cost = ledger.cost(usage);
+      res.end(renderer.finish({ costUsd: microsToUsd(cost), routing: metadata(cost) }));
       ledger.finish('finished', 200, usage);
     } catch (err) {
-      const error = err instanceof VendorError ? err : new VendorError({ kind: 'server', message: 'The stream failed inside the gateway.', vendor: route.target.vendor });
+      const error = err instanceof VendorError ? err : new VendorError({ kind: 'server', message: 'The stream failed inside the gateway.', vendor: served.target.vendor });
       if (!res.writableEnded && !res.destroyed) res.end(renderer.error(error));
       ledger.finish('cut', 200, error.usage ?? usage, error.code ?? error.kind);
     }
@@ -143,9 +196,12 @@ async function handleEmbeddings(deps: ModelDeps, req: Request, res: Response): P
     const parsed = parseSurfaceRequest(surface, req.body as unknown);
     ledger = new RequestLedger(deps, caller, surface, false);
     ledger.scope = resolveScope(req, caller, parsed.gateway);
-    const route = resolveRoute(deps, caller, parsed.gateway, 'embedding');
+    // Embeddings take one concrete model: aliases are refused and key bindings ignored (spec).
+    const inputTokens = estimateEmbeddingTokens(parsed.request);
+    const decision = decideRoutes(deps, req, caller, surface, parsed.gateway, null, { inputTokens, outputTokens: 0 });
+    const route = appRoute(deps, caller, decision.routes[0]!);
     ledger.route = route;
-    const admitted = await admit(deps.spend, spendSubject(caller, ledger.scope, route.byok), reserveMicros(route.price, estimateEmbeddingTokens(parsed.request), 0));
+    const admitted = await admit(deps.spend, spendSubject(caller, ledger.scope, route.byok), reserveMicros(route.price, inputTokens, 0));
     ledger.reservation = admitted.reservation;
     headers = admitted.headers;
     const vendorStart = ledger.elapsedMs();

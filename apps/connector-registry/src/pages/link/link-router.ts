@@ -1,5 +1,6 @@
 import { getBuiltinConnector, type ConnectorDefinition, type CredentialField } from '@patchbay/connector-catalog';
 import { createGuardedFetch } from '@patchbay/outbound';
+import { findTextProblem } from '@patchbay/service-kit';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { clientSecretContext } from '../../domain/application-credentials';
 import {
@@ -325,7 +326,8 @@ export function linkPageRouter(services: AppServices): Router {
       sendHtml(res, 404, renderConnectPage({ ...model, problem: `${connector.name} connects through sign-in only; use the Connect button.` }));
       return;
     }
-    const { values, problem } = readFields(methods.form.fields, req.body);
+    const textIssue = findTextProblem(req.body, 'form');
+    const { values, problem } = textIssue ? { values: {}, problem: `A field ${textIssue.message}; correct it and submit again.` } : readFields(methods.form.fields, req.body);
     if (problem !== undefined) {
       sendHtml(res, 400, renderConnectPage({ ...model, values, problem }));
       return;

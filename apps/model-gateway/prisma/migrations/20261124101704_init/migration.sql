@@ -115,6 +115,9 @@ CREATE TABLE "usage_records" (
     "latency_ms" INTEGER NOT NULL,
     "ttft_ms" INTEGER,
     "spend_epoch" TEXT,
+    "counted_at" TIMESTAMPTZ(3),
+    "counted_model_request" BOOLEAN NOT NULL DEFAULT false,
+    "counted_in_rate_limit" BOOLEAN NOT NULL DEFAULT false,
     "created_at" TIMESTAMPTZ(3) NOT NULL,
     "day" DATE NOT NULL,
 
@@ -149,6 +152,9 @@ CREATE INDEX "usage_records_organization_id_environment_day_idx" ON "usage_recor
 
 -- CreateIndex
 CREATE INDEX "usage_records_key_hash_created_at_idx" ON "usage_records"("key_hash", "created_at");
+
+-- CreateIndex
+CREATE INDEX "usage_records_organization_id_spend_epoch_idx" ON "usage_records"("organization_id", "spend_epoch");
 
 -- CreateIndex
 CREATE INDEX "event_outbox_next_attempt_at_idx" ON "event_outbox"("next_attempt_at");

@@ -1,0 +1,76 @@
+import type { PolicyDirectory, PolicyDraft, PolicyTarget, RoutingPolicy, RoutingStrategy } from '@patchbay/model-routing';
+import type { Prisma, RoutingPolicy as RoutingPolicyRow } from '../generated/prisma/client';
+
+/** A stored policy in @patchbay/model-routing's shape. */
+export function toRoutingPolicy(row: RoutingPolicyRow): RoutingPolicy {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    description: row.description,
+    slug: row.slug,
+    scope: row.scopeType === 'project' ? { type: 'project', projectId: row.projectId! } : row.scopeType === 'customer' ? { type: 'customer', customerId: row.customerId! } : { type: 'organization' },
+    strategy: row.strategy as RoutingStrategy,
+    targets: row.targets as unknown as PolicyTarget[],
+    vendorRules: {
+      allow: row.allowedVendorsSet ? row.allowedVendors : null,
+      deny: row.deniedVendors,
+      zeroDataRetention: row.zeroDataRetention,
+      regions: row.allowedRegionsSet ? row.allowedRegions : null,
+    },
+    isDefault: row.isDefault,
+  };
+}
+
+/** The columns a validated draft writes. */
+export function policyColumns(draft: PolicyDraft): Omit<Prisma.RoutingPolicyUncheckedCreateInput, 'organizationId' | 'slug'> {
+  return {
+    name: draft.name,
+    description: draft.description,
+    scopeType: draft.scope.type,
+    projectId: draft.scope.type === 'project' ? draft.scope.projectId : null,
+    customerId: draft.scope.type === 'customer' ? draft.scope.customerId : null,
+    strategy: draft.strategy,
+    targets: draft.targets as unknown as Prisma.InputJsonValue,
+    allowedVendors: draft.vendorRules.allow ?? [],
+    allowedVendorsSet: draft.vendorRules.allow !== null,
+    deniedVendors: draft.vendorRules.deny,
+    allowedRegions: draft.vendorRules.regions ?? [],
+    allowedRegionsSet: draft.vendorRules.regions !== null,
+    zeroDataRetention: draft.vendorRules.zeroDataRetention,
+    isDefault: draft.isDefault,
+  };
+}
+
+const directories = new WeakMap<readonly RoutingPolicy[], PolicyDirectory>();
+
+/**
+ * Lookups over an organization's policies, built once per cached organization object (the cache
+ * drops the object when a policy changes, on every replica), so resolution reads maps only.
+ */
+export function policyDirectory(policies: readonly RoutingPolicy[]): PolicyDirectory {
+  const cached = directories.get(policies);
+  if (cached) return cached;
+  const byId = new Map<string, RoutingPolicy>();
+  const bySlug = new Map<string, RoutingPolicy>();
+  const customerDefaults = new Map<string, RoutingPolicy>();
+  const projectDefaults = new Map<string, RoutingPolicy>();
+  let organizationDefault: RoutingPolicy | undefined;
+  for (const policy of policies) {
+    byId.set(policy.id, policy);
+    if (policy.slug !== null && policy.scope.type === 'organization') bySlug.set(policy.slug, policy);
+    if (!policy.isDefault) continue;
+    if (policy.scope.type === 'customer') customerDefaults.set(policy.scope.customerId, policy);
+    else if (policy.scope.type === 'project') projectDefaults.set(policy.scope.projectId, policy);
+    else organizationDefault = policy;
+  }
+  const directory: PolicyDirectory = {
+    byId: (id) => byId.get(id),
+    bySlug: (slug) => bySlug.get(slug),
+    customerDefault: (id) => customerDefaults.get(id),
+    projectDefault: (id) => projectDefaults.get(id),
+    organizationDefault: () => organizationDefault,
+  };
+  directories.set(policies, directory);
+  return directory;
+}

@@ -1,0 +1,98 @@
+import {
+  catalogFromModels,
+  resolveRoutes,
+  routeNeeds,
+  type CatalogModel as RoutingModel,
+  type RouteDecision,
+  type RouteHealth,
+  type Route as RoutingRoute,
+  type RoutingCatalog,
+  type TokenPrices,
+} from '@patchbay/model-routing';
+import type { CanonicalRequest, GatewayFields, Surface } from '@patchbay/model-wire';
+import type { Request } from 'express';
+import type { Catalog, Price } from '../catalog/catalog';
+import { modelMatches, routeFor, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import { policyDirectory } from './policies';
+
+/** What the model endpoints need for routing, built once at boot. */
+export interface RoutingDeps {
+  catalog: RoutingCatalog;
+  /** The shared circuit breaker and latency figures (Redis); null turns both off. */
+  health: RouteHealth | null;
+}
+
+function tokenPrices(price: Price): TokenPrices {
+  return {
+    inputPerMillion: price.input_per_million,
+    outputPerMillion: price.output_per_million,
+    cachedInputPerMillion: price.cached_input_per_million ?? null,
+    cacheWritePerMillion: price.cache_write_per_million ?? null,
+  };
+}
+
+/**
+ * The app's catalog as routing reads it, converted once. The catalog lists no zero-data-retention
+ * vendor, region or self-hosted route yet: every route reads zdr false, no region, priced.
+ */
+export function routingCatalog(catalog: Catalog): RoutingCatalog {
+  return catalogFromModels(
+    catalog.models.map(
+      (m): RoutingModel => ({
+        id: m.id,
+        provider: m.provider,
+        endpoint: m.type === 'embedding' ? 'embeddings' : 'chat',
+        active: true,
+        vendors: m.routes.map((r) => ({
+          vendor: r.vendor,
+          vendorModel: r.vendorModel,
+          available: true,
+          zdr: false,
+          region: null,
+          contextWindow: m.contextWindow,
+          maxOutputTokens: m.maxOutputTokens,
+          capabilities: { tools: m.capabilities.supports_tool_calling, structuredOutputs: m.capabilities.supports_structured_outputs, streaming: m.capabilities.streaming, input: m.capabilities.input },
+          prices: Object.fromEntries(Object.entries(r.pricing).map(([tier, price]) => [tier, tokenPrices(price)])) as RoutingModel['vendors'][number]['prices'],
+        })),
+      }),
+    ),
+  );
+}
+
+function header(req: Request, name: string): string | null {
+  const value = req.headers[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/**
+ * The request's routes, first match wins (model, priority_order, @alias/, routing_policy_id, the
+ * key's binding, customer, project and organization defaults), or the spec's 400/403/404.
+ */
+export function decideRoutes(deps: ModelDeps, req: Request, caller: Caller, surface: Surface, gateway: GatewayFields, request: CanonicalRequest | null, estimate: { inputTokens: number; outputTokens: number }): RouteDecision {
+  const { key, org } = caller;
+  return resolveRoutes({
+    surface,
+    fields: gateway,
+    headers: { routingPolicyId: header(req, 'x-svc-routing-policy-id'), customer: header(req, 'x-svc-customer'), projectId: header(req, 'x-project-id') },
+    needs: request ? routeNeeds(request, estimate) : { tools: false, structuredOutputs: false, input: ['text'], stream: false, estimate },
+    caller: {
+      keyPolicyId: key.routingPolicyId,
+      keyProjectId: key.projectId,
+      keyCustomerId: key.customerId,
+      allowedModels: key.allowedModels,
+      isBlocked: org.blocklist.length === 0 ? undefined : (model) => modelMatches(org.blocklist, model),
+      vendorAvailable: (vendor) => org.vendorKeys.has(vendor) || deps.platformVendors.has(vendor),
+    },
+    policies: policyDirectory(org.routingPolicies),
+    catalog: deps.routing.catalog,
+  });
+}
+
+/** A routing route with this organization's credentials for its vendor: what the vendor call needs. */
+export function appRoute(deps: ModelDeps, caller: Caller, route: RoutingRoute): Route {
+  const model = deps.catalog.get(route.model)!;
+  const catalogRoute = model.routes.find((r) => r.vendor === route.vendor)!;
+  const resolved = routeFor(deps, caller, model, catalogRoute, route.serviceTier);
+  if (!resolved) throw new Error(`routing chose ${route.model} on ${route.vendor}, which has no credentials for this organization`);
+  return resolved;
+}

@@ -1,0 +1,56 @@
+import { migrateOnStart } from '@patchbay/db';
+import { OutboxRelay, QUEUE_NAMES, QueueSet } from '@patchbay/queues';
+import { secretBoxFromEnv, type SecretBox } from '@patchbay/secrets';
+import { createLogger, createRedis, type Logger } from '@patchbay/service-kit';
+import type { Queue } from 'bullmq';
+import type Redis from 'ioredis';
+import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig, type Config } from './config';
+import { createPrisma, type Db } from './db';
+import { SyncScheduler } from './sync/scheduler';
+
+/** What the API process and the sync worker both start with. */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  box: SecretBox;
+  db: Db;
+  redis: Redis;
+  queues: QueueSet;
+  relay: OutboxRelay;
+  scheduler: SyncScheduler;
+  /** Closes what boot opened, in reverse order. */
+  close(): Promise<void>;
+}
+
+export async function boot(role: 'api' | 'worker'): Promise<Runtime> {
+  const config = loadConfig();
+  const logger = createLogger(role === 'api' ? SERVICE_NAME : `${SERVICE_NAME}-worker`, config.LOG_LEVEL);
+  const box = secretBoxFromEnv(process.env);
+  if (config.PATCHBAY_MIGRATE_ON_START) {
+    await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
+  }
+  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:${role}:commands` });
+  const producer = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:${role}:producer` });
+  const queues = new QueueSet({ connection: producer, logger, prefix: config.QUEUE_PREFIX });
+  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
+  relay.start();
+  const scheduler = new SyncScheduler(queues.get(QUEUE_NAMES.unifiedDataSync) as Queue);
+  return {
+    config,
+    logger,
+    box,
+    db,
+    redis,
+    queues,
+    relay,
+    scheduler,
+    async close() {
+      await relay.stop();
+      await queues.close();
+      producer.disconnect();
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

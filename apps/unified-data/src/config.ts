@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { booleanFromEnv, commonEnv, loadEnv } from '@patchbay/service-kit';
+import { z } from 'zod';
+
+export const SERVICE_NAME = 'unified-data';
+export const DB_SCHEMA = 'unified_data';
+export const MIGRATIONS_DIR = path.resolve(__dirname, '..', 'prisma', 'migrations');
+
+export const REGIONS = ['US', 'EU', 'APAC'] as const;
+export type Region = (typeof REGIONS)[number];
+
+
+const schema = z.object({
+  ...commonEnv,
+  PORT: z.coerce.number().int().min(0).max(65535).default(8085),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/patchbay'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  PATCHBAY_MIGRATE_ON_START: booleanFromEnv.default(true),
+  ACCESS_KEYS_URL: z.string().url().default('http://127.0.0.1:8081'),
+  PATCHBAY_ENCRYPTION_KEYS: z.string().min(1, 'is required: one or more "<id>:<base64 of 32 random bytes>"'),
+  PATCHBAY_ENCRYPTION_ACTIVE_KEY: z.string().optional(),
+  /** The region this installation serves (deployment configuration; see README "Regions"). */
+  PATCHBAY_REGION: z.enum(REGIONS).default('US'),
+  /** Platform API bases (the operator's, trusted): real hosts by default, local fakes in tests. */
+  PATCHBAY_MKTG_HUBSPOT_BASE_URL: z.string().url().default('https://api.hubapi.com'),
+  PATCHBAY_MKTG_ZOOM_BASE_URL: z.string().url().default('https://api.zoom.us/v2'),
+  PATCHBAY_MKTG_ZOOM_TOKEN_URL: z.string().url().default('https://zoom.us/oauth/token'),
+  PATCHBAY_MKTG_EVENTBRITE_BASE_URL: z.string().url().default('https://www.eventbriteapi.com/v3'),
+  /** Default interval of a linked account's incremental sync; each account may set its own. */
+  MKTG_SYNC_FREQUENCY_SECONDS: z.coerce.number().int().min(10).max(7 * 86_400).default(3600),
+  /** How long a link token (magic link) stays valid, and the public token after it. */
+  LINK_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(1800),
+  PUBLIC_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),
+  /** Sync jobs one worker runs at once (each for a different linked account). */
+  MKTG_SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * Lifetime of a running sync's per-account lease (renewed every third of it). A worker that dies
+   * holds its accounts this long at most before another worker resumes them from their checkpoints.
+   */
+  MKTG_SYNC_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadEnv(SERVICE_NAME, schema, env);
+}

@@ -1,0 +1,41 @@
+import { principalOf } from '@patchbay/auth';
+import { Body, Controller, Delete, Get, Header, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { Request as ExpressRequest } from 'express';
+import { createFieldMapping, deleteFieldMapping, listFieldMappings, type FieldMappingInput, type FieldMappingView } from '../../domain/field-mappings';
+import { servicesOf } from '../../services';
+import { accountOf, type ErrorBody } from '../schemas';
+
+@Route('api/mktg/v1/field-mappings')
+@Tags('Field mappings')
+@Security('access_key')
+@Response<ErrorBody>(401, 'Missing or invalid access key or account token')
+export class FieldMappingsController extends Controller {
+  /** The linked account's field mappings: platform fields copied into each record's `field_mappings.linked_account_defined_targets`. */
+  @Get('/')
+  public async listFieldMappings(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<{ results: FieldMappingView[] }> {
+    return { results: await listFieldMappings(servicesOf(req), await accountOf(req)) };
+  }
+
+  /** Maps a platform field onto a key of `field_mappings`; applied by the next sync (a full one). */
+  @Post('/')
+  @SuccessResponse(201, 'Created')
+  @Response<ErrorBody>(400, 'A field is invalid or the platform has no such field: the error names it')
+  @Response<ErrorBody>(409, 'A mapping onto this target already exists')
+  public async createFieldMapping(
+    @Request() req: ExpressRequest,
+    @Body() body: FieldMappingInput,
+    @Header('X-Account-Token') _accountToken?: string,
+  ): Promise<FieldMappingView> {
+    const created = await createFieldMapping(servicesOf(req), principalOf(req), await accountOf(req), body);
+    this.setStatus(201);
+    return created;
+  }
+
+  @Delete('{id}')
+  @SuccessResponse(204, 'Deleted')
+  @Response<ErrorBody>(404, 'No such field mapping on this linked account')
+  public async deleteFieldMapping(@Request() req: ExpressRequest, @Path() id: string, @Header('X-Account-Token') _accountToken?: string): Promise<void> {
+    await deleteFieldMapping(servicesOf(req), principalOf(req), await accountOf(req), id);
+    this.setStatus(204);
+  }
+}

@@ -1,0 +1,70 @@
+import { principalOf } from '@patchbay/auth';
+import { Body, Controller, Delete, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import type { Request as ExpressRequest } from 'express';
+import {
+  createLinkedAccount,
+  deleteLinkedAccount,
+  getLinkedAccount,
+  listLinkedAccounts,
+  regenerateAccountToken,
+  toLinkedAccountView,
+  type LinkedAccountCreated,
+  type LinkedAccountInput,
+  type LinkedAccountView,
+} from '../../domain/linked-accounts';
+import { servicesOf } from '../../services';
+import type { ErrorBody } from '../schemas';
+
+@Route('api/mktg/v1/linked-accounts')
+@Tags('Linked accounts')
+@Security('access_key')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired access key')
+export class LinkedAccountsController extends Controller {
+  /**
+   * Links an account of a marketing platform from your server (the link flow's alternative). The
+   * credentials are checked with the platform, then sealed; the initial full sync starts at once and
+   * incremental syncs follow every `sync_frequency_seconds`. The `account_token` is returned only here.
+   * A test key links test accounts, which only test keys see.
+   */
+  @Post('/')
+  @SuccessResponse(201, 'Created')
+  @Response<ErrorBody>(400, 'A field is invalid or the platform refused the credentials: the error names it')
+  @Response<ErrorBody>(409, 'The end_user_origin_id already has a linked account')
+  @Response<ErrorBody>(503, 'The platform could not be reached to check the credentials')
+  public async createLinkedAccount(@Request() req: ExpressRequest, @Body() body: LinkedAccountInput): Promise<LinkedAccountCreated> {
+    const created = await createLinkedAccount(servicesOf(req), principalOf(req), body);
+    this.setStatus(201);
+    return created;
+  }
+
+  /** The organization's linked accounts of the key's environment, oldest first. */
+  @Get('/')
+  public async listLinkedAccounts(@Request() req: ExpressRequest): Promise<{ results: LinkedAccountView[] }> {
+    const rows = await listLinkedAccounts(servicesOf(req), principalOf(req));
+    return { results: rows.map(toLinkedAccountView) };
+  }
+
+  @Get('{id}')
+  @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
+  public async getLinkedAccount(@Request() req: ExpressRequest, @Path() id: string): Promise<LinkedAccountView> {
+    return toLinkedAccountView(await getLinkedAccount(servicesOf(req), principalOf(req), id));
+  }
+
+  /** Deletes the linked account, every record synced from it and its sync schedule; its account token stops working. */
+  @Delete('{id}')
+  @SuccessResponse(204, 'Deleted')
+  @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
+  public async deleteLinkedAccount(@Request() req: ExpressRequest, @Path() id: string): Promise<void> {
+    await deleteLinkedAccount(servicesOf(req), principalOf(req), id);
+    this.setStatus(204);
+  }
+
+  /** A new account token for a linked account whose token was lost (Bearer only); the old one stops working at once. */
+  @Post('{id}/regenerate-account-token')
+  @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
+  public async regenerateAccountToken(@Request() req: ExpressRequest, @Path() id: string): Promise<{ linked_account_id: string; account_token: string }> {
+    const services = servicesOf(req);
+    const account = await getLinkedAccount(services, principalOf(req), id);
+    return regenerateAccountToken(services, principalOf(req), account);
+  }
+}

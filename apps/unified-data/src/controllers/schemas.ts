@@ -1,0 +1,26 @@
+import { principalOf } from '@patchbay/auth';
+import type { Request } from 'express';
+import { ACCOUNT_TOKEN_HEADER, resolveAccountToken } from '../domain/account-tokens';
+import type { LinkedAccount } from '../generated/prisma/client';
+import { servicesOf } from '../services';
+
+/** The error envelope of every 4xx/5xx: `{"detail": "...", "code": "..."}` (validation errors add `errors`). */
+export interface ErrorBody {
+  detail: string;
+  code: string;
+  errors?: Array<{ field: string; message: string }>;
+}
+
+/** Merge's cursor list. */
+export interface Paginated<T> {
+  /** Cursor of the next page, or null at the end. */
+  next: string | null;
+  /** Cursor of the previous page, or null on the first. */
+  previous: string | null;
+  results: T[];
+}
+
+/** The linked account named by X-Account-Token, within the key's organization and environment (else 401). */
+export function accountOf(req: Request): Promise<LinkedAccount> {
+  return resolveAccountToken(servicesOf(req).db, principalOf(req), req.headers[ACCOUNT_TOKEN_HEADER]);
+}

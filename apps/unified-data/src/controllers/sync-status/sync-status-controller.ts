@@ -1,0 +1,30 @@
+import { Controller, Get, Header, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { Request as ExpressRequest } from 'express';
+import { setSyncStatuses, syncStatusesOf, toSyncStatusView, type SyncStatusView } from '../../sync/sync-status';
+import { servicesOf } from '../../services';
+import { accountOf, type ErrorBody, type Paginated } from '../schemas';
+
+@Route('api/mktg/v1/sync-status')
+@Tags('Sync status')
+@Security('access_key')
+@Response<ErrorBody>(401, 'Missing or invalid access key or account token')
+export class SyncStatusController extends Controller {
+  /** The sync state of each model of the linked account (Merge's SyncStatus). */
+  @Get('/')
+  public async listSyncStatus(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<Paginated<SyncStatusView>> {
+    const account = await accountOf(req);
+    const rows = await syncStatusesOf(servicesOf(req).db, account.id);
+    return { next: null, previous: null, results: rows.map(toSyncStatusView) };
+  }
+
+  /** Queues a full resync of every model now; answers with the statuses (SYNCING). */
+  @Post('resync')
+  public async resync(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
+    const services = servicesOf(req);
+    const account = await accountOf(req);
+    await services.db.syncRun.updateMany({ where: { linkedAccountId: account.id }, data: { fullResyncRequested: true } });
+    await services.scheduler.enqueue(account, 'full', 'manual');
+    await setSyncStatuses(services.db, account.id, { status: 'SYNCING', nextSyncStart: new Date() });
+    return (await syncStatusesOf(services.db, account.id)).map(toSyncStatusView);
+  }
+}

@@ -1,0 +1,203 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hashAccessKey, type KeyPrincipal } from '@patchbay/auth';
+import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
+import type { Platform } from '@patchbay/marketing-platforms';
+import type { LinkToken, LinkedAccount } from '../generated/prisma/client';
+import type { AppServices } from '../services';
+import { generateAccountToken } from './account-tokens';
+import { AUDIT, auditLinkedAccount } from './audit';
+import { insertLinkedAccount, parseEndUser, toLinkedAccountView } from './linked-accounts';
+import { CREDENTIAL_FIELDS, isPlatform, parseCredentials, sealCredentials } from './platform-credentials';
+import { checkCredentials } from './linked-accounts';
+
+export interface LinkTokenInput {
+  end_user_origin_id: string;
+  end_user_organization_name: string;
+  end_user_email_address?: string;
+  /** Limit the page to one platform (hubspot, zoom or eventbrite); omitted: the end user chooses. */
+  integration?: string;
+  /** Minutes the magic link stays valid (30 to 10080); default LINK_TOKEN_TTL_SECONDS. */
+  link_expiry_mins?: number;
+}
+
+export interface LinkTokenCreated {
+  link_token: string;
+  integration_name: string | null;
+  /** The page the end user opens to link their account. */
+  magic_link_url: string;
+  expires_at: string;
+}
+
+export interface AccountTokenExchange {
+  account_token: string;
+  /** The linked account's id. */
+  id: string;
+  integration: { name: string; slug: Platform };
+}
+
+function publicBase(services: AppServices, forwarded: { proto?: string; host?: string }): string {
+  if (services.config.PATCHBAY_PUBLIC_URL) return services.config.PATCHBAY_PUBLIC_URL.replace(/\/$/, '');
+  return `${forwarded.proto ?? 'http'}://${forwarded.host ?? 'localhost'}`;
+}
+
+/** POST /link-token: a single-use link token and its magic-link URL (Merge Link's first step). */
+export async function createLinkToken(
+  services: AppServices,
+  principal: KeyPrincipal,
+  body: LinkTokenInput,
+  forwarded: { proto?: string; host?: string },
+): Promise<LinkTokenCreated> {
+  const raw = body as unknown as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const endUser = parseEndUser(raw, errors);
+  let platform: Platform | null = null;
+  if (raw.integration !== undefined && raw.integration !== null) {
+    if (isPlatform(raw.integration)) platform = raw.integration;
+    else errors.push({ field: 'body.integration', message: 'must be one of hubspot, zoom, eventbrite' });
+  }
+  let ttlSeconds = services.config.LINK_TOKEN_TTL_SECONDS;
+  if (raw.link_expiry_mins !== undefined) {
+    const m = raw.link_expiry_mins;
+    if (typeof m !== 'number' || !Number.isInteger(m) || m < 30 || m > 10_080) errors.push({ field: 'body.link_expiry_mins', message: 'must be an integer from 30 to 10080' });
+    else ttlSeconds = m * 60;
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+  const token = `pblt_${randomBytes(32).toString('base64url')}`;
+  const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+  await services.db.linkToken.create({
+    data: {
+      id: randomUUID(),
+      tokenHash: hashAccessKey(token),
+      organizationId: principal.organizationId,
+      environment: principal.environment,
+      createdByKeyId: principal.keyId,
+      platform,
+      endUserOriginId: endUser.originId,
+      endUserOrganizationName: endUser.organizationName,
+      endUserEmailAddress: endUser.email,
+      expiresAt,
+    },
+  });
+  return {
+    link_token: token,
+    integration_name: platform ? CREDENTIAL_FIELDS[platform].label : null,
+    magic_link_url: `${publicBase(services, forwarded)}/api/mktg/v1/link/${token}`,
+    expires_at: expiresAt.toISOString(),
+  };
+}
+
+export class LinkPageError extends Error {}
+
+/** The link token behind a magic-link URL, if it can still be used. */
+export async function openLinkToken(services: AppServices, token: string): Promise<LinkToken> {
+  const row = await services.db.linkToken.findUnique({ where: { tokenHash: hashAccessKey(token) } });
+  if (!row || row.expiresAt.getTime() <= Date.now()) throw new LinkPageError('This link has expired or does not exist. Ask for a new one.');
+  if (row.completedAt) throw new LinkPageError('This link was already used. Ask for a new one to link again.');
+  return row;
+}
+
+/**
+ * The end user submitted the magic-link page: checks the credentials with the platform, links the
+ * account (or relinks the end user's existing one), and returns the single-use public token.
+ */
+export async function completeLink(services: AppServices, token: string, form: Record<string, unknown>): Promise<{ publicToken: string; account: LinkedAccount }> {
+  const link = await openLinkToken(services, token);
+  const chosen = link.platform ?? form.platform;
+  const platform: Platform | null = isPlatform(chosen) ? chosen : null;
+  if (!platform) throw ValidationError.forField('platform', 'choose hubspot, zoom or eventbrite');
+  const credentials = parseCredentials(
+    platform,
+    Object.fromEntries(Object.entries(form).filter(([k, v]) => k !== 'platform' && typeof v === 'string' && v.trim() !== '')),
+    'credentials',
+  );
+  const info = await checkCredentials(services, platform, credentials);
+  const principal: KeyPrincipal = {
+    keyId: link.createdByKeyId,
+    organizationId: link.organizationId,
+    environment: link.environment,
+  } as KeyPrincipal;
+  const publicToken = `pbpt_${randomBytes(32).toString('base64url')}`;
+  const account = await services.db.$transaction(async (tx) => {
+    // Claim the link token first: two submissions of one page link once.
+    const claimed = await tx.linkToken.updateMany({ where: { id: link.id, completedAt: null }, data: { completedAt: new Date() } });
+    if (claimed.count !== 1) throw new LinkPageError('This link was already used. Ask for a new one to link again.');
+    const existing = await tx.linkedAccount.findFirst({
+      where: { organizationId: link.organizationId, environment: link.environment, endUserOriginId: link.endUserOriginId },
+    });
+    let row: LinkedAccount;
+    if (existing) {
+      // Relink: new credentials on the same account (Merge keeps one linked account per end user).
+      row = await tx.linkedAccount.update({
+        where: { id: existing.id },
+        data: {
+          platform,
+          credentialsSealed: sealCredentials(services.box, existing.id, credentials),
+          status: existing.status === 'RELINK_NEEDED' ? 'COMPLETE' : existing.status,
+          statusDetail: null,
+          remoteAccountId: info.remoteAccountId,
+          remoteAccountName: info.name,
+        },
+      });
+      await auditLinkedAccount(tx, principal, AUDIT.linked, row.id, { platform, end_user_origin_id: link.endUserOriginId, via: 'link', relink: true });
+    } else {
+      row = (
+        await insertLinkedAccount(
+          tx,
+          services,
+          principal,
+          {
+            platform,
+            credentials,
+            originId: link.endUserOriginId,
+            organizationName: link.endUserOrganizationName,
+            email: link.endUserEmailAddress,
+            syncFrequencySeconds: services.config.MKTG_SYNC_FREQUENCY_SECONDS,
+            info,
+          },
+          'link',
+        )
+      ).row;
+    }
+    await tx.linkToken.update({
+      where: { id: link.id },
+      data: {
+        linkedAccountId: row.id,
+        publicTokenHash: hashAccessKey(publicToken),
+        publicTokenExpiresAt: new Date(Date.now() + services.config.PUBLIC_TOKEN_TTL_SECONDS * 1000),
+      },
+    });
+    return row;
+  });
+  void services.relay.kick();
+  await services.scheduler.schedule(account);
+  if (account.status === 'COMPLETE') await services.scheduler.enqueue(account, 'incremental', 'manual');
+  return { publicToken, account };
+}
+
+/**
+ * GET /account-token/{public_token}: the public token, once, for the linked account's account token
+ * (a new one each time: tokens are stored only as hashes, so a relinked account gets a fresh token).
+ */
+export async function exchangePublicToken(services: AppServices, principal: KeyPrincipal, publicToken: string): Promise<AccountTokenExchange> {
+  const notFound = new NotFoundError('Public token not found, expired or already exchanged: each public token works once, within minutes of linking.');
+  const { token, hash } = generateAccountToken();
+  const account = await services.db.$transaction(async (tx) => {
+    const link = await tx.linkToken.findUnique({ where: { publicTokenHash: hashAccessKey(publicToken) } });
+    if (
+      !link ||
+      link.organizationId !== principal.organizationId ||
+      link.environment !== principal.environment ||
+      !link.linkedAccountId ||
+      !link.publicTokenExpiresAt ||
+      link.publicTokenExpiresAt.getTime() <= Date.now()
+    ) {
+      throw notFound;
+    }
+    const used = await tx.linkToken.updateMany({ where: { id: link.id, publicTokenUsedAt: null }, data: { publicTokenUsedAt: new Date() } });
+    if (used.count !== 1) throw notFound;
+    const row = await tx.linkedAccount.update({ where: { id: link.linkedAccountId }, data: { accountTokenHash: hash } });
+    return row;
+  });
+  const view = toLinkedAccountView(account);
+  return { account_token: token, id: account.id, integration: view.integration };
+}

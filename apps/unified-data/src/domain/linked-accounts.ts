@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { KeyPrincipal } from '@patchbay/auth';
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError, type FieldError } from '@patchbay/errors';
+import { PlatformError, verifyCredentials, type AccountInfo, type Platform } from '@patchbay/marketing-platforms';
+import { isUuid } from '@patchbay/service-kit';
+import type { Tx } from '../db';
+import type { LinkedAccount } from '../generated/prisma/client';
+import type { AppServices } from '../services';
+import { enqueueSyncInTx } from '../sync/scheduler';
+import { SYNC_MODELS } from '../sync/sync-status';
+import { generateAccountToken } from './account-tokens';
+import { AUDIT, auditLinkedAccount } from './audit';
+import { CREDENTIAL_FIELDS, connectionFor, parseCredentials, platformField, sealCredentials } from './platform-credentials';
+
+/** A linked account as the API shows it (Merge's names). */
+export interface LinkedAccountView {
+  id: string;
+  platform: Platform;
+  integration: { name: string; slug: Platform };
+  category: 'mktg';
+  /** COMPLETE, INCOMPLETE (first sync not finished yet) or RELINK_NEEDED (the platform refused the credentials). */
+  status: string;
+  status_detail: string | null;
+  end_user_origin_id: string;
+  end_user_organization_name: string;
+  end_user_email_address: string | null;
+  remote_account_id: string | null;
+  remote_account_name: string | null;
+  is_test_account: boolean;
+  /** Seconds between incremental syncs. */
+  sync_frequency_seconds: number;
+  created_at: string;
+}
+
+export interface LinkedAccountCreated extends LinkedAccountView {
+  /** Shown only here: send it as X-Account-Token. */
+  account_token: string;
+}
+
+export interface LinkedAccountInput {
+  platform: string;
+  /** The platform's credentials: `access_token` for HubSpot and Eventbrite; Zoom `access_token` or `account_id` + `client_id` + `client_secret`. */
+  credentials: Record<string, unknown>;
+  end_user_origin_id: string;
+  end_user_organization_name: string;
+  end_user_email_address?: string;
+  /** Seconds between incremental syncs (60 to 604800); default: the installation's MKTG_SYNC_FREQUENCY_SECONDS. */
+  sync_frequency_seconds?: number;
+}
+
+export function toLinkedAccountView(row: LinkedAccount): LinkedAccountView {
+  const platform = row.platform as Platform;
+  return {
+    id: row.id,
+    platform,
+    integration: { name: CREDENTIAL_FIELDS[platform].label, slug: platform },
+    category: 'mktg',
+    status: row.status,
+    status_detail: row.statusDetail,
+    end_user_origin_id: row.endUserOriginId,
+    end_user_organization_name: row.endUserOrganizationName,
+    end_user_email_address: row.endUserEmailAddress,
+    remote_account_id: row.remoteAccountId,
+    remote_account_name: row.remoteAccountName,
+    is_test_account: row.environment === 'test',
+    sync_frequency_seconds: row.syncFrequencySeconds,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** The end-user fields every way of linking shares; pushes problems onto `errors`. */
+export function parseEndUser(body: Record<string, unknown>, errors: FieldError[]): { originId: string; organizationName: string; email: string | null } {
+  const str = (key: string, required: boolean, max = 256): string | null => {
+    const value = body[key];
+    if (value === undefined || value === null || value === '') {
+      if (required) errors.push({ field: `body.${key}`, message: 'is required' });
+      return null;
+    }
+    if (typeof value !== 'string' || value.length > max) {
+      errors.push({ field: `body.${key}`, message: `must be a string of at most ${max} characters` });
+      return null;
+    }
+    return value;
+  };
+  const originId = str('end_user_origin_id', true) ?? '';
+  const organizationName = str('end_user_organization_name', true) ?? '';
+  const email = str('end_user_email_address', false);
+  if (email !== null && !/^[^@\s]+@[^@\s]+$/.test(email)) errors.push({ field: 'body.end_user_email_address', message: 'must be an email address' });
+  return { originId, organizationName, email };
+}
+
+export function parseSyncFrequency(value: unknown, fallback: number, errors: FieldError[]): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 60 || value > 604_800) {
+    errors.push({ field: 'body.sync_frequency_seconds', message: 'must be an integer from 60 to 604800' });
+    return fallback;
+  }
+  return value;
+}
+
+/** Asks the platform whether the credentials work; a refusal is the caller's mistake (400). */
+export async function checkCredentials(services: Pick<AppServices, 'config'>, platform: Platform, credentials: Record<string, string>): Promise<AccountInfo> {
+  try {
+    return await verifyCredentials(connectionFor(platform, credentials, services.config));
+  } catch (err) {
+    if (err instanceof PlatformError && err.kind === 'credentials_invalid') {
+      throw ValidationError.forField('body.credentials', `were refused by ${CREDENTIAL_FIELDS[platform].label}: ${err.message}`);
+    }
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ServiceUnavailableError(`${CREDENTIAL_FIELDS[platform].label} could not check the credentials right now (${why}); try again shortly.`);
+  }
+}
+
+interface NewAccount {
+  platform: Platform;
+  credentials: Record<string, string>;
+  originId: string;
+  organizationName: string;
+  email: string | null;
+  syncFrequencySeconds: number;
+  info: AccountInfo;
+}
+
+/**
+ * Stores a new linked account with its sync state, its audit event and the initial full sync job, in
+ * one transaction (the job leaves through the outbox, so it is not lost if Redis is down).
+ */
+export async function insertLinkedAccount(
+  tx: Tx,
+  services: Pick<AppServices, 'box'>,
+  principal: KeyPrincipal,
+  input: NewAccount,
+  via: 'api' | 'link',
+): Promise<{ row: LinkedAccount; accountToken: string }> {
+  const id = randomUUID();
+  const { token, hash } = generateAccountToken();
+  const row = await tx.linkedAccount.create({
+    data: {
+      id,
+      organizationId: principal.organizationId,
+      environment: principal.environment,
+      platform: input.platform,
+      status: 'INCOMPLETE',
+      endUserOriginId: input.originId,
+      endUserOrganizationName: input.organizationName,
+      endUserEmailAddress: input.email,
+      remoteAccountId: input.info.remoteAccountId,
+      remoteAccountName: input.info.name,
+      accountTokenHash: hash,
+      credentialsSealed: sealCredentials(services.box, id, input.credentials),
+      syncFrequencySeconds: input.syncFrequencySeconds,
+    },
+  });
+  await tx.syncStatus.createMany({ data: SYNC_MODELS.map((model) => ({ linkedAccountId: id, model, status: 'SYNCING', isInitialSync: true })) });
+  await tx.syncRun.create({ data: { linkedAccountId: id } });
+  await auditLinkedAccount(tx, principal, AUDIT.linked, id, { platform: input.platform, end_user_origin_id: input.originId, via });
+  await enqueueSyncInTx(tx, row, 'full', 'account_linked');
+  return { row, accountToken: token };
+}
+
+/** POST /linked-accounts: the server-side way to link an account. */
+export async function createLinkedAccount(services: AppServices, principal: KeyPrincipal, body: LinkedAccountInput): Promise<LinkedAccountCreated> {
+  const raw = body as unknown as Record<string, unknown>;
+  const platform = platformField(raw.platform);
+  const credentials = parseCredentials(platform, raw.credentials);
+  const errors: FieldError[] = [];
+  const endUser = parseEndUser(raw, errors);
+  const syncFrequencySeconds = parseSyncFrequency(raw.sync_frequency_seconds, services.config.MKTG_SYNC_FREQUENCY_SECONDS, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
+  await assertOriginFree(services, principal, endUser.originId);
+  const info = await checkCredentials(services, platform, credentials);
+  let created: { row: LinkedAccount; accountToken: string };
+  try {
+    created = await services.db.$transaction((tx) =>
+      insertLinkedAccount(tx, services, principal, { platform, credentials, ...endUser, syncFrequencySeconds, info }, 'api'),
+    );
+  } catch (err) {
+    if ((err as { code?: string }).code === 'P2002') throw originTaken(endUser.originId);
+    throw err;
+  }
+  void services.relay.kick();
+  await services.scheduler.schedule(created.row);
+  return { ...toLinkedAccountView(created.row), account_token: created.accountToken };
+}
+
+function originTaken(originId: string): ConflictError {
+  return new ConflictError(
+    `end_user_origin_id "${originId}" already has a linked account (one per end user): relink it through a link token, or delete it first.`,
+  );
+}
+
+async function assertOriginFree(services: AppServices, principal: KeyPrincipal, originId: string): Promise<void> {
+  const existing = await services.db.linkedAccount.findFirst({
+    where: { organizationId: principal.organizationId, environment: principal.environment, endUserOriginId: originId },
+    select: { id: true },
+  });
+  if (existing) throw originTaken(originId);
+}
+
+export async function listLinkedAccounts(services: AppServices, principal: KeyPrincipal): Promise<LinkedAccount[]> {
+  return services.db.linkedAccount.findMany({
+    where: { organizationId: principal.organizationId, environment: principal.environment },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+}
+
+export async function getLinkedAccount(services: AppServices, principal: KeyPrincipal, id: string): Promise<LinkedAccount> {
+  const notFound = () => new NotFoundError(`No linked account ${id} in this organization and environment.`);
+  if (!isUuid(id)) throw notFound();
+  const row = await services.db.linkedAccount.findFirst({ where: { id, organizationId: principal.organizationId, environment: principal.environment } });
+  if (!row) throw notFound();
+  return row;
+}
+
+/** Deletes the account and every record synced from it, and stops its schedule. */
+export async function deleteLinkedAccount(services: AppServices, principal: KeyPrincipal, id: string): Promise<void> {
+  const row = await getLinkedAccount(services, principal, id);
+  await services.scheduler.unschedule(row.id);
+  await services.db.$transaction(async (tx) => {
+    // Children first, in bulk: a cascade over a million events is the same work, but explicit deletes keep the plan simple.
+    await tx.$executeRaw`DELETE FROM event_contacts WHERE linked_account_id = ${row.id}::uuid`;
+    await tx.$executeRaw`DELETE FROM contacts WHERE linked_account_id = ${row.id}::uuid`;
+    await tx.$executeRaw`DELETE FROM events WHERE linked_account_id = ${row.id}::uuid`;
+    await tx.linkedAccount.delete({ where: { id: row.id } });
+    await auditLinkedAccount(tx, principal, AUDIT.deleted, row.id, { platform: row.platform, end_user_origin_id: row.endUserOriginId });
+  });
+  void services.relay.kick();
+}
+
+/** A new account token for the account; the old one stops working at once. */
+export async function regenerateAccountToken(services: AppServices, principal: KeyPrincipal, account: LinkedAccount): Promise<{ linked_account_id: string; account_token: string }> {
+  const { token, hash } = generateAccountToken();
+  await services.db.$transaction(async (tx) => {
+    await tx.linkedAccount.update({ where: { id: account.id }, data: { accountTokenHash: hash } });
+    await auditLinkedAccount(tx, principal, AUDIT.tokenRegenerated, account.id, {});
+  });
+  void services.relay.kick();
+  return { linked_account_id: account.id, account_token: token };
+}

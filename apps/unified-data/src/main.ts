@@ -1,0 +1,26 @@
+import { telemetry } from './telemetry';
+import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { createRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { createApp } from './app';
+import { boot } from './boot';
+import { SERVICE_NAME } from './config';
+import type { AppServices } from './services';
+
+async function main(): Promise<void> {
+  const rt = await boot('api');
+  const subscriber = createRedis(rt.config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
+  const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: rt.config.ACCESS_KEYS_URL, serviceToken: rt.config.PATCHBAY_SERVICE_TOKEN }) });
+  await verifier.subscribe(subscriber);
+  const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger };
+  const app = createApp({ services, logger: rt.logger, verifier });
+  await startHttpService({
+    name: SERVICE_NAME,
+    app,
+    port: rt.config.PORT,
+    logger: rt.logger,
+    // Hooks run in reverse: telemetry flushes last.
+    onShutdown: [async () => telemetry.shutdown(), async () => rt.close(), async () => verifier.close()],
+  });
+}
+
+runService(SERVICE_NAME, main);

@@ -1,0 +1,31 @@
+import type { OutboxRelay, QueueLogger } from '@patchbay/queues';
+import type { SecretBox } from '@patchbay/secrets';
+import type { Request } from 'express';
+import type Redis from 'ioredis';
+import type { Config } from './config';
+import type { Db } from './db';
+import type { SyncScheduler } from './sync/scheduler';
+
+/** What controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
+export interface AppServices {
+  db: Db;
+  redis: Redis;
+  box: SecretBox;
+  config: PlatformConfig &
+    Pick<Config, 'PATCHBAY_PUBLIC_URL' | 'PATCHBAY_SERVICE_TOKEN' | 'LINK_TOKEN_TTL_SECONDS' | 'PUBLIC_TOKEN_TTL_SECONDS' | 'MKTG_SYNC_FREQUENCY_SECONDS' | 'PATCHBAY_REGION'>;
+  /** Delivers outbox rows (audit events, initial sync jobs) now instead of at the next poll. */
+  relay: Pick<OutboxRelay, 'kick'>;
+  /** Per-account schedules and on-demand sync jobs. */
+  scheduler: SyncScheduler;
+  logger: Pick<QueueLogger, 'warn' | 'info'>;
+}
+
+/** Where each platform's API is (the operator's settings, trusted). */
+export type PlatformConfig = Pick<
+  Config,
+  'PATCHBAY_MKTG_HUBSPOT_BASE_URL' | 'PATCHBAY_MKTG_ZOOM_BASE_URL' | 'PATCHBAY_MKTG_ZOOM_TOKEN_URL' | 'PATCHBAY_MKTG_EVENTBRITE_BASE_URL'
+>;
+
+export function servicesOf(req: Request): AppServices {
+  return req.app.locals.services as AppServices;
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { runSync as defaultRunSync, type FieldMapping, type Platform, type RunSyncOptions, type SyncOutcome, type SyncTuning } from '@patchbay/marketing-platforms';
+import type { QueueLogger, UnifiedDataSyncJob } from '@patchbay/queues';
+import type { SecretBox } from '@patchbay/secrets';
+import type Redis from 'ioredis';
+import type { Db } from '../db';
+import { AUDIT, auditSystemEvent } from '../domain/audit';
+import { connectionFor, openCredentials } from '../domain/platform-credentials';
+import { Prisma, type LinkedAccount } from '../generated/prisma/client';
+import type { PlatformConfig } from '../services';
+import { SyncLease } from './lease';
+import type { SyncScheduler } from './scheduler';
+import { PostgresSyncSink, markMissingAsDeleted } from './sync-sink';
+import { setSyncStatuses } from './sync-status';
+
+export interface SyncWorkerDeps {
+  db: Db;
+  redis: Redis;
+  box: SecretBox;
+  config: PlatformConfig;
+  scheduler: SyncScheduler;
+  logger: Pick<QueueLogger, 'warn' | 'info'>;
+  /** Key prefix of the per-account lease (the installation's QUEUE_PREFIX). */
+  lockPrefix: string;
+  /** Lease lifetime; renewed every third of it while the sync runs. Default 30 s. */
+  leaseTtlMs?: number;
+  /** Wait before resuming after a transient failure. Default 15 s. */
+  transientRetryMs?: number;
+  /** The platform walk (H5's runSync); injectable so a test can stop a sync mid-way. */
+  runSync?: (opts: RunSyncOptions) => Promise<SyncOutcome>;
+  tuning?: SyncTuning;
+  /** Aborts running syncs at shutdown (their last page stays committed). */
+  shutdown?: AbortSignal;
+}
+
+export type SyncJobResult = 'done' | 'skipped_busy' | 'skipped_missing' | 'rate_limited' | 'transient' | 'credentials_invalid' | 'failed' | 'aborted';
+
+export const leaseKey = (prefix: string, linkedAccountId: string) => `${prefix}:mktg-sync-lease:${linkedAccountId}`;
+
+/**
+ * One sync job: takes the account's lease, resumes its open run (or starts one), lets the platform
+ * walk write pages through the sink, and records the outcome. Never throws for a platform's answer:
+ * a rate limit or transient failure becomes a delayed job that resumes from the checkpoint, so the
+ * worker moves on to other accounts at once.
+ */
+export async function processSyncJob(deps: SyncWorkerDeps, job: UnifiedDataSyncJob): Promise<SyncJobResult> {
+  const account = await deps.db.linkedAccount.findUnique({ where: { id: job.linked_account_id } });
+  if (!account) return 'skipped_missing';
+  const lease = await SyncLease.acquire(deps.redis, leaseKey(deps.lockPrefix, account.id), deps.leaseTtlMs ?? 30_000);
+  if (!lease) {
+    // Another worker is syncing this account: it continues any open run. A manual resync asked for a
+    // fresh run after it, so that one waits a little and tries again.
+    if (job.trigger === 'manual') await deps.scheduler.enqueue(account, job.mode, 'manual', new Date(Date.now() + 5_000));
+    return 'skipped_busy';
+  }
+  try {
+    return await runLocked(deps, account, job, lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: UnifiedDataSyncJob, lease: SyncLease): Promise<SyncJobResult> {
+  const { db } = deps;
+  let run = await db.syncRun.findUnique({ where: { linkedAccountId: account.id } });
+  if (!run) return 'skipped_missing';
+  const now = new Date();
+  if (!run.runId) {
+    const kind = job.mode === 'full' || run.fullResyncRequested || run.lastSuccessStartedAt === null ? 'full' : 'incremental';
+    run = await db.syncRun.update({
+      where: { linkedAccountId: account.id },
+      data: { runId: randomUUID(), kind, checkpoint: Prisma.DbNull, modifiedSince: kind === 'incremental' ? run.lastSuccessStartedAt : null, startedAt: now, pagesWritten: 0 },
+    });
+    await setSyncStatuses(db, account.id, { status: 'SYNCING', lastSyncStart: now });
+  } else {
+    await setSyncStatuses(db, account.id, { status: 'SYNCING' });
+  }
+  const runId = run.runId as string;
+  const kind = run.kind === 'incremental' ? 'incremental' : 'full';
+  const mappings = await db.fieldMapping.findMany({ where: { linkedAccountId: account.id } });
+  const fieldMappings: FieldMapping[] = mappings.map((m) => ({ model: m.model as FieldMapping['model'], target: m.targetFieldName, remotePath: m.remoteFieldPath }));
+  const signal = deps.shutdown ? AbortSignal.any([lease.signal, deps.shutdown]) : lease.signal;
+  const sink = new PostgresSyncSink(db, { linkedAccountId: account.id, runId }, signal);
+
+  let outcome: SyncOutcome;
+  try {
+    const credentials = openCredentials(deps.box, account.id, account.credentialsSealed);
+    outcome = await (deps.runSync ?? defaultRunSync)({
+      conn: connectionFor(account.platform as Platform, credentials, deps.config),
+      kind,
+      modifiedSince: run.modifiedSince,
+      checkpoint: run.checkpoint ?? null,
+      fieldMappings,
+      sink,
+      signal,
+      ...(deps.tuning ? { tuning: deps.tuning } : {}),
+    });
+  } catch (err) {
+    outcome = { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+  }
+  if (signal.aborted) {
+    // Shutdown or a lost lease: the last committed page is the checkpoint; whoever runs next resumes.
+    deps.logger.info({ linked_account_id: account.id, pages: sink.pages }, 'sync stopped; it resumes from its checkpoint');
+    return 'aborted';
+  }
+  const finished = new Date();
+  switch (outcome.kind) {
+    case 'done': {
+      await db.$transaction(async (tx) => {
+        if (outcome.completeFullPass) await markMissingAsDeleted(tx, { linkedAccountId: account.id, runId });
+        await tx.syncRun.update({
+          where: { linkedAccountId: account.id },
+          data: { runId: null, kind: null, checkpoint: Prisma.DbNull, lastSuccessStartedAt: run.startedAt, ...(kind === 'full' ? { fullResyncRequested: false } : {}) },
+        });
+        await setSyncStatuses(tx, account.id, {
+          status: 'DONE',
+          lastSyncResult: 'DONE',
+          lastSyncFinished: finished,
+          isInitialSync: false,
+          nextSyncStart: await deps.scheduler.nextRun(account.id),
+        });
+        if (account.status !== 'COMPLETE') await tx.linkedAccount.update({ where: { id: account.id }, data: { status: 'COMPLETE', statusDetail: null } });
+      });
+      deps.logger.info({ linked_account_id: account.id, kind, pages: sink.pages, records: sink.records }, 'sync done');
+      return 'done';
+    }
+    case 'rate_limited':
+    case 'transient': {
+      const at = outcome.kind === 'rate_limited' ? outcome.retryAt : new Date(finished.getTime() + (deps.transientRetryMs ?? 15_000));
+      await db.$executeRaw`UPDATE sync_runs SET checkpoint = ${JSON.stringify(outcome.checkpoint ?? null)}::jsonb
+        WHERE linked_account_id = ${account.id}::uuid AND run_id = ${runId}::uuid`;
+      await setSyncStatuses(db, account.id, { status: 'SYNCING', nextSyncStart: at });
+      await deps.scheduler.enqueue(account, kind, 'schedule', at);
+      deps.logger.info({ linked_account_id: account.id, resume_at: at.toISOString(), reason: outcome.message }, `sync paused (${outcome.kind}); resumes from its checkpoint`);
+      return outcome.kind;
+    }
+    case 'credentials_invalid': {
+      await db.$transaction(async (tx) => {
+        await tx.linkedAccount.update({ where: { id: account.id }, data: { status: 'RELINK_NEEDED', statusDetail: outcome.message } });
+        await setSyncStatuses(tx, account.id, { status: 'FAILED', lastSyncResult: 'FAILED', lastSyncFinished: finished });
+        if (account.status !== 'RELINK_NEEDED') {
+          await auditSystemEvent(tx, account, AUDIT.credentialsInvalid, account.id, { platform: account.platform, message: outcome.message });
+        }
+      });
+      return 'credentials_invalid';
+    }
+    case 'failed': {
+      // The run starts over next time: a failure mid-pass must never let a later pass judge deletions on partial data.
+      await db.syncRun.update({ where: { linkedAccountId: account.id }, data: { runId: null, kind: null, checkpoint: Prisma.DbNull, ...(kind === 'full' ? { fullResyncRequested: true } : {}) } });
+      await setSyncStatuses(db, account.id, { status: 'FAILED', lastSyncResult: 'FAILED', lastSyncFinished: finished, nextSyncStart: await deps.scheduler.nextRun(account.id) });
+      deps.logger.warn({ linked_account_id: account.id, reason: outcome.message }, 'sync failed');
+      return 'failed';
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import type { EventContactLink, FetchedContact, FetchedEvent, SyncPage, SyncSink } from '@patchbay/marketing-platforms';
+import type { Db, Tx } from '../db';
+
+/** The run the sink writes for: its checkpoint row is the fence (a superseded run's pages are refused). */
+export interface SinkRun {
+  linkedAccountId: string;
+  runId: string;
+}
+
+export class RunSupersededError extends Error {
+  constructor() {
+    super('the sync run was superseded or its linked account deleted; the page was not written');
+    this.name = 'RunSupersededError';
+  }
+}
+
+/** Keeps the last of each remote_id: one statement may not touch a row twice. */
+function lastByRemoteId<T extends { remoteId: string }>(records: T[]): T[] {
+  return [...new Map(records.map((r) => [r.remoteId, r])).values()];
+}
+
+/**
+ * Postgres SQL shared by both record upserts. created_at is the first time unified-data stored the record
+ * (millisecond precision, so the list's keyset cursor round-trips through JavaScript exactly, in the
+ * order the platform returned the records); modified_at moves only when the content hash changes, or a
+ * shell / deleted record comes back. run_writes counts how often the current run wrote the record: more
+ * than 1 means a page was written twice.
+ */
+const CHANGE_SET = `
+  modified_at = CASE WHEN t.hash IS DISTINCT FROM EXCLUDED.hash OR t.is_shell OR t.remote_was_deleted THEN EXCLUDED.modified_at ELSE t.modified_at END,
+  field_mappings = EXCLUDED.field_mappings,
+  remote_data = EXCLUDED.remote_data,
+  hash = EXCLUDED.hash,
+  is_shell = false,
+  remote_was_deleted = false,
+  run_writes = CASE WHEN t.last_run_id = EXCLUDED.last_run_id THEN t.run_writes + 1 ELSE 1 END,
+  last_run_id = EXCLUDED.last_run_id`;
+
+const NOW_MS = `date_trunc('milliseconds', clock_timestamp())`;
+
+async function upsertEvents(tx: Tx, run: SinkRun, events: FetchedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = lastByRemoteId(events).map((e, ord) => ({
+    ord,
+    remote_id: e.remoteId,
+    name: e.fields.name,
+    description: e.fields.description,
+    remote_created_at: e.fields.remote_created_at,
+    start_time: e.fields.start_time,
+    end_time: e.fields.end_time,
+    emails: e.fields.emails,
+    messages: e.fields.messages,
+    field_mappings: e.fieldMappings,
+    remote_data: e.remoteData,
+    hash: e.hash,
+  }));
+  await tx.$executeRawUnsafe(
+    `INSERT INTO events AS t (id, linked_account_id, remote_id, created_at, modified_at, name, description, remote_created_at, start_time, end_time,
+       emails, messages, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
+     SELECT gen_random_uuid(), $1::uuid, r.remote_id, ${NOW_MS}, ${NOW_MS}, r.name, r.description, r.remote_created_at, r.start_time, r.end_time,
+       COALESCE(r.emails, '[]'::jsonb), COALESCE(r.messages, '[]'::jsonb), r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
+     FROM jsonb_to_recordset($3::jsonb) AS r(ord int, remote_id text, name text, description text, remote_created_at timestamptz, start_time timestamptz,
+       end_time timestamptz, emails jsonb, messages jsonb, field_mappings jsonb, remote_data jsonb, hash text)
+     ORDER BY r.ord
+     ON CONFLICT (linked_account_id, remote_id) DO UPDATE SET
+       name = EXCLUDED.name, description = EXCLUDED.description, remote_created_at = EXCLUDED.remote_created_at,
+       start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, emails = EXCLUDED.emails, messages = EXCLUDED.messages,
+       ${CHANGE_SET}`,
+    run.linkedAccountId,
+    run.runId,
+    JSON.stringify(rows),
+  );
+}
+
+async function upsertContacts(tx: Tx, run: SinkRun, contacts: FetchedContact[]): Promise<void> {
+  if (contacts.length === 0) return;
+  const rows = lastByRemoteId(contacts).map((c, ord) => ({
+    ord,
+    remote_id: c.remoteId,
+    ...c.fields,
+    field_mappings: c.fieldMappings,
+    remote_data: c.remoteData,
+    hash: c.hash,
+  }));
+  await tx.$executeRawUnsafe(
+    `INSERT INTO contacts AS t (id, linked_account_id, remote_id, created_at, modified_at, first_name, last_name, email, phone, state, country, postal_code,
+       remote_created_at, remote_updated_at, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
+     SELECT gen_random_uuid(), $1::uuid, r.remote_id, ${NOW_MS}, ${NOW_MS}, r.first_name, r.last_name, r.email, r.phone, r.state, r.country, r.postal_code,
+       r.remote_created_at, r.remote_updated_at, r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
+     FROM jsonb_to_recordset($3::jsonb) AS r(ord int, remote_id text, first_name text, last_name text, email text, phone text, state text, country text,
+       postal_code text, remote_created_at timestamptz, remote_updated_at timestamptz, field_mappings jsonb, remote_data jsonb, hash text)
+     ORDER BY r.ord
+     ON CONFLICT (linked_account_id, remote_id) DO UPDATE SET
+       first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, phone = EXCLUDED.phone, state = EXCLUDED.state,
+       country = EXCLUDED.country, postal_code = EXCLUDED.postal_code, remote_created_at = EXCLUDED.remote_created_at,
+       remote_updated_at = EXCLUDED.remote_updated_at,
+       ${CHANGE_SET}`,
+    run.linkedAccountId,
+    run.runId,
+    JSON.stringify(rows),
+  );
+}
+
+/**
+ * "Contact X takes part in event Y": either side not stored yet becomes a shell record (id and
+ * remote_id, every other field null) until a page brings it.
+ */
+async function linkEventContacts(tx: Tx, run: SinkRun, links: EventContactLink[]): Promise<void> {
+  if (links.length === 0) return;
+  const payload = JSON.stringify(links.map((l) => ({ e: l.eventRemoteId, c: l.contactRemoteId })));
+  for (const [table, key] of [['events', 'e'], ['contacts', 'c']] as const) {
+    await tx.$executeRawUnsafe(
+      `INSERT INTO ${table} (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
+       SELECT gen_random_uuid(), $1::uuid, x.rid, ${NOW_MS}, ${NOW_MS}, true
+       FROM (SELECT DISTINCT r.${key} AS rid FROM jsonb_to_recordset($2::jsonb) AS r(e text, c text)) x
+       ON CONFLICT (linked_account_id, remote_id) DO NOTHING`,
+      run.linkedAccountId,
+      payload,
+    );
+  }
+  await tx.$executeRawUnsafe(
+    `INSERT INTO event_contacts (event_id, contact_id, linked_account_id)
+     SELECT DISTINCT ev.id, co.id, $1::uuid
+     FROM jsonb_to_recordset($2::jsonb) AS r(e text, c text)
+     JOIN events ev ON ev.linked_account_id = $1::uuid AND ev.remote_id = r.e
+     JOIN contacts co ON co.linked_account_id = $1::uuid AND co.remote_id = r.c
+     ON CONFLICT DO NOTHING`,
+    run.linkedAccountId,
+    payload,
+  );
+}
+
+/**
+ * The SyncSink of one run: each page's records and its checkpoint commit in ONE transaction, so a sync
+ * killed at any point resumes after the last committed page and writes nothing twice. The checkpoint
+ * update names the run: a run that was superseded (or whose account was deleted) writes nothing.
+ */
+export class PostgresSyncSink implements SyncSink {
+  pages = 0;
+  records = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly run: SinkRun,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  async writePage(page: SyncPage): Promise<void> {
+    if (this.signal?.aborted) throw new RunSupersededError();
+    await this.db.$transaction(async (tx) => {
+      const fenced = await tx.$executeRaw`UPDATE sync_runs SET checkpoint = ${JSON.stringify(page.checkpoint ?? null)}::jsonb, pages_written = pages_written + 1
+        WHERE linked_account_id = ${this.run.linkedAccountId}::uuid AND run_id = ${this.run.runId}::uuid`;
+      if (fenced !== 1) throw new RunSupersededError();
+      await upsertEvents(tx, this.run, page.events);
+      await upsertContacts(tx, this.run, page.contacts);
+      await linkEventContacts(tx, this.run, page.links);
+    });
+    this.pages += 1;
+    this.records += page.events.length + page.contacts.length;
+  }
+}
+
+/**
+ * After a complete, successful full pass: what the pass did not see is gone from the platform.
+ * Shell records were never fetched, so they are not judged.
+ */
+export async function markMissingAsDeleted(db: Db | Tx, run: SinkRun): Promise<{ events: number; contacts: number }> {
+  const mark = (table: 'events' | 'contacts') =>
+    db.$executeRawUnsafe(
+      `UPDATE ${table} SET remote_was_deleted = true, modified_at = ${NOW_MS}
+       WHERE linked_account_id = $1::uuid AND NOT is_shell AND NOT remote_was_deleted AND last_run_id IS DISTINCT FROM $2::uuid`,
+      run.linkedAccountId,
+      run.runId,
+    );
+  return { events: await mark('events'), contacts: await mark('contacts') };
+}

@@ -1,0 +1,148 @@
+import { hashAccessKey } from '@patchbay/auth';
+import { waitFor, type TestOrganization } from '@patchbay/testing';
+import { schedulerId } from '../src/sync/scheduler';
+import { HUBSPOT_FAKE_TOKENS, bearer, linkHubspot, request, startHarness, withAccount, type Harness } from './harness';
+
+let h: Harness;
+let org: TestOrganization;
+let other: TestOrganization;
+
+beforeAll(async () => {
+  h = await startHarness();
+  h.hubspot.portal.seed({ events: 30, participantsPerEvent: 3 });
+  h.startWorker();
+  org = await h.newOrganization();
+  other = await h.newOrganization();
+});
+afterAll(async () => h.close());
+
+describe('POST /api/mktg/v1/linked-accounts', () => {
+  it('links an account: 201 with id, platform, status and the account token shown once; credentials sealed, token hashed', async () => {
+    const res = await request(h.app)
+      .post('/api/mktg/v1/linked-accounts')
+      .set(bearer(org.master_key))
+      .send({ platform: 'hubspot', credentials: { access_token: HUBSPOT_FAKE_TOKENS.valid }, end_user_origin_id: 'acme-1', end_user_organization_name: 'Acme' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ platform: 'hubspot', status: 'INCOMPLETE', end_user_origin_id: 'acme-1', is_test_account: false });
+    expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.account_token).toMatch(/^pbat_/);
+    expect(JSON.stringify(res.body)).not.toContain(HUBSPOT_FAKE_TOKENS.valid);
+    const row = await h.db.linkedAccount.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row.accountTokenHash).toBe(hashAccessKey(res.body.account_token));
+    expect(row.credentialsSealed).not.toContain(HUBSPOT_FAKE_TOKENS.valid);
+    const got = await request(h.app).get(`/api/mktg/v1/linked-accounts/${res.body.id}`).set(bearer(org.master_key));
+    expect(got.status).toBe(200);
+    expect(got.body.account_token).toBeUndefined();
+  });
+
+  it('starts the initial full sync at once, and the events are readable with the account token', async () => {
+    const linked = await linkHubspot(h, org.master_key);
+    await h.waitForSync(linked.id);
+    const res = await request(h.app).get('/api/mktg/v1/events?page_size=100').set(withAccount(org.master_key, linked.account_token));
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(30);
+    const status = await request(h.app).get('/api/mktg/v1/sync-status').set(withAccount(org.master_key, linked.account_token));
+    expect(status.body.results.map((s: { model_name: string; status: string; is_initial_sync: boolean }) => [s.model_name, s.status, s.is_initial_sync])).toEqual([
+      ['Event', 'DONE', false],
+      ['Contact', 'DONE', false],
+    ]);
+    const account = await request(h.app).get(`/api/mktg/v1/linked-accounts/${linked.id}`).set(bearer(org.master_key));
+    expect(account.body.status).toBe('COMPLETE');
+  });
+
+  it('answers 400 naming the field for an unknown platform, missing credentials or missing end-user fields', async () => {
+    const res = await request(h.app).post('/api/mktg/v1/linked-accounts').set(bearer(org.master_key)).send({ platform: 'mailchimp', credentials: {}, end_user_origin_id: 'x', end_user_organization_name: 'X' });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('platform');
+    const noToken = await request(h.app).post('/api/mktg/v1/linked-accounts').set(bearer(org.master_key)).send({ platform: 'hubspot', credentials: {}, end_user_origin_id: 'x', end_user_organization_name: 'X' });
+    expect(noToken.status).toBe(400);
+    expect(noToken.body.detail).toContain('access_token');
+    const noOrigin = await request(h.app).post('/api/mktg/v1/linked-accounts').set(bearer(org.master_key)).send({ platform: 'hubspot', credentials: { access_token: 'x' }, end_user_organization_name: 'X' });
+    expect(noOrigin.status).toBe(400);
+    expect(noOrigin.body.detail).toContain('end_user_origin_id');
+  });
+
+  it('answers 400 when the platform refuses the credentials, and stores nothing', async () => {
+    const res = await request(h.app)
+      .post('/api/mktg/v1/linked-accounts')
+      .set(bearer(org.master_key))
+      .send({ platform: 'hubspot', credentials: { access_token: 'pat-na1-not-a-token' }, end_user_origin_id: 'refused', end_user_organization_name: 'X' });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/credentials.*refused by HubSpot/);
+    expect(await h.db.linkedAccount.count({ where: { organizationId: org.organization_id, endUserOriginId: 'refused' } })).toBe(0);
+  });
+
+  it('answers 409 for a second account of the same end_user_origin_id', async () => {
+    await linkHubspot(h, org.master_key, 'dup-origin');
+    const again = await request(h.app)
+      .post('/api/mktg/v1/linked-accounts')
+      .set(bearer(org.master_key))
+      .send({ platform: 'hubspot', credentials: { access_token: HUBSPOT_FAKE_TOKENS.valid }, end_user_origin_id: 'dup-origin', end_user_organization_name: 'X' });
+    expect(again.status).toBe(409);
+  });
+});
+
+describe('account tokens', () => {
+  it('gives the same 401 for a missing, wrong, regenerated-away or other organization\'s account token', async () => {
+    const mine = await linkHubspot(h, org.master_key);
+    const theirs = await linkHubspot(h, other.master_key);
+    const missing = await request(h.app).get('/api/mktg/v1/events').set(bearer(org.master_key));
+    const wrong = await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.master_key, 'pbat_wrong'));
+    const foreign = await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.master_key, theirs.account_token));
+    const regen = await request(h.app).post('/api/mktg/v1/account-token/regenerate').set(withAccount(org.master_key, mine.account_token));
+    expect(regen.status).toBe(200);
+    expect(regen.body).toMatchObject({ linked_account_id: mine.id });
+    const old = await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.master_key, mine.account_token));
+    for (const res of [missing, wrong, foreign, old]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(missing.body);
+      expect(res.body.detail).toContain('X-Account-Token');
+    }
+    const fresh = await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.master_key, regen.body.account_token));
+    expect(fresh.status).toBe(200);
+  });
+
+  it('test keys see only test linked accounts, production keys only production ones', async () => {
+    const prod = await linkHubspot(h, org.master_key);
+    const test = await linkHubspot(h, org.test_key);
+    expect(test.status).toBe('INCOMPLETE');
+    const testList = await request(h.app).get('/api/mktg/v1/linked-accounts').set(bearer(org.test_key));
+    const ids = testList.body.results.map((a: { id: string }) => a.id);
+    expect(ids).toContain(test.id);
+    expect(ids).not.toContain(prod.id);
+    expect(testList.body.results.every((a: { is_test_account: boolean }) => a.is_test_account)).toBe(true);
+    expect((await request(h.app).get(`/api/mktg/v1/linked-accounts/${prod.id}`).set(bearer(org.test_key))).status).toBe(404);
+    expect((await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.test_key, prod.account_token))).status).toBe(401);
+    expect((await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.master_key, test.account_token))).status).toBe(401);
+  });
+
+  it('another organization cannot read, delete or regenerate a linked account', async () => {
+    const mine = await linkHubspot(h, org.master_key);
+    expect((await request(h.app).get(`/api/mktg/v1/linked-accounts/${mine.id}`).set(bearer(other.master_key))).status).toBe(404);
+    expect((await request(h.app).delete(`/api/mktg/v1/linked-accounts/${mine.id}`).set(bearer(other.master_key))).status).toBe(404);
+    expect((await request(h.app).post(`/api/mktg/v1/linked-accounts/${mine.id}/regenerate-account-token`).set(bearer(other.master_key))).status).toBe(404);
+    expect((await request(h.app).get('/api/mktg/v1/linked-accounts').set(bearer(other.master_key))).body.results.map((a: { id: string }) => a.id)).not.toContain(mine.id);
+  });
+});
+
+describe('DELETE /api/mktg/v1/linked-accounts/{id}', () => {
+  it('deletes the account, its records and its schedule; the token stops working; linking, regeneration and deletion are audited', async () => {
+    const linked = await linkHubspot(h, org.master_key);
+    await h.waitForSync(linked.id);
+    expect(await h.db.event.count({ where: { linkedAccountId: linked.id } })).toBe(30);
+    expect(await h.queue.getJobScheduler(schedulerId(linked.id))).toBeDefined();
+    await request(h.app).post(`/api/mktg/v1/linked-accounts/${linked.id}/regenerate-account-token`).set(bearer(org.master_key)).expect(200);
+    const del = await request(h.app).delete(`/api/mktg/v1/linked-accounts/${linked.id}`).set(bearer(org.master_key));
+    expect(del.status).toBe(204);
+    expect(await h.db.event.count({ where: { linkedAccountId: linked.id } })).toBe(0);
+    expect(await h.db.contact.count({ where: { linkedAccountId: linked.id } })).toBe(0);
+    expect(await h.queue.getJobScheduler(schedulerId(linked.id))).toBeUndefined();
+    expect((await request(h.app).get(`/api/mktg/v1/linked-accounts/${linked.id}`).set(bearer(org.master_key))).status).toBe(404);
+    let types: string[] = [];
+    await waitFor(async () => {
+      types = (await h.auditEvents(org.master_key)).filter((e) => e.resource_id === linked.id).map((e) => e.event_type as string);
+      return types.includes('linked_account.deleted');
+    }, 15_000, 'audit events');
+    expect(types).toEqual(expect.arrayContaining(['linked_account.created', 'linked_account.account_token_regenerated', 'linked_account.deleted']));
+  });
+});

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { RouteHealth } from './health';
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `patchbay:test:routing:${randomUUID()}:`;
+const route = { model: 'openai/gpt-4o', vendor: 'openai' };
+const other = { model: 'anthropic/claude-sonnet-4', vendor: 'anthropic' };
+
+let redisA: Redis;
+let redisB: Redis;
+let clock = 1_000_000;
+const now = () => clock;
+
+/** Two replicas: separate connections, separate RouteHealth objects, the same Redis. */
+function replicas(): [RouteHealth, RouteHealth] {
+  const options = { keyPrefix: prefix, threshold: 3, windowMs: 10_000, cooldownMs: 5_000, probeMs: 2_000, now };
+  return [new RouteHealth(redisA, options), new RouteHealth(redisB, options)];
+}
+
+const failure = { ok: false, countsAgainstRoute: true, latencyMs: null };
+
+beforeAll(() => {
+  redisA = new Redis(redisUrl);
+  redisB = new Redis(redisUrl);
+});
+
+afterAll(async () => {
+  const keys = await redisA.keys(`${prefix}*`);
+  if (keys.length > 0) await redisA.del(...keys);
+  redisA.disconnect();
+  redisB.disconnect();
+});
+
+beforeEach(async () => {
+  clock += 1_000_000;
+  const [a] = replicas();
+  await a.reset(route);
+  await a.reset(other);
+});
+
+test('failures recorded on one replica open the breaker the other replica sees', async () => {
+  const [a, b] = replicas();
+  expect(await a.record(route, failure)).toBe(false);
+  expect(await b.record(route, failure)).toBe(false);
+  expect((await a.snapshot([route]))[0]!.state).toBe('closed');
+  expect(await a.record(route, failure)).toBe(true);
+  const [seenByB] = await b.snapshot([route, other]);
+  expect(seenByB!.state).toBe('open');
+  expect((await b.snapshot([other]))[0]!.state).toBe('closed');
+});
+
+test('successes between failures do not reset the count: a flapping route opens', async () => {
+  const [a, b] = replicas();
+  const success = { ok: true, countsAgainstRoute: false, latencyMs: 50 };
+  await a.record(route, failure);
+  await b.record(route, success);
+  await a.record(route, failure);
+  await b.record(route, success);
+  expect(await a.record(route, failure)).toBe(true);
+  expect((await b.snapshot([route]))[0]!.state).toBe('open');
+});
+
+test('failures that do not say the vendor is unwell never open it', async () => {
+  const [a, b] = replicas();
+  for (let i = 0; i < 5; i++) await (i % 2 ? a : b).record(route, { ok: false, countsAgainstRoute: false, latencyMs: null });
+  expect((await a.snapshot([route]))[0]!.state).toBe('closed');
+});
+
+test('failures spread over more than the window do not open it', async () => {
+  const [a] = replicas();
+  await a.record(route, failure);
+  await a.record(route, failure);
+  clock += 10_001;
+  await a.record(route, failure);
+  expect((await a.snapshot([route]))[0]!.state).toBe('closed');
+});
+
+test('after the cooldown exactly one replica probes; its success closes the route for both', async () => {
+  const [a, b] = replicas();
+  for (let i = 0; i < 3; i++) await a.record(route, failure);
+  clock += 5_001;
+  const first = await a.snapshot([route]);
+  const second = await b.snapshot([route]);
+  expect([first[0]!.state, second[0]!.state]).toEqual(['probe', 'open']);
+  await a.record(route, { ok: true, countsAgainstRoute: false, latencyMs: 120 });
+  expect((await b.snapshot([route]))[0]!.state).toBe('closed');
+});
+
+test('a failed probe opens the route for another cooldown', async () => {
+  const [a, b] = replicas();
+  for (let i = 0; i < 3; i++) await b.record(route, failure);
+  clock += 5_001;
+  expect((await a.snapshot([route]))[0]!.state).toBe('probe');
+  expect(await a.record(route, failure)).toBe(true);
+  clock += 4_000;
+  expect((await b.snapshot([route]))[0]!.state).toBe('open');
+  clock += 1_002;
+  expect((await b.snapshot([route]))[0]!.state).toBe('probe');
+});
+
+test('latency is an exponentially weighted moving average shared by the replicas', async () => {
+  const [a, b] = replicas();
+  await a.record(route, { ok: true, countsAgainstRoute: false, latencyMs: 100 });
+  await b.record(route, { ok: true, countsAgainstRoute: false, latencyMs: 200 });
+  const [h, unmeasured] = await a.snapshot([route, other]);
+  expect(h!.latencyMs).toBeCloseTo(0.3 * 200 + 0.7 * 100, 3);
+  expect(unmeasured!.latencyMs).toBeNull();
+});
+
+test('Redis unreachable: every route reads closed and recording does nothing', async () => {
+  const broken = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const errors: unknown[] = [];
+  const health = new RouteHealth(broken, { keyPrefix: prefix, onError: (e) => errors.push(e) });
+  expect(await health.snapshot([route])).toEqual([{ state: 'closed', latencyMs: null }]);
+  expect(await health.record(route, failure)).toBe(false);
+  expect(errors.length).toBe(2);
+  broken.disconnect();
+});

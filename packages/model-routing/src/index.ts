@@ -1,0 +1,15 @@
+export { catalogFromModels } from './catalog';
+export type { CatalogModel, CatalogVendorRoute, InputKind, ModelEndpoint, RoutingCatalog, TokenPrices } from './catalog';
+export { costMicros, worstCaseMicros } from './cost';
+export { ROUTING_ERRORS, routingCode, routingError } from './errors';
+export type { RoutingErrorCode } from './errors';
+export { failoverVerdict, orderByHealth, runWithFailover } from './failover';
+export type { AttemptContext, AttemptRecord, FailedAttempt, FailoverHooks, FailoverOptions, FailoverResult, FailoverVerdict } from './failover';
+export { RouteHealth } from './health';
+export type { BreakerState, HealthOptions, RouteHealthSnapshot, RouteKey } from './health';
+export { routingMetadata } from './metadata';
+export type { RoutingTimings } from './metadata';
+export { isUuid, MAX_ALIASES_PER_ORGANIZATION, MAX_POLICY_TARGETS, policyView, ROUTING_STRATEGIES, slugFromName, uniqueSlug, validatePolicyInput } from './policy';
+export type { PolicyDraft, PolicyScope, PolicyTarget, RoutingPolicy, RoutingStrategy, VendorRules } from './policy';
+export { FALLBACK_TIERS, modelAllowed, resolveRoutes, routeNeeds, STANDARD_TIER } from './resolve';
+export type { PolicyDirectory, ResolutionStep, Route, RouteDecision, RouteNeeds, RoutingCaller, RoutingInput } from './resolve';

@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
+import { REPO_ROOT } from '../suite';
+import type { Backends } from './backends';
+import { chatBody, type Leg } from './gateway-legs';
+import { formatInt, progress } from './report';
+import type { RunningService, ServiceGroup } from './services';
+import { BENCH_LOG_LEVEL, benchServiceToken, startAccessKeys, startEdgeRouter } from './suite-services';
+
+const execFileAsync = promisify(execFile);
+
+export interface GatewayLegs {
+  direct: Leg;
+  viaEdge: Leg;
+  services: RunningService[];
+  /** N concurrent requests against a new key with a small limit; lines to print. */
+  budgetExactness(requests: number): Promise<string[]>;
+}
+
+const GATEWAY_MODEL = 'openai/gpt-4o-mini';
+
+/**
+ * apps/model-gateway as its README runs it, with the fake OpenAI as the platform's OpenAI vendor,
+ * access-keys-and-audit beside it (management keys, organization settings) and the edge router in
+ * front; an organization on the paid plan with a payment method and credit, made with the admin CLI,
+ * and a gateway key made through the management API.
+ */
+export async function startGatewayLegs(group: ServiceGroup, backends: Backends, upstream: RunningService, gatewayEntry: string): Promise<GatewayLegs> {
+  const serviceToken = benchServiceToken();
+  const accessKeys = await startAccessKeys(group, backends, serviceToken);
+  const cli = path.join(REPO_ROOT, 'apps', 'access-keys-and-audit', 'dist', 'cli', 'main.js');
+  const admin = async (args: string[]) => {
+    const { stdout } = await execFileAsync(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: backends.databaseUrl, REDIS_URL: backends.redisUrl, LOG_LEVEL: BENCH_LOG_LEVEL } });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const org = await admin(['org', 'create', '--name', `gateway bench ${new Date().toISOString()}`, '--plan', 'paid', '--payment-method', 'true', '--gateway-credit-usd', '1000000']);
+  const organizationId = String(org.organization_id);
+  const management = await admin(['mgmt-key', 'create', '--org', organizationId, '--name', 'gateway bench']);
+  const mgmtKey = String(management.key);
+
+  const gateway = await group.start({
+    name: 'model-gateway',
+    entry: gatewayEntry,
+    env: {
+      DATABASE_URL: backends.databaseUrl,
+      REDIS_URL: backends.redisUrl,
+      ACCESS_KEYS_URL: accessKeys.baseUrl,
+      PATCHBAY_SERVICE_TOKEN: serviceToken,
+      // A new key each run: nothing sealed (BYOK vendor keys) needs to open in another one.
+      PATCHBAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+      PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
+      PATCHBAY_VENDOR_OPENAI_API_KEY: OPENAI_FAKE_KEYS.valid,
+      PATCHBAY_VENDOR_OPENAI_BASE_URL: `${upstream.baseUrl}/v1`,
+      LOG_LEVEL: BENCH_LOG_LEVEL,
+      NODE_ENV: 'production',
+    },
+  });
+  const edge = await startEdgeRouter(group, { accessKeys, MODEL_GATEWAY_URL: gateway });
+
+  const createKey = async (body: Record<string, unknown>): Promise<{ key: string; hash: string }> => {
+    const res = await fetch(`${gateway.baseUrl}/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${mgmtKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`POST /v1/keys answered ${res.status}: ${text.slice(0, 300)}`);
+    const parsed = JSON.parse(text) as { key?: string; hash?: string; data?: { key?: string; hash?: string } };
+    const created = parsed.data ?? parsed;
+    if (!created.key || !created.hash) throw new Error(`POST /v1/keys gave no key and hash: ${text.slice(0, 300)}`);
+    return { key: created.key, hash: created.hash };
+  };
+  const readKey = async (hash: string): Promise<{ usage: number; limit: number | null }> => {
+    const res = await fetch(`${gateway.baseUrl}/v1/keys/${hash}`, { headers: { authorization: `Bearer ${mgmtKey}` } });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`GET /v1/keys/{hash} answered ${res.status}: ${text.slice(0, 300)}`);
+    const parsed = JSON.parse(text) as { data?: { usage: number; limit: number | null }; usage?: number; limit?: number | null };
+    const key = parsed.data ?? (parsed as { usage: number; limit: number | null });
+    return { usage: key.usage, limit: key.limit };
+  };
+
+  const { key } = await createKey({ name: 'gateway bench' });
+  const auth = { Authorization: `Bearer ${key}` };
+  progress(`model gateway on ${gateway.baseUrl}, edge router on ${edge.baseUrl}; organization ${organizationId}`);
+  return {
+    direct: { label: 'gateway direct', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
+    viaEdge: { label: 'gateway via edge router', url: `${edge.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
+    services: [accessKeys, gateway, edge],
+    async budgetExactness(requests: number): Promise<string[]> {
+      // A small limit, a few requests' worth: the worst case reserved per request is the prompt plus
+      // max_tokens at the model's price, the real cost is what the fake's usage says.
+      const limitUsd = 0.0002;
+      const limited = await createKey({ name: 'gateway bench budget', limit: limitUsd, limit_reset: 'daily' });
+      const statuses = new Map<number, number>();
+      await Promise.all(
+        Array.from({ length: requests }, async () => {
+          const res = await fetch(`${gateway.baseUrl}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${limited.key}`, 'content-type': 'application/json' },
+            body: chatBody(GATEWAY_MODEL, false, 256),
+          });
+          await res.arrayBuffer();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        }),
+      );
+      // The usage records travel through the queue: give them a moment to land.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const after = await readKey(limited.hash);
+      const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
+      const microsOver = Math.round((after.usage - limitUsd) * 1e6);
+      const refused = statuses.get(402) ?? 0;
+      const verdict =
+        microsOver <= 0 ? 'not over' : refused === 0 ? `over by ${formatInt(microsOver)} µ$ and no request refused: the limit was NOT enforced` : `over by ${formatInt(microsOver)} µ$: what was reserved in flight when the limit was reached`;
+      return [
+        `  through the gateway, ${requests} concurrent requests (max_tokens 256) against a key with limit ${limitUsd} USD (daily):`,
+        `    answers ${byStatus}; the key's usage after settlement ${after.usage} USD against the limit ${after.limit ?? limitUsd} USD (${verdict})`,
+      ];
+    },
+  };
+}

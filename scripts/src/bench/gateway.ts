@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { RedisSpendControl, type SpendLedger, type SpendSubject } from '@patchbay/gateway-spend';
+import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
+import Redis from 'ioredis';
+import { describeBackends, prepareBackends, type Backends } from './backends';
+import type { Benchmark } from './benchmark';
+import { startGatewayLegs, type GatewayLegs } from './gateway-app';
+import { chatBody, EXPECTED_ANSWER, type Leg } from './gateway-legs';
+import { pickLoadTool } from './load';
+import { median, medianAdded, measureInterleaved, type Target } from './measure';
+import { LOAD_OPTIONS_USAGE, parseLoadOptions } from './options';
+import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
+import { ServiceGroup, type RunningService } from './services';
+
+const USAGE = `pnpm bench gateway [options]
+
+The model gateway against its references, from one run, with the same fake OpenAI upstream
+(packages/provider-fakes) behind every path:
+- the fake OpenAI API called directly;
+- @portkey-ai/gateway (run locally, headless) routing to it (x-portkey-provider: openai, x-portkey-custom-host);
+- one and two do-nothing Node keep-alive proxies in a row (bare-proxy.ts): the floor of any hop;
+- apps/model-gateway directly, and through the edge router (when the app is built).
+POST /v1/chat/completions at --connections (default 10) and at 1 connection, with wrk; p50/p99 are
+percentiles of the raw latencies (a wrk done callback undoes the coordinated-omission correction
+of wrk's own p99, which inflates fast legs far more than slow ones); wrk's p99 is printed beside.
+Every path's answer is checked against the fake's own before the load. Then: time to first token
+added on a stream, and budget exactness (N concurrent requests against a key with a small limit:
+spend after settlement against the limit), through the gateway and in the spend library alone.
+
+The target (issue 9 §8): the gateway at least 5 times Portkey's throughput, through the edge router
+at least 0.8 of two do-nothing proxies, added p99 at most 2 ms. Ratios matter, absolute numbers do
+not: the machine is shared.
+
+${LOAD_OPTIONS_USAGE.split('\n')
+  .filter((line) => !line.includes('--profile') && !line.includes('--bare-proxy') && !line.includes('the floor for one Node hop') && !line.includes('record a CPU profile'))
+  .join('\n')
+  .replace('(default 32)', '(default 10)')}
+`;
+
+const UPSTREAM_MODEL = 'gpt-4o-mini';
+const TTFT_SAMPLES = 200;
+
+/** One request per path before any load: the answer must be the fake's, word for word. */
+async function checkAnswer(leg: Leg): Promise<string> {
+  const res = await fetch(leg.url, { method: 'POST', headers: { 'content-type': 'application/json', ...leg.headers }, body: chatBody(leg.model), signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${leg.label}: ${leg.url} answered ${res.status}:\n${text.slice(0, 500)}`);
+  const body = JSON.parse(text) as { choices?: Array<{ message?: { content?: string } }>; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+  const content = body.choices?.[0]?.message?.content;
+  if (content !== EXPECTED_ANSWER) throw new Error(`${leg.label}: the answer is ${JSON.stringify(content)}, expected ${JSON.stringify(EXPECTED_ANSWER)}`);
+  if (!body.usage?.prompt_tokens || !body.usage.completion_tokens) throw new Error(`${leg.label}: the answer has no usage: ${text.slice(0, 300)}`);
+  // The gateway tells its own overhead on every answer.
+  const overhead = res.headers.get('x-gateway-overhead-ms');
+  return `${JSON.stringify(content)}, ${body.usage.prompt_tokens} + ${body.usage.completion_tokens} tokens${overhead === null ? '' : `; X-Gateway-Overhead-Ms: ${overhead}`}`;
+}
+
+/** Time to the first content token of a streamed chat completion, and the whole text, which must be the fake's. */
+async function streamOnce(leg: Leg): Promise<number> {
+  const start = performance.now();
+  const res = await fetch(leg.url, { method: 'POST', headers: { 'content-type': 'application/json', ...leg.headers }, body: chatBody(leg.model, true), signal: AbortSignal.timeout(10_000) });
+  if (res.status !== 200 || !res.body) throw new Error(`${leg.label}: the stream answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let text = '';
+  let firstTokenMs: number | null = null;
+  for await (const chunk of res.body) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n')) !== -1) {
+      const line = buffer.slice(0, end).trim();
+      buffer = buffer.slice(end + 1);
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') continue;
+      const frame = JSON.parse(data) as { choices?: Array<{ delta?: { content?: string | null } }> };
+      const piece = frame.choices?.[0]?.delta?.content;
+      if (piece) {
+        firstTokenMs ??= performance.now() - start;
+        text += piece;
+      }
+    }
+  }
+  if (text !== EXPECTED_ANSWER) throw new Error(`${leg.label}: the stream's text is ${JSON.stringify(text)}, expected ${JSON.stringify(EXPECTED_ANSWER)}`);
+  if (firstTokenMs === null) throw new Error(`${leg.label}: the stream had no content`);
+  return firstTokenMs;
+}
+
+function p99(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] ?? 0;
+}
+
+/** Streams taken in turn on every path (A B C, A B C, ...), so the machine's other work hits them alike. */
+async function measureTtft(legs: Leg[]): Promise<Array<{ leg: Leg; samples: number[] }>> {
+  const results = legs.map((leg) => ({ leg, samples: [] as number[] }));
+  for (const r of results) for (let i = 0; i < 10; i++) await streamOnce(r.leg); // warm-up
+  for (let i = 0; i < TTFT_SAMPLES; i++) for (const r of results) r.samples.push(await streamOnce(r.leg));
+  return results;
+}
+
+/** In the spend library alone, on the benchmark's Redis: N concurrent requests against a small key limit. */
+async function libraryBudgetExactness(backends: Backends, requests: number): Promise<string[]> {
+  const redis = new Redis(backends.redisUrl);
+  const prefix = `patchbay:bench:gateway-spend:${randomUUID()}:`;
+  const noRecords: SpendLedger = {
+    recorded: async () => ({ organizationCreditMicros: 0, projects: [], customers: [], keys: [], modelRequestsInDay: 0, rateLimitedRequestsInMinute: 0 }),
+  };
+  const replicas = [new RedisSpendControl(redis, { ledger: noRecords, keyPrefix: prefix }), new RedisSpendControl(redis.duplicate(), { ledger: noRecords, keyPrefix: prefix })];
+  try {
+    const limit = 20_000;
+    const reserve = 1_000;
+    const subject: SpendSubject = {
+      organizationId: randomUUID(),
+      environment: 'production',
+      plan: 'paid',
+      paymentMethodOnFile: true,
+      creditMicros: 1_000_000_000,
+      key: { hash: randomUUID().replaceAll('-', '').padEnd(64, '0'), limitMicros: limit, limitReset: 'daily', byok: false },
+      project: null,
+      customer: null,
+    };
+    let admitted = 0;
+    let refused = 0;
+    let settled = 0;
+    await Promise.all(
+      Array.from({ length: requests }, async (_, i) => {
+        const admission = await replicas[i % 2]!.admit({ subject, reserveMicros: reserve, countsAsModelRequest: true });
+        if (!admission.ok) {
+          refused += 1;
+          return;
+        }
+        admitted += 1;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+        const cost = i % 7 === 0 ? 0 : 500 + (i % 500);
+        if (cost === 0) await replicas[(i + 1) % 2]!.release(admission.reservation);
+        else await replicas[(i + 1) % 2]!.settle(admission.reservation, cost);
+        settled += cost;
+      }),
+    );
+    const usage = await replicas[0]!.keyUsage(subject.organizationId, subject.key.hash);
+    return [
+      `  spend library, ${requests} concurrent requests from two replicas, reserve ${reserve} µ$ each, key limit ${formatInt(limit)} µ$ (daily):`,
+      `    admitted ${admitted}, refused 402 api_key_limit_exceeded ${refused}; real cost of the admitted ${formatInt(settled)} µ$; the key's usage after settlement ${formatInt(usage.daily)} µ$ (${usage.daily === settled ? 'equal' : 'DIFFERENT'}); over the limit by at most what was in flight: ${usage.daily <= limit + reserve ? 'yes' : 'NO'}`,
+    ];
+  } finally {
+    for (const r of replicas) r.close();
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  }
+}
+
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+function ratio(a: number, b: number): string {
+  return b > 0 ? (a / b).toFixed(2) : 'n/a';
+}
+
+async function run(args: string[]): Promise<number> {
+  const options = parseLoadOptions(args);
+  if (options.help) {
+    print(USAGE);
+    return 0;
+  }
+  if (!args.some((a) => a === '--connections' || a.startsWith('--connections='))) options.connections = 10;
+  const tool = pickLoadTool(options.tool, options.threads);
+  progress(`load generator: ${tool.description}`);
+  const backends = await prepareBackends();
+  const group = new ServiceGroup(progress);
+  try {
+    const upstream = await group.start({ name: 'fake-openai', entry: path.join(__dirname, 'gateway-upstream.js'), env: {}, healthPath: '/__fake/health' });
+    const portkey = await group.start({
+      name: 'portkey',
+      entry: require.resolve('@portkey-ai/gateway/build/start-server.js'),
+      args: ['--port=<PORT>', '--headless'],
+      env: {},
+      healthPath: '/',
+    });
+    const proxyOne = await group.start({ name: 'bare-proxy-1', entry: path.join(__dirname, 'bare-proxy.js'), env: { TARGET: upstream.baseUrl }, healthPath: '/__bare-proxy/healthz' });
+    const proxyTwo = await group.start({ name: 'bare-proxy-2', entry: path.join(__dirname, 'bare-proxy.js'), env: { TARGET: proxyOne.baseUrl }, healthPath: '/__bare-proxy/healthz' });
+    const vendorAuth = { Authorization: `Bearer ${OPENAI_FAKE_KEYS.valid}` };
+    const completions = (service: RunningService) => `${service.baseUrl}/v1/chat/completions`;
+    const legs: Leg[] = [
+      { label: 'fake OpenAI direct', url: completions(upstream), headers: vendorAuth, model: UPSTREAM_MODEL },
+      { label: 'Portkey', url: completions(portkey), headers: { ...vendorAuth, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.baseUrl}/v1` }, model: UPSTREAM_MODEL },
+      { label: 'one bare proxy', url: completions(proxyOne), headers: vendorAuth, model: UPSTREAM_MODEL },
+      { label: 'two bare proxies', url: completions(proxyTwo), headers: vendorAuth, model: UPSTREAM_MODEL },
+    ];
+    let gateway: GatewayLegs | null = null;
+    let gatewaySkipped: string | null = null;
+    const gatewayEntry = path.resolve(__dirname, '..', '..', '..', 'apps', 'model-gateway', 'dist', 'main.js');
+    if (existsSync(gatewayEntry)) {
+      gateway = await startGatewayLegs(group, backends, upstream, gatewayEntry);
+      legs.push(gateway.direct, gateway.viaEdge);
+    } else {
+      gatewaySkipped = `apps/model-gateway/dist/main.js is missing (the app is not merged or not built): the gateway legs are skipped`;
+      progress(gatewaySkipped);
+    }
+
+    const checks: string[][] = [];
+    for (const leg of legs) checks.push([leg.label, await checkAnswer(leg)]);
+
+    const connectionCounts = [...new Set([options.connections, 1])];
+    const body = (leg: Leg) => chatBody(leg.model);
+    const targets: Target[] = connectionCounts.flatMap((connections) =>
+      legs.map((leg) => ({ label: leg.label, url: leg.url, method: 'POST' as const, headers: { 'content-type': 'application/json', ...leg.headers }, body: body(leg), connections, expectStatus: 200, rawLatency: true })),
+    );
+    const loadBefore = machineLoad().text;
+    const watched = [upstream, portkey, proxyOne, proxyTwo, ...(gateway ? gateway.services : [])];
+    const results = await measureInterleaved(tool, options, targets, watched);
+    progress(`time to first token: ${TTFT_SAMPLES} streams per path`);
+    // Portkey 1.15.2 answers every stream with 500 "Something went wrong" on this Node (its log: TypeError: immutable): left out.
+    const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey');
+    const ttft = await measureTtft(ttftLegs);
+    const requests = 100;
+    const budgetLines = await libraryBudgetExactness(backends, requests);
+    const gatewayBudget = gateway ? await gateway.budgetExactness(requests) : null;
+
+    print(`pnpm bench gateway: ${machineDescription()}; load average ${loadBefore} before, ${machineLoad().text} after`);
+    print(`${tool.description}; ${describeBackends(backends)}; upstream: the fake OpenAI API, answering at once; POST /v1/chat/completions, max_tokens 32`);
+    if (gatewaySkipped) print(`NOTE: ${gatewaySkipped}`);
+    print('');
+    print('Answers (one request per path before the load; each must be the fake\'s own):');
+    for (const line of table(['path', 'answer'], checks, ['left', 'left'])) print(`  ${line}`);
+    print('');
+    const rows: string[][] = [];
+    for (const connections of connectionCounts) {
+      const atCount = results.filter((r) => r.connections === connections);
+      const direct = atCount.find((r) => r.label === 'fake OpenAI direct')!;
+      for (const r of atCount) {
+        const addedP99 = r === direct ? '' : formatSigned(medianAdded(r, direct, (round) => round.rawP99Us ?? round.p99Us));
+        rows.push([
+          r.label,
+          String(connections),
+          formatInt(r.requestsPerSecond),
+          r === direct ? '' : ratio(r.requestsPerSecond, direct.requestsPerSecond),
+          formatInt(r.rawP50Us ?? r.p50Us),
+          formatInt(r.rawP99Us ?? r.p99Us),
+          formatInt(r.p99Us),
+          addedP99,
+          String(r.non2xx + r.socketErrors),
+        ]);
+      }
+    }
+    print('Throughput and latency (medians over rounds; p50/p99 from raw latencies, wrk p99 with its correction):');
+    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors'], rows, ['left'])) print(`  ${line}`);
+    print('');
+    print('Ratios:');
+    for (const connections of connectionCounts) {
+      const at = (label: string) => results.find((r) => r.connections === connections && r.label === label);
+      const direct = at('fake OpenAI direct')!;
+      const portkeyResult = at('Portkey')!;
+      const one = at('one bare proxy')!;
+      const two = at('two bare proxies')!;
+      print(`  ${connections} connection(s): Portkey / direct ${ratio(portkeyResult.requestsPerSecond, direct.requestsPerSecond)}; one proxy / Portkey ${ratio(one.requestsPerSecond, portkeyResult.requestsPerSecond)}; two proxies / Portkey ${ratio(two.requestsPerSecond, portkeyResult.requestsPerSecond)}; Portkey added p99 ${formatSigned(medianAdded(portkeyResult, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
+      const gw = at('gateway direct');
+      const edge = at('gateway via edge router');
+      if (gw && edge) {
+        const addedP99 = medianAdded(gw, direct, (round) => round.rawP99Us ?? round.p99Us);
+        const gwRatio = gw.requestsPerSecond / portkeyResult.requestsPerSecond;
+        const edgeRatio = edge.requestsPerSecond / two.requestsPerSecond;
+        print(`    gateway / Portkey ${gwRatio.toFixed(2)} (target >= 5: ${gwRatio >= 5 ? 'met' : 'NOT met'}); edge path / two proxies ${edgeRatio.toFixed(2)} (target >= 0.8: ${edgeRatio >= 0.8 ? 'met' : 'NOT met'}); gateway added p99 ${formatSigned(addedP99)} µs (target <= 2,000: ${addedP99 <= 2000 ? 'met' : 'NOT met'}); edge path added p99 ${formatSigned(medianAdded(edge, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
+      }
+    }
+    print('');
+    print(`Time to first token on a stream (${TTFT_SAMPLES} streams per path, taken in turn, one at a time):`);
+    const directTtft = ttft[0]!;
+    const ttftRows = ttft.map((r) => [
+      r.leg.label,
+      formatInt(median(r.samples) * 1000),
+      formatInt(p99(r.samples) * 1000),
+      r === directTtft ? '' : formatSigned((median(r.samples) - median(directTtft.samples)) * 1000),
+    ]);
+    for (const line of table(['path', 'p50 µs', 'p99 µs', 'added p50 µs'], ttftRows, ['left'])) print(`  ${line}`);
+    print('  (Portkey is left out: @portkey-ai/gateway 1.15.2 answers every stream with 500 on this Node, "TypeError: immutable" in its log)');
+    print('');
+    print('Budget exactness:');
+    for (const line of budgetLines) print(line);
+    if (gatewayBudget) for (const line of gatewayBudget) print(line);
+    else print('  through the gateway: skipped (the app is not built)');
+
+    const failed = results.some((r) => r.non2xx + r.socketErrors > 0);
+    return failed ? 1 : 0;
+  } finally {
+    await group.stopAll();
+  }
+}
+
+export const gatewayBenchmark: Benchmark = {
+  name: 'gateway',
+  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; time to first token; budget exactness',
+  run,
+};
