@@ -70,6 +70,13 @@ export type Tag = Prisma.TagModel
  */
 export type BlockedModel = Prisma.BlockedModelModel
 /**
+ * Model RoutingPolicy
+ * A routing policy (issue 10): how requests that name no concrete model pick their routes. Organization
+ * policies carry the alias slug (`@alias/<slug>`); at most one default per scope (the organization, a
+ * project, a customer). Targets are `[{model, vendors, weight}]` as @patchbay/model-routing validates them.
+ */
+export type RoutingPolicy = Prisma.RoutingPolicyModel
+/**
  * Model UsageRecord
  * One model request, finished, cut or failed. `id` is the queue event id, so a redelivery stores nothing twice.
  */

@@ -24,3 +24,12 @@ export const LimitReset = {
 } as const
 
 export type LimitReset = (typeof LimitReset)[keyof typeof LimitReset]
+
+
+export const RoutingScope = {
+  organization: 'organization',
+  project: 'project',
+  customer: 'customer'
+} as const
+
+export type RoutingScope = (typeof RoutingScope)[keyof typeof RoutingScope]

@@ -403,6 +403,7 @@ export const ModelName = {
   VendorKey: 'VendorKey',
   Tag: 'Tag',
   BlockedModel: 'BlockedModel',
+  RoutingPolicy: 'RoutingPolicy',
   UsageRecord: 'UsageRecord',
   EventOutbox: 'EventOutbox'
 } as const
@@ -420,7 +421,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "usageRecord" | "eventOutbox"
+    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -868,6 +869,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    RoutingPolicy: {
+      payload: Prisma.$RoutingPolicyPayload<ExtArgs>
+      fields: Prisma.RoutingPolicyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RoutingPolicyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RoutingPolicyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>
+        }
+        findFirst: {
+          args: Prisma.RoutingPolicyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RoutingPolicyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>
+        }
+        findMany: {
+          args: Prisma.RoutingPolicyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>[]
+        }
+        create: {
+          args: Prisma.RoutingPolicyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>
+        }
+        createMany: {
+          args: Prisma.RoutingPolicyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RoutingPolicyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>[]
+        }
+        delete: {
+          args: Prisma.RoutingPolicyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>
+        }
+        update: {
+          args: Prisma.RoutingPolicyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>
+        }
+        deleteMany: {
+          args: Prisma.RoutingPolicyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RoutingPolicyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RoutingPolicyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>[]
+        }
+        upsert: {
+          args: Prisma.RoutingPolicyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RoutingPolicyPayload>
+        }
+        aggregate: {
+          args: Prisma.RoutingPolicyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRoutingPolicy>
+        }
+        groupBy: {
+          args: Prisma.RoutingPolicyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RoutingPolicyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RoutingPolicyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RoutingPolicyCountAggregateOutputType> | number
+        }
+      }
+    }
     UsageRecord: {
       payload: Prisma.$UsageRecordPayload<ExtArgs>
       fields: Prisma.UsageRecordFieldRefs
@@ -1139,6 +1214,31 @@ export const BlockedModelScalarFieldEnum = {
 export type BlockedModelScalarFieldEnum = (typeof BlockedModelScalarFieldEnum)[keyof typeof BlockedModelScalarFieldEnum]
 
 
+export const RoutingPolicyScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  name: 'name',
+  description: 'description',
+  slug: 'slug',
+  scopeType: 'scopeType',
+  projectId: 'projectId',
+  customerId: 'customerId',
+  strategy: 'strategy',
+  targets: 'targets',
+  allowedVendors: 'allowedVendors',
+  allowedVendorsSet: 'allowedVendorsSet',
+  deniedVendors: 'deniedVendors',
+  allowedRegions: 'allowedRegions',
+  allowedRegionsSet: 'allowedRegionsSet',
+  zeroDataRetention: 'zeroDataRetention',
+  isDefault: 'isDefault',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RoutingPolicyScalarFieldEnum = (typeof RoutingPolicyScalarFieldEnum)[keyof typeof RoutingPolicyScalarFieldEnum]
+
+
 export const UsageRecordScalarFieldEnum = {
   id: 'id',
   organizationId: 'organizationId',
@@ -1165,6 +1265,9 @@ export const UsageRecordScalarFieldEnum = {
   latencyMs: 'latencyMs',
   ttftMs: 'ttftMs',
   spendEpoch: 'spendEpoch',
+  countedAt: 'countedAt',
+  countedModelRequest: 'countedModelRequest',
+  countedInRateLimit: 'countedInRateLimit',
   createdAt: 'createdAt',
   day: 'day'
 } as const
@@ -1320,6 +1423,20 @@ export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel
  * Reference to a field of type 'DateTime[]'
  */
 export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime[]'>
+    
+
+
+/**
+ * Reference to a field of type 'RoutingScope'
+ */
+export type EnumRoutingScopeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'RoutingScope'>
+    
+
+
+/**
+ * Reference to a field of type 'RoutingScope[]'
+ */
+export type ListEnumRoutingScopeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'RoutingScope[]'>
     
 
 
@@ -1507,6 +1624,7 @@ export type GlobalOmitConfig = {
   vendorKey?: Prisma.VendorKeyOmit
   tag?: Prisma.TagOmit
   blockedModel?: Prisma.BlockedModelOmit
+  routingPolicy?: Prisma.RoutingPolicyOmit
   usageRecord?: Prisma.UsageRecordOmit
   eventOutbox?: Prisma.EventOutboxOmit
 }

@@ -57,6 +57,7 @@ export const ModelName = {
   VendorKey: 'VendorKey',
   Tag: 'Tag',
   BlockedModel: 'BlockedModel',
+  RoutingPolicy: 'RoutingPolicy',
   UsageRecord: 'UsageRecord',
   EventOutbox: 'EventOutbox'
 } as const
@@ -161,6 +162,31 @@ export const BlockedModelScalarFieldEnum = {
 export type BlockedModelScalarFieldEnum = (typeof BlockedModelScalarFieldEnum)[keyof typeof BlockedModelScalarFieldEnum]
 
 
+export const RoutingPolicyScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  name: 'name',
+  description: 'description',
+  slug: 'slug',
+  scopeType: 'scopeType',
+  projectId: 'projectId',
+  customerId: 'customerId',
+  strategy: 'strategy',
+  targets: 'targets',
+  allowedVendors: 'allowedVendors',
+  allowedVendorsSet: 'allowedVendorsSet',
+  deniedVendors: 'deniedVendors',
+  allowedRegions: 'allowedRegions',
+  allowedRegionsSet: 'allowedRegionsSet',
+  zeroDataRetention: 'zeroDataRetention',
+  isDefault: 'isDefault',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RoutingPolicyScalarFieldEnum = (typeof RoutingPolicyScalarFieldEnum)[keyof typeof RoutingPolicyScalarFieldEnum]
+
+
 export const UsageRecordScalarFieldEnum = {
   id: 'id',
   organizationId: 'organizationId',
@@ -187,6 +213,9 @@ export const UsageRecordScalarFieldEnum = {
   latencyMs: 'latencyMs',
   ttftMs: 'ttftMs',
   spendEpoch: 'spendEpoch',
+  countedAt: 'countedAt',
+  countedModelRequest: 'countedModelRequest',
+  countedInRateLimit: 'countedInRateLimit',
   createdAt: 'createdAt',
   day: 'day'
 } as const

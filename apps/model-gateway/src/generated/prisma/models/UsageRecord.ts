@@ -75,6 +75,9 @@ export type UsageRecordMinAggregateOutputType = {
   latencyMs: number | null
   ttftMs: number | null
   spendEpoch: string | null
+  countedAt: Date | null
+  countedModelRequest: boolean | null
+  countedInRateLimit: boolean | null
   createdAt: Date | null
   day: Date | null
 }
@@ -104,6 +107,9 @@ export type UsageRecordMaxAggregateOutputType = {
   latencyMs: number | null
   ttftMs: number | null
   spendEpoch: string | null
+  countedAt: Date | null
+  countedModelRequest: boolean | null
+  countedInRateLimit: boolean | null
   createdAt: Date | null
   day: Date | null
 }
@@ -134,6 +140,9 @@ export type UsageRecordCountAggregateOutputType = {
   latencyMs: number
   ttftMs: number
   spendEpoch: number
+  countedAt: number
+  countedModelRequest: number
+  countedInRateLimit: number
   createdAt: number
   day: number
   _all: number
@@ -189,6 +198,9 @@ export type UsageRecordMinAggregateInputType = {
   latencyMs?: true
   ttftMs?: true
   spendEpoch?: true
+  countedAt?: true
+  countedModelRequest?: true
+  countedInRateLimit?: true
   createdAt?: true
   day?: true
 }
@@ -218,6 +230,9 @@ export type UsageRecordMaxAggregateInputType = {
   latencyMs?: true
   ttftMs?: true
   spendEpoch?: true
+  countedAt?: true
+  countedModelRequest?: true
+  countedInRateLimit?: true
   createdAt?: true
   day?: true
 }
@@ -248,6 +263,9 @@ export type UsageRecordCountAggregateInputType = {
   latencyMs?: true
   ttftMs?: true
   spendEpoch?: true
+  countedAt?: true
+  countedModelRequest?: true
+  countedInRateLimit?: true
   createdAt?: true
   day?: true
   _all?: true
@@ -365,6 +383,9 @@ export type UsageRecordGroupByOutputType = {
   latencyMs: number
   ttftMs: number | null
   spendEpoch: string | null
+  countedAt: Date | null
+  countedModelRequest: boolean
+  countedInRateLimit: boolean
   createdAt: Date
   day: Date
   _count: UsageRecordCountAggregateOutputType | null
@@ -418,6 +439,9 @@ export type UsageRecordWhereInput = {
   latencyMs?: Prisma.IntFilter<"UsageRecord"> | number
   ttftMs?: Prisma.IntNullableFilter<"UsageRecord"> | number | null
   spendEpoch?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
+  countedAt?: Prisma.DateTimeNullableFilter<"UsageRecord"> | Date | string | null
+  countedModelRequest?: Prisma.BoolFilter<"UsageRecord"> | boolean
+  countedInRateLimit?: Prisma.BoolFilter<"UsageRecord"> | boolean
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }
@@ -448,6 +472,9 @@ export type UsageRecordOrderByWithRelationInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrderInput | Prisma.SortOrder
   spendEpoch?: Prisma.SortOrderInput | Prisma.SortOrder
+  countedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  countedModelRequest?: Prisma.SortOrder
+  countedInRateLimit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -481,6 +508,9 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   latencyMs?: Prisma.IntFilter<"UsageRecord"> | number
   ttftMs?: Prisma.IntNullableFilter<"UsageRecord"> | number | null
   spendEpoch?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
+  countedAt?: Prisma.DateTimeNullableFilter<"UsageRecord"> | Date | string | null
+  countedModelRequest?: Prisma.BoolFilter<"UsageRecord"> | boolean
+  countedInRateLimit?: Prisma.BoolFilter<"UsageRecord"> | boolean
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }, "id">
@@ -511,6 +541,9 @@ export type UsageRecordOrderByWithAggregationInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrderInput | Prisma.SortOrder
   spendEpoch?: Prisma.SortOrderInput | Prisma.SortOrder
+  countedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  countedModelRequest?: Prisma.SortOrder
+  countedInRateLimit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
   _count?: Prisma.UsageRecordCountOrderByAggregateInput
@@ -549,6 +582,9 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   latencyMs?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   ttftMs?: Prisma.IntNullableWithAggregatesFilter<"UsageRecord"> | number | null
   spendEpoch?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
+  countedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"UsageRecord"> | Date | string | null
+  countedModelRequest?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
+  countedInRateLimit?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
 }
@@ -579,6 +615,9 @@ export type UsageRecordCreateInput = {
   latencyMs: number
   ttftMs?: number | null
   spendEpoch?: string | null
+  countedAt?: Date | string | null
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt: Date | string
   day: Date | string
 }
@@ -609,6 +648,9 @@ export type UsageRecordUncheckedCreateInput = {
   latencyMs: number
   ttftMs?: number | null
   spendEpoch?: string | null
+  countedAt?: Date | string | null
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt: Date | string
   day: Date | string
 }
@@ -639,6 +681,9 @@ export type UsageRecordUpdateInput = {
   latencyMs?: Prisma.IntFieldUpdateOperationsInput | number
   ttftMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   spendEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -669,6 +714,9 @@ export type UsageRecordUncheckedUpdateInput = {
   latencyMs?: Prisma.IntFieldUpdateOperationsInput | number
   ttftMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   spendEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -699,6 +747,9 @@ export type UsageRecordCreateManyInput = {
   latencyMs: number
   ttftMs?: number | null
   spendEpoch?: string | null
+  countedAt?: Date | string | null
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt: Date | string
   day: Date | string
 }
@@ -729,6 +780,9 @@ export type UsageRecordUpdateManyMutationInput = {
   latencyMs?: Prisma.IntFieldUpdateOperationsInput | number
   ttftMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   spendEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -759,6 +813,9 @@ export type UsageRecordUncheckedUpdateManyInput = {
   latencyMs?: Prisma.IntFieldUpdateOperationsInput | number
   ttftMs?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   spendEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -789,6 +846,9 @@ export type UsageRecordCountOrderByAggregateInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
   spendEpoch?: Prisma.SortOrder
+  countedAt?: Prisma.SortOrder
+  countedModelRequest?: Prisma.SortOrder
+  countedInRateLimit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -830,6 +890,9 @@ export type UsageRecordMaxOrderByAggregateInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
   spendEpoch?: Prisma.SortOrder
+  countedAt?: Prisma.SortOrder
+  countedModelRequest?: Prisma.SortOrder
+  countedInRateLimit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -859,6 +922,9 @@ export type UsageRecordMinOrderByAggregateInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
   spendEpoch?: Prisma.SortOrder
+  countedAt?: Prisma.SortOrder
+  countedModelRequest?: Prisma.SortOrder
+  countedInRateLimit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -919,6 +985,9 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   latencyMs?: boolean
   ttftMs?: boolean
   spendEpoch?: boolean
+  countedAt?: boolean
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -949,6 +1018,9 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   latencyMs?: boolean
   ttftMs?: boolean
   spendEpoch?: boolean
+  countedAt?: boolean
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -979,6 +1051,9 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   latencyMs?: boolean
   ttftMs?: boolean
   spendEpoch?: boolean
+  countedAt?: boolean
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1009,11 +1084,14 @@ export type UsageRecordSelectScalar = {
   latencyMs?: boolean
   ttftMs?: boolean
   spendEpoch?: boolean
+  countedAt?: boolean
+  countedModelRequest?: boolean
+  countedInRateLimit?: boolean
   createdAt?: boolean
   day?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
 
 export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageRecord"
@@ -1050,6 +1128,12 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
      * The spend counters' epoch that counted this record (rebuild excludes it), or null when none did.
      */
     spendEpoch: string | null
+    /**
+     * When the spend counters counted it: the periods (day, week, month, minute) it belongs to.
+     */
+    countedAt: Date | null
+    countedModelRequest: boolean
+    countedInRateLimit: boolean
     createdAt: Date
     day: Date
   }, ExtArgs["result"]["usageRecord"]>
@@ -1500,6 +1584,9 @@ export interface UsageRecordFieldRefs {
   readonly latencyMs: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly ttftMs: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly spendEpoch: Prisma.FieldRef<"UsageRecord", 'String'>
+  readonly countedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
+  readonly countedModelRequest: Prisma.FieldRef<"UsageRecord", 'Boolean'>
+  readonly countedInRateLimit: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly day: Prisma.FieldRef<"UsageRecord", 'DateTime'>
 }
