@@ -49,7 +49,8 @@ module.exports = function jestConfig(dir, overrides = {}) {
       ],
     },
     moduleFileExtensions: ['ts', 'js', 'json'],
-    testTimeout: 30000,
+    // Root `pnpm test` runs two packages at a time on machines with few cores: a test may wait for CPU.
+    testTimeout: 60000,
     // Creates the package's database when it uses PostgreSQL; an app's own globalSetup does it too.
     globalSetup: path.join(__dirname, 'jest.global-setup.js'),
     ...overrides,
