@@ -1,4 +1,5 @@
 import { authBenchmark } from './bench/auth';
+import { failoverBenchmark } from './bench/failover';
 import type { Benchmark } from './bench/benchmark';
 import { gatewayBenchmark } from './bench/gateway';
 import { mcpBenchmark } from './bench/mcp';
@@ -14,7 +15,7 @@ import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
 /** Every `pnpm bench <name>`. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, gatewayBenchmark, unifiedBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, gatewayBenchmark, unifiedBenchmark, failoverBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

@@ -10,13 +10,14 @@ const anyObject = { type: 'object', additionalProperties: true };
 
 const modelResponses = {
   '200': { description: 'The answer in the surface\'s own format; with "stream": true, text/event-stream frames of that surface. X-Gateway-Overhead-Ms carries the gateway\'s own time.', content: { ...json(anyObject), 'text/event-stream': { schema: { type: 'string' } } } },
-  '400': { description: 'invalid_request_error with a code (model_required, invalid_model_format, ambiguous_base_model, unknown_tags, customer_mismatch, …)', content: json(modelError) },
+  '400': { description: 'invalid_request_error with a code (model_required, invalid_model_format, ambiguous_base_model, unknown_tags, customer_mismatch, alias_not_supported, vendor_unavailable, zdr_vendor_unavailable, routing_policy_requires_customer, …)', content: json(modelError) },
+  '404': { description: 'routing_policy_not_found: routing_policy_id names no policy of the organization', content: json(modelError) },
   '401': { description: 'Missing, invalid, disabled or management key', content: json(modelError) },
   '402': { description: 'budget_exceeded / payment_failed / api_key_limit_exceeded', content: json(modelError) },
   '403': { description: 'model_not_allowed (permission_error) or blocked_by_policy', content: json(modelError) },
   '413': { description: 'payload_too_large: inline base64 media over 20 MB (25 MB audio)', content: json(modelError) },
   '429': { description: 'free_tier_daily_limit, customer key rate limit (no code), vendor rate_limit_error', content: json(modelError) },
-  '502': { description: 'provider_error from the vendor', content: json(modelError) },
+  '502': { description: 'provider_error from the vendor (under a routing policy, only when every route failed: the last failure)', content: json(modelError) },
 };
 
 function modelPath(summary: string, tag: string, extra: Record<string, unknown> = {}) {
@@ -75,6 +76,16 @@ export const gatewayDocument = {
     '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(anyObject) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], true) },
     '/v1/tags/{id}': mgmt('manage_policies', 'Delete a tag', 'delete', '200', [p('id')]),
     '/v1/blocklist': { ...mgmt('manage_policies', "The organization's blocked models", 'get'), ...mgmt('manage_policies', 'Replace the blocklist {models: [...]} (trailing * is a prefix)', 'put', '200', [], true) },
+    '/v1/routing-policies': {
+      ...mgmt('manage_routing', 'Create a routing policy {name, strategy: priority|weighted|lowest_cost|lowest_latency, targets: [{model, vendors?, weight?}], allowed_vendors?, denied_vendors?, allowed_regions?, zero_data_retention?, project_id? | customer_id?, slug?, is_default?} (201; organization policies get model "@alias/<slug>"; the scope\'s first policy becomes its default)', 'post', '201', [], true),
+      ...mgmt('view_routing', 'List routing policies (view_routing or manage_routing, or an organization gateway key)', 'get'),
+    },
+    '/v1/routing-policies/{policy_id}': {
+      ...mgmt('view_routing', 'Get a routing policy', 'get', '200', [p('policy_id')]),
+      ...mgmt('manage_routing', 'Update a routing policy (omitted fields unchanged; the scope cannot change)', 'patch', '200', [p('policy_id')], true),
+      ...mgmt('manage_routing', 'Delete a routing policy (409 while API keys are bound to it)', 'delete', '200', [p('policy_id')]),
+    },
+    '/v1/routing-policies/{policy_id}/set-default': mgmt('manage_routing', "Make the policy its scope's default (the organization's, the project's or the customer's)", 'post', '200', [p('policy_id')]),
     '/v1/usage': mgmt('view_billing', 'Daily totals: start_date, end_date (YYYY-MM-DD, else 400 invalid_date), group_by key|model|project|customer|tag', 'get', '200', [
       { name: 'start_date', in: 'query', schema: { type: 'string', format: 'date' } },
       { name: 'end_date', in: 'query', schema: { type: 'string', format: 'date' } },

@@ -107,7 +107,8 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}, options: Omit<Ru
 /** A new organization (admin CLI) and a management key for it with the given scopes (default all). */
 export async function createOrg(h: Harness, options: { plan?: 'free' | 'paid'; paymentMethod?: boolean; creditUsd?: number; scopes?: string[] } = {}): Promise<TestOrg> {
   const args = ['org', 'create', '--name', `Gateway test ${process.pid}-${Math.random().toString(36).slice(2, 8)}`];
-  if (options.plan) args.push('--plan', options.plan);
+  // Paid by default: the free plan's 15 model requests a day would trip tests that are not about it.
+  args.push('--plan', options.plan ?? 'paid');
   if (options.paymentMethod !== undefined) args.push('--payment-method', String(options.paymentMethod));
   if (options.creditUsd !== undefined) args.push('--gateway-credit-usd', String(options.creditUsd));
   const org = (await h.accessKeys.cli(args)) as { organization_id: string };

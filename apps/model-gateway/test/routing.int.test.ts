@@ -128,6 +128,12 @@ describe('resolution through the server', () => {
     expect([embeddings.status, embeddings.body.error.code]).toEqual([400, 'model_required']);
   });
 
+  test('a key binds only to a policy of its own organization', async () => {
+    const res = await call(h.gatewayUrl, org.mgmtKey, 'POST', '/v1/keys', { routing_policy_id: randomUUID() });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('routing_policy_id');
+  });
+
   test('routing_policy_id of another organization is 404 routing_policy_not_found', async () => {
     const res = await chat({ routing_policy_id: randomUUID() });
     expect([res.status, res.body.error.code]).toEqual([404, 'routing_policy_not_found']);

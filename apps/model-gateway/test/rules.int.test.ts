@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { call, createKey, createOrg, eventually, startHarness, type Harness, type TestOrg } from './harness';
 
 /** Every 400 code of this issue's features, and the other rejections, each named after its code. */
@@ -97,7 +98,17 @@ describe('413 payload_too_large', () => {
   });
 
   test('the edge refuses a gateway body over EDGE_GATEWAY_BODY_LIMIT_BYTES in the gateway envelope', async () => {
-    const res = await call(h.edgeUrl, key, 'POST', '/v1/chat/completions', 'x'.repeat(64 * 1024 * 1024 + 10));
+    // Declared over the limit: refused from the headers, before the body is sent.
+    const url = new URL('/v1/chat/completions', h.edgeUrl);
+    const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024 + 10) } }, (r) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.write('{"model": "openai/gpt-4o"');
+    });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });

@@ -18,7 +18,7 @@ const weather = {
 
 beforeAll(async () => {
   h = await startHarness();
-  const org = await createOrg(h);
+  const org = await createOrg(h, { plan: 'paid' });
   key = (await createKey(h, org)).key;
   openai = new OpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: key, baseURL: `${h.edgeUrl}/v1/anthropic`, maxRetries: 0 });

@@ -97,6 +97,8 @@ export class PlatformHttp {
   readonly tuning: Required<Omit<SyncTuning, 'pageSize' | 'concurrency'>>;
   /** Consecutive own-backoff 429s; the sync engine reads and resets it. */
   rateStreak = 0;
+  /** Set by the first 429 that ends a request: later requests fail the same way without asking the platform again. */
+  private limited: PlatformError | null = null;
 
   constructor(
     private readonly conn: PlatformConnection,
@@ -131,6 +133,7 @@ export class PlatformHttp {
     let reauthed = false;
     for (;;) {
       this.throwIfAborted();
+      if (this.limited) throw this.limited;
       let res: PlatformResponse;
       let authorization = '';
       try {
@@ -180,7 +183,8 @@ export class PlatformHttp {
         }
         // Requests in flight together that meet the same limit count once.
         if (verdict.own) this.rateStreak = Math.max(this.rateStreak, ctx.streak + 1);
-        throw new PlatformError('rate_limited', verdict.message, 429, verdict.rateLimitedUntil);
+        this.limited ??= new PlatformError('rate_limited', verdict.message, 429, verdict.rateLimitedUntil);
+        throw this.limited;
       }
       throw verdict.error;
     }

@@ -77,7 +77,7 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
     expect(most).toBe(1);
     most = 0;
     const four = new MemorySink();
-    expect((await sync(four, { conn: { ...fake.conn, http } })).kind).toBe('done');
+    expect((await sync(four, { conn: { ...fake.conn, http }, tuning: { ...fast, concurrency: 4 } })).kind).toBe('done');
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(4);
     expectComplete(four);
@@ -97,7 +97,7 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
 
   it('returns transient with a checkpoint when 5xx answers outlast the retries, and the checkpoint finishes the job', async () => {
     fake.seed(4, 3);
-    // Enough for every request in flight (4 at once) to meet five 502s in a row.
+    // Enough for every request in flight (2 at once) to meet five 502s in a row.
     fake.faults.serverErrors({ count: 20, status: 502, path: fake.contactsPath, after: 2 });
     const sink = new MemorySink();
     const outcome = await sync(sink, { tuning: { ...fast, retries: 4 } });
@@ -151,8 +151,10 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
     const sleep = async (ms: number) => void waits.push(ms);
     const outcome = await sync(sink, { tuning: { ...fast, sleep, maxInlineWaitMs: 0 } });
     expect(outcome).toMatchObject({ kind: 'rate_limited', retryAt: expect.any(Date), checkpoint: expect.anything() });
-    // Promptly: no wait for the window in-run, the caller reschedules at retryAt.
+    // Promptly: no wait for the window in-run, the caller reschedules at retryAt; and no more requests
+    // once the platform said stop than were already in flight (2).
     expect(waits).toEqual([]);
+    expect(fake.requests.filter((r) => r.status === 429).length).toBeLessThanOrEqual(2);
     expect((outcome as { retryAt: Date }).retryAt.getTime()).toBeGreaterThan(Date.now());
     fake.faults.clear();
     const resumed = await sync(sink, { checkpoint: (outcome as { checkpoint: unknown }).checkpoint });

@@ -24,7 +24,7 @@ import { ZOOM_FIELDS, ZoomClient, zoomProtocol } from './zoom';
 export const PLATFORMS: readonly Platform[] = ['hubspot', 'zoom', 'eventbrite'];
 
 /** Requests in flight at once: the next page, and the first contact pages of the next events. */
-const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_CONCURRENCY = 2;
 
 const FIELDS: Record<Platform, SupportedFields> = { hubspot: HUBSPOT_FIELDS, zoom: ZOOM_FIELDS, eventbrite: EVENTBRITE_FIELDS };
 

@@ -242,8 +242,9 @@ export interface SyncTuning {
   /** A 429 asking to wait at most this long is waited in-run (default 1 000 ms); anything longer returns `rate_limited`. */
   maxInlineWaitMs?: number;
   /**
-   * Requests in flight at once (default 4): the next page, and the first contact page of the events
+   * Requests in flight at once (default 2): the next page, and the first contact page of the events
    * after the current one. Pages are still written one at a time, in order. 1: one request at a time.
+   * More helps against a distant platform; each one in flight when a rate limit hits meets a 429 too.
    */
   concurrency?: number;
   /** Waits (injected for tests; default setTimeout honouring the signal). */

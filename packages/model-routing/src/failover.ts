@@ -134,6 +134,18 @@ export function orderByHealth(decision: RouteDecision, health: RouteHealthSnapsh
   return { routes: usable.map((x) => x.route), skipped: indexed.filter((x) => x.h.state === 'open').map((x) => x.route) };
 }
 
+/**
+ * What a failed attempt consumed, for billing. A failure before the vendor sent any token (a
+ * first-token timeout, a malformed first frame) carries only model-wire's estimate of the input and
+ * no output: the vendor gave nothing, so it bills nothing. A refused 200 (the vendor's own counts)
+ * and a stream cut after tokens (output estimated from what arrived) are billed.
+ */
+export function billableUsage(error: unknown): NormalizedUsage | null {
+  if (!(error instanceof VendorError) || !error.usage) return null;
+  if (error.usage.estimated && error.usage.outputTokens === 0) return null;
+  return error.usage;
+}
+
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' ? code : 'internal_error';
@@ -191,7 +203,7 @@ export async function runWithFailover<T>(decision: RouteDecision, attempt: (rout
       return { ok: true, value, route, attempts, skipped, settled: settled() };
     } catch (err) {
       const latencyMs = now() - started;
-      const usage = err instanceof VendorError ? err.usage : null;
+      const usage = billableUsage(err);
       const cost = costMicros(route.price, usage);
       attempts.push({ model: route.model, vendor: route.vendor, serviceTier: route.serviceTier, outcome: codeOf(err), latencyMs, costMicros: cost });
       await hooks.attemptFailed?.({ route, error: err, usage, costMicros: cost });

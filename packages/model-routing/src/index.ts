@@ -3,7 +3,7 @@ export type { CatalogModel, CatalogVendorRoute, InputKind, ModelEndpoint, Routin
 export { costMicros, worstCaseMicros } from './cost';
 export { ROUTING_ERRORS, routingCode, routingError } from './errors';
 export type { RoutingErrorCode } from './errors';
-export { failoverVerdict, orderByHealth, runWithFailover } from './failover';
+export { billableUsage, failoverVerdict, orderByHealth, runWithFailover } from './failover';
 export type { AttemptContext, AttemptRecord, FailedAttempt, FailoverHooks, FailoverOptions, FailoverResult, FailoverVerdict } from './failover';
 export { RouteHealth } from './health';
 export type { BreakerState, HealthOptions, RouteHealthSnapshot, RouteKey } from './health';

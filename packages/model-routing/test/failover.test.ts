@@ -292,3 +292,12 @@ describe('a flapping primary and the shared circuit breaker', () => {
 test('a refusal before any vendor call is a WireError, not a failover', async () => {
   await expect(ask(env, { model: 'openai/gpt-5-unknown' })).rejects.toBeInstanceOf(WireError);
 });
+
+test('a stream that fails before its first token bills nothing; a cut stream bills what arrived', async () => {
+  env.openai.script({ fault: { kind: 'slow_first_token', delayMs: 1200 } });
+  const early = await stream(env, 'openai-chat', { routing_policy_id: env.policy.id, messages: [{ role: 'user', content: 'hi' }] });
+  expect(early.ledger.failed).toEqual([['openai/gpt-4o@openai', 0]]);
+  env.openai.script({ text, fault: { kind: 'stream_cut', afterTokens: 3 } });
+  const cut = await stream(env, 'openai-chat', { routing_policy_id: env.policy.id, messages: [{ role: 'user', content: 'hi' }] });
+  expect(cut.ledger.settled[0]![1]).toBeGreaterThan(0);
+});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WireError, renderError } from '@patchbay/model-wire';
-import { resolveRoutes, type RouteDecision, type RoutingInput } from '../src';
+import { orderByHealth, resolveRoutes, type RouteDecision, type RoutingInput } from '../src';
 import { caller, directory, input, policy } from './support/catalog';
 
 function refusal(make: () => RoutingInput): WireError {
@@ -351,5 +351,30 @@ describe('every 400 code of the spec about policies, priority order, aliases, ve
   test('a routing_policy_id of no policy of the organization is 404 routing_policy_not_found', () => {
     const err = refusal(() => input({ routing_policy_id: randomUUID() }, { policies }));
     expect([err.status, err.code, err.type]).toEqual([404, 'routing_policy_not_found', 'not_found_error']);
+  });
+});
+
+describe('health ordering', () => {
+  const p = policy({ strategy: 'lowest_latency', targets: [{ model: 'openai/gpt-4o', vendors: null, weight: null }, { model: 'anthropic/claude-haiku-4-5', vendors: null, weight: null }] });
+  const decision = () => resolveRoutes(input({ routing_policy_id: p.id }, { policies: directory([p]) }));
+
+  test('lowest_latency: measured routes fastest first, unmeasured after in cost order', () => {
+    const d = decision();
+    expect(routesOf(d)).toEqual(['anthropic/claude-haiku-4-5@anthropic', 'openai/gpt-4o@openai', 'openai/gpt-4o@azure']);
+    const ordered = orderByHealth(d, [
+      { state: 'closed', latencyMs: 900 },
+      { state: 'closed', latencyMs: null },
+      { state: 'closed', latencyMs: 120 },
+    ]);
+    expect(ordered.routes.map((r) => r.vendor)).toEqual(['azure', 'anthropic', 'openai']);
+  });
+
+  test('open routes are skipped, unless every route is open', () => {
+    const d = decision();
+    const some = orderByHealth(d, [{ state: 'open', latencyMs: 10 }, { state: 'closed', latencyMs: null }, { state: 'probe', latencyMs: null }]);
+    expect(some.routes.map((r) => r.vendor)).toEqual(['openai', 'azure']);
+    expect(some.skipped.map((r) => r.vendor)).toEqual(['anthropic']);
+    const all = orderByHealth(d, d.routes.map(() => ({ state: 'open' as const, latencyMs: null })));
+    expect(all.routes).toHaveLength(3);
   });
 });

@@ -109,6 +109,14 @@ export class KeyService {
     if (count >= ORG_KEY_LIMIT) throw new ManagementError(409, `The organization already holds ${ORG_KEY_LIMIT} keys; delete unused keys first.`, 'org_api_key_limit_reached');
   }
 
+  /** A key binds only to a routing policy of its own organization. */
+  private async checkRoutingPolicy(organizationId: string, policyId: string | null | undefined): Promise<void> {
+    if (!policyId) return;
+    if (!(await this.db.routingPolicy.findFirst({ where: { id: policyId, organizationId }, select: { id: true } }))) {
+      throw new ManagementError(400, `routing_policy_id: no routing policy ${policyId} in this organization (GET /v1/routing-policies lists them).`);
+    }
+  }
+
   async create(
     organizationId: string,
     settings: { plan: 'free' | 'paid'; paymentMethodOnFile: boolean },
@@ -119,6 +127,7 @@ export class KeyService {
       const project = await this.db.project.findFirst({ where: { id: input.project_id, organizationId } });
       if (!project) throw new ManagementError(400, `project_id: no project ${input.project_id} in this organization.`);
     }
+    await this.checkRoutingPolicy(organizationId, input.routing_policy_id);
     if (input.limit !== undefined && input.limit !== null && !input.limit_reset) input.limit_reset = null;
     const material = generateGatewayKey();
     const row = await this.db.apiKey.create({
@@ -164,6 +173,7 @@ export class KeyService {
     }
     const input = parseBody(updateKeySchema, body);
     await this.row(organizationId, hash);
+    await this.checkRoutingPolicy(organizationId, input.routing_policy_id);
     const data = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       // Changing the limit never resets usage: usage lives in the spend counters, not on the key.
