@@ -40,50 +40,42 @@ export class UsageRecorder {
   }
 }
 
-function usageRow(job: GatewayUsageRecordJob) {
+/** usage_records' columns with the casts their parameters need, in the order usageValues gives them. */
+const USAGE_COLUMNS: Array<[string, string]> = [
+  ['id', 'uuid'], ['organization_id', 'uuid'], ['environment', '"Environment"'], ['key_hash', 'text'], ['project_id', 'uuid'], ['customer_id', 'uuid'],
+  ['surface', 'text'], ['model', 'text'], ['vendor', 'text'], ['outcome', 'text'], ['error_code', 'text'], ['status', 'int'], ['stream', 'boolean'], ['byok', 'boolean'],
+  ['input_tokens', 'int'], ['cached_input_tokens', 'int'], ['cache_write_tokens', 'int'], ['output_tokens', 'int'], ['reasoning_tokens', 'int'],
+  ['usage_estimated', 'boolean'], ['cost_micros', 'bigint'], ['tags', 'jsonb'], ['latency_ms', 'int'], ['ttft_ms', 'int'], ['spend_epoch', 'text'],
+  ['counted_at', 'timestamptz'], ['counted_model_request', 'boolean'], ['counted_in_rate_limit', 'boolean'], ['created_at', 'timestamptz'], ['day', 'date'],
+];
+const COLUMN_LIST = USAGE_COLUMNS.map(([name]) => `"${name}"`).join(', ');
+
+function usageValues(job: GatewayUsageRecordJob): Array<string | number | boolean | null> {
   const createdAt = new Date(job.occurred_at);
-  return {
-    id: job.event_id,
-    organizationId: job.organization_id,
-    environment: job.environment,
-    keyHash: job.key_hash,
-    projectId: job.project_id,
-    customerId: job.customer_id,
-    surface: job.surface,
-    model: job.model,
-    vendor: job.vendor,
-    outcome: job.outcome,
-    errorCode: job.error_code,
-    status: job.status,
-    stream: job.stream,
-    byok: job.byok,
-    inputTokens: job.input_tokens,
-    cachedInputTokens: job.cached_input_tokens,
-    cacheWriteTokens: job.cache_write_tokens,
-    outputTokens: job.output_tokens,
-    reasoningTokens: job.reasoning_tokens,
-    usageEstimated: job.usage_estimated,
-    costMicros: BigInt(job.cost_micros),
-    tags: job.tags,
-    latencyMs: job.latency_ms,
-    ttftMs: job.ttft_ms,
-    spendEpoch: job.spend_epoch,
-    countedAt: job.counted_at ? new Date(job.counted_at) : null,
-    countedModelRequest: job.counted_model_request,
-    countedInRateLimit: job.counted_in_rate_limit,
-    createdAt,
-    day: new Date(Date.UTC(createdAt.getUTCFullYear(), createdAt.getUTCMonth(), createdAt.getUTCDate())),
-  };
+  return [
+    job.event_id, job.organization_id, job.environment, job.key_hash, job.project_id, job.customer_id,
+    job.surface, job.model, job.vendor, job.outcome, job.error_code, job.status, job.stream, job.byok,
+    job.input_tokens, job.cached_input_tokens, job.cache_write_tokens, job.output_tokens, job.reasoning_tokens,
+    job.usage_estimated, String(job.cost_micros), JSON.stringify(job.tags), job.latency_ms, job.ttft_ms, job.spend_epoch,
+    job.counted_at ? new Date(job.counted_at).toISOString() : null, job.counted_model_request, job.counted_in_rate_limit,
+    createdAt.toISOString(), createdAt.toISOString().slice(0, 10),
+  ];
 }
 
-/** Stores usage records in one INSERT. */
+/**
+ * Stores usage records in one INSERT. Plain parameterized SQL: Prisma's createMany spent more CPU
+ * mapping each row than the database spent storing it (a quarter of the gateway's busy time).
+ */
 export async function storeUsageRecords(db: Db, jobs: readonly GatewayUsageRecordJob[]): Promise<void> {
   if (jobs.length === 0) return;
-  await db.usageRecord.createMany({
-    data: jobs.map(usageRow),
-    // At-least-once delivery: the event id is the primary key, so a redelivery stores nothing.
-    skipDuplicates: true,
+  const params: Array<string | number | boolean | null> = [];
+  const rows = jobs.map((job) => {
+    const base = params.length;
+    params.push(...usageValues(job));
+    return `(${USAGE_COLUMNS.map(([, cast], i) => `$${base + i + 1}::${cast}`).join(', ')})`;
   });
+  // At-least-once delivery: the event id is the primary key, so a redelivery stores nothing.
+  await db.$executeRawUnsafe(`INSERT INTO "usage_records" (${COLUMN_LIST}) VALUES ${rows.join(', ')} ON CONFLICT ("id") DO NOTHING`, ...params);
 }
 
 /**
