@@ -57,6 +57,9 @@ export class OrganizationGuardrails {
   }
 }
 
+/** Set on a request let through with an injection in alert mode. */
+export const GUARDRAILS_ALERT_HEADER = 'X-Guardrails-Alert';
+
 export const NO_GUARDRAILS = new OrganizationGuardrails({ ...DEFAULT_PI_SETTINGS, allowlistPatterns: [] }, new Map(), [], false);
 
 /** Rows as stored: re-validated on load (they were validated on write). */
@@ -104,7 +107,7 @@ export class GuardrailBlock extends GatewayError {
     code: string,
     readonly metadata: GuardrailsMetadata | null,
   ) {
-    super(422, type, message, code);
+    super(422, type, message, code, undefined, null, metadata ? { guardrails: metadata } : undefined);
   }
 }
 
@@ -115,8 +118,11 @@ export interface GuardedRequest {
   metadata: GuardrailsMetadata | null;
   /** Whether an injection was let through in alert mode (recorded on the usage record). */
   alerted: boolean;
-  /** Scans (and redacts) a non-streamed answer's output; throws GuardrailBlock on a block rule. */
-  answer(response: CanonicalResponse): void;
+  /**
+   * Scans (and redacts) a non-streamed answer's output; on a block rule, records the request as failed
+   * at its real cost (the vendor ran) on `ledger`, then throws GuardrailBlock.
+   */
+  answer(response: CanonicalResponse, ledger: { finish(outcome: 'failed', status: number, usage: CanonicalResponse['usage'], code: string): void }): void;
 }
 
 export interface GuardrailOptions {
@@ -175,12 +181,13 @@ export function guardRequest(guardrails: OrganizationGuardrails, customerId: str
     request: value,
     metadata: metadata(),
     alerted: pi?.action === 'alert',
-    answer(response) {
+    answer(response, ledger) {
       if (!scanner) return;
       const scanned = scanModelOutput(scanner, response.output);
       dlp!.answer = detections(scanned.detections);
       if (scanned.blocked) {
         dlp!.blocked = { stage: 'answer', ...scanned.blocked };
+        ledger.finish('failed', 422, response.usage, 'dlp_blocked');
         throw new GuardrailBlock('blocked_by_policy', `The model's answer was blocked by the data-loss prevention rule "${scanned.blocked.rule_name}" (${scanned.blocked.kind}).`, 'dlp_blocked', metadata());
       }
       response.output = scanned.value as CanonicalResponse['output'];
