@@ -143,6 +143,18 @@ describe('sync engine', () => {
     expect(await writtenTwice(account.id)).toBe(0);
   });
 
+  it('deleting a linked account while it syncs stops the sync and leaves none of its records', async () => {
+    const { account } = await linkedPortal(6, 20);
+    const row = await accountRow(account.id);
+    h.hubspot.faults.slow({ path: '/participations/', after: 2, delayMs: 1500 });
+    const syncing = run(h.workerDeps, row);
+    await waitFor(async () => (await h.db.syncRun.findUniqueOrThrow({ where: { linkedAccountId: account.id } })).pagesWritten >= 2, 20_000, 'pages before the delete');
+    expect((await request(h.app).delete(`/api/mktg/v1/linked-accounts/${account.id}`).set(bearer(org.master_key))).status).toBe(204);
+    expect(await syncing).toBe('skipped_missing');
+    expect(await h.db.event.count({ where: { linkedAccountId: account.id } })).toBe(0);
+    expect(await h.db.contact.count({ where: { linkedAccountId: account.id } })).toBe(0);
+  });
+
   it('credentials that stop working put the account in RELINK_NEEDED with FAILED syncs and an audit event', async () => {
     const { portal, account } = await linkedPortal(3, 1);
     const row = await accountRow(account.id);

@@ -6,7 +6,7 @@ import type { LinkToken, LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
 import { generateAccountToken } from './account-tokens';
 import { AUDIT, auditLinkedAccount } from './audit';
-import { insertLinkedAccount, parseEndUser, toLinkedAccountView } from './linked-accounts';
+import { insertLinkedAccount, parseEndUser, scheduleAfterCommit, toLinkedAccountView } from './linked-accounts';
 import { CREDENTIAL_FIELDS, isPlatform, parseCredentials, sealCredentials } from './platform-credentials';
 import { checkCredentials } from './linked-accounts';
 
@@ -169,8 +169,8 @@ export async function completeLink(services: AppServices, token: string, form: R
     return row;
   });
   void services.relay.kick();
-  await services.scheduler.schedule(account);
-  if (account.status === 'COMPLETE') await services.scheduler.enqueue(account, 'incremental', 'manual');
+  await scheduleAfterCommit(services, account);
+  if (account.status === 'COMPLETE') await services.scheduler.enqueue(account, 'incremental', 'manual').catch(() => undefined);
   return { publicToken, account };
 }
 
@@ -195,8 +195,10 @@ export async function exchangePublicToken(services: AppServices, principal: KeyP
     }
     const used = await tx.linkToken.updateMany({ where: { id: link.id, publicTokenUsedAt: null }, data: { publicTokenUsedAt: new Date() } });
     if (used.count !== 1) throw notFound;
-    const row = await tx.linkedAccount.update({ where: { id: link.linkedAccountId }, data: { accountTokenHash: hash } });
-    return row;
+    // The account may have been deleted since the page was completed.
+    const updated = await tx.linkedAccount.updateMany({ where: { id: link.linkedAccountId }, data: { accountTokenHash: hash } });
+    if (updated.count !== 1) throw notFound;
+    return tx.linkedAccount.findUniqueOrThrow({ where: { id: link.linkedAccountId } });
   });
   const view = toLinkedAccountView(account);
   return { account_token: token, id: account.id, integration: view.integration };

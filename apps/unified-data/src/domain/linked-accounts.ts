@@ -179,8 +179,20 @@ export async function createLinkedAccount(services: AppServices, principal: KeyP
     throw err;
   }
   void services.relay.kick();
-  await services.scheduler.schedule(created.row);
+  await scheduleAfterCommit(services, created.row);
   return { ...toLinkedAccountView(created.row), account_token: created.accountToken };
+}
+
+/**
+ * The account's incremental schedule, once it is committed. Redis being down must not fail a link that
+ * is stored: the initial sync is in the outbox, and every worker re-creates missing schedules at start.
+ */
+export async function scheduleAfterCommit(services: Pick<AppServices, 'scheduler' | 'logger'>, account: LinkedAccount): Promise<void> {
+  try {
+    await services.scheduler.schedule(account);
+  } catch (err) {
+    services.logger.warn({ linked_account_id: account.id, error: err instanceof Error ? err.message : String(err) }, 'sync schedule not created; a worker re-creates it at start');
+  }
 }
 
 function originTaken(originId: string): ConflictError {

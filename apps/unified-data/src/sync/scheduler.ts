@@ -58,7 +58,9 @@ export class SyncScheduler {
   /** A one-off job, now or at `at`. */
   async enqueue(account: AccountRef, mode: UnifiedDataSyncJob['mode'], trigger: UnifiedDataSyncJob['trigger'], at?: Date): Promise<void> {
     const payload = syncJob(account, mode, trigger);
-    const delay = at ? Math.max(0, at.getTime() - Date.now()) : 0;
-    await this.queue.add(`${mode}-sync`, payload, { ...JOB_OPTIONS, jobId: payload.event_id, delay });
+    // One clock reading for both, so the job runs exactly at `at` (timestamp + delay).
+    const now = Date.now();
+    const delay = at ? Math.max(0, at.getTime() - now) : 0;
+    await this.queue.add(`${mode}-sync`, payload, { ...JOB_OPTIONS, jobId: payload.event_id, timestamp: now, delay });
   }
 }

@@ -103,6 +103,8 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
     deps.logger.info({ linked_account_id: account.id, pages: sink.pages }, 'sync stopped; it resumes from its checkpoint');
     return 'aborted';
   }
+  // Deleted while it synced: its records and sync state went with it (the fence refused the pages).
+  if (!(await db.linkedAccount.findUnique({ where: { id: account.id }, select: { id: true } }))) return 'skipped_missing';
   const finished = new Date();
   switch (outcome.kind) {
     case 'done': {

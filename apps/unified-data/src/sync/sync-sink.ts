@@ -38,97 +38,119 @@ const CHANGE_SET = `
 
 const NOW_MS = `date_trunc('milliseconds', clock_timestamp())`;
 
-async function upsertEvents(tx: Tx, run: SinkRun, events: FetchedEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const rows = lastByRemoteId(events).map((e, ord) => ({
-    ord,
-    remote_id: e.remoteId,
-    name: e.fields.name,
-    description: e.fields.description,
-    remote_created_at: e.fields.remote_created_at,
-    start_time: e.fields.start_time,
-    end_time: e.fields.end_time,
-    emails: e.fields.emails,
-    messages: e.fields.messages,
-    field_mappings: e.fieldMappings,
-    remote_data: e.remoteData,
-    hash: e.hash,
-  }));
-  await tx.$executeRawUnsafe(
-    `INSERT INTO events AS t (id, linked_account_id, remote_id, created_at, modified_at, name, description, remote_created_at, start_time, end_time,
-       emails, messages, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
-     SELECT gen_random_uuid(), $1::uuid, r.remote_id, ${NOW_MS}, ${NOW_MS}, r.name, r.description, r.remote_created_at, r.start_time, r.end_time,
-       COALESCE(r.emails, '[]'::jsonb), COALESCE(r.messages, '[]'::jsonb), r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
-     FROM jsonb_to_recordset($3::jsonb) AS r(ord int, remote_id text, name text, description text, remote_created_at timestamptz, start_time timestamptz,
-       end_time timestamptz, emails jsonb, messages jsonb, field_mappings jsonb, remote_data jsonb, hash text)
-     ORDER BY r.ord
-     ON CONFLICT (linked_account_id, remote_id) DO UPDATE SET
-       name = EXCLUDED.name, description = EXCLUDED.description, remote_created_at = EXCLUDED.remote_created_at,
-       start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, emails = EXCLUDED.emails, messages = EXCLUDED.messages,
-       ${CHANGE_SET}`,
-    run.linkedAccountId,
-    run.runId,
-    JSON.stringify(rows),
-  );
-}
+/**
+ * created_at of a page's new records: now, but always after every record the account already has. One
+ * sync writes an account at a time, so each page's records sort strictly after every committed one and a
+ * client paging meanwhile cannot have passed them (two pages within one millisecond would otherwise tie
+ * on created_at and interleave by id). Records of one page share it and are ordered by id.
+ */
+const NEXT_CREATED_AT = (table: 'events' | 'contacts') =>
+  `greatest(${NOW_MS}, COALESCE((SELECT max(created_at) FROM ${table} WHERE linked_account_id = $1::uuid), '-infinity'::timestamptz) + interval '1 millisecond')`;
 
-async function upsertContacts(tx: Tx, run: SinkRun, contacts: FetchedContact[]): Promise<void> {
-  if (contacts.length === 0) return;
-  const rows = lastByRemoteId(contacts).map((c, ord) => ({
-    ord,
-    remote_id: c.remoteId,
-    ...c.fields,
-    field_mappings: c.fieldMappings,
-    remote_data: c.remoteData,
-    hash: c.hash,
-  }));
-  await tx.$executeRawUnsafe(
-    `INSERT INTO contacts AS t (id, linked_account_id, remote_id, created_at, modified_at, first_name, last_name, email, phone, state, country, postal_code,
-       remote_created_at, remote_updated_at, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
-     SELECT gen_random_uuid(), $1::uuid, r.remote_id, ${NOW_MS}, ${NOW_MS}, r.first_name, r.last_name, r.email, r.phone, r.state, r.country, r.postal_code,
-       r.remote_created_at, r.remote_updated_at, r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
-     FROM jsonb_to_recordset($3::jsonb) AS r(ord int, remote_id text, first_name text, last_name text, email text, phone text, state text, country text,
-       postal_code text, remote_created_at timestamptz, remote_updated_at timestamptz, field_mappings jsonb, remote_data jsonb, hash text)
-     ORDER BY r.ord
-     ON CONFLICT (linked_account_id, remote_id) DO UPDATE SET
-       first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, phone = EXCLUDED.phone, state = EXCLUDED.state,
-       country = EXCLUDED.country, postal_code = EXCLUDED.postal_code, remote_created_at = EXCLUDED.remote_created_at,
-       remote_updated_at = EXCLUDED.remote_updated_at,
-       ${CHANGE_SET}`,
-    run.linkedAccountId,
-    run.runId,
-    JSON.stringify(rows),
-  );
-}
+const EVENT_ROW = `ord int, remote_id text, name text, description text, remote_created_at timestamptz, start_time timestamptz,
+  end_time timestamptz, emails jsonb, messages jsonb, field_mappings jsonb, remote_data jsonb, hash text`;
+const CONTACT_ROW = `ord int, remote_id text, first_name text, last_name text, email text, phone text, state text, country text,
+  postal_code text, remote_created_at timestamptz, remote_updated_at timestamptz, field_mappings jsonb, remote_data jsonb, hash text`;
 
 /**
- * "Contact X takes part in event Y": either side not stored yet becomes a shell record (id and
- * remote_id, every other field null) until a page brings it.
+ * For the link ends of one side (`e` events, `c` contacts): `old_<side>`, the rows stored before this
+ * statement, and `shell_<side>`, shell rows for ends neither stored nor written by this page.
  */
-async function linkEventContacts(tx: Tx, run: SinkRun, links: EventContactLink[]): Promise<void> {
-  if (links.length === 0) return;
-  const payload = JSON.stringify(links.map((l) => ({ e: l.eventRemoteId, c: l.contactRemoteId })));
-  for (const [table, key] of [['events', 'e'], ['contacts', 'c']] as const) {
-    await tx.$executeRawUnsafe(
-      `INSERT INTO ${table} (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
-       SELECT gen_random_uuid(), $1::uuid, x.rid, ${NOW_MS}, ${NOW_MS}, true
-       FROM (SELECT DISTINCT r.${key} AS rid FROM jsonb_to_recordset($2::jsonb) AS r(e text, c text)) x
-       ON CONFLICT (linked_account_id, remote_id) DO NOTHING`,
-      run.linkedAccountId,
-      payload,
-    );
-  }
-  await tx.$executeRawUnsafe(
-    `INSERT INTO event_contacts (event_id, contact_id, linked_account_id)
-     SELECT DISTINCT ev.id, co.id, $1::uuid
-     FROM jsonb_to_recordset($2::jsonb) AS r(e text, c text)
-     JOIN events ev ON ev.linked_account_id = $1::uuid AND ev.remote_id = r.e
-     JOIN contacts co ON co.linked_account_id = $1::uuid AND co.remote_id = r.c
-     ON CONFLICT DO NOTHING`,
-    run.linkedAccountId,
-    payload,
+const SHELLS = (table: 'events' | 'contacts', end: 'e' | 'c', side: 'ev' | 'co') => `
+old_${side} AS (SELECT id, remote_id FROM ${table} WHERE linked_account_id = $1::uuid AND remote_id IN (SELECT ${end} FROM lk)),
+shell_${side} AS (
+  INSERT INTO ${table} (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
+  SELECT gen_random_uuid(), $1::uuid, x.${end}, (SELECT t FROM base_${side}), ${NOW_MS}, true
+  FROM (SELECT DISTINCT ${end} FROM lk) x
+  WHERE EXISTS (SELECT 1 FROM fence) AND x.${end} NOT IN (SELECT remote_id FROM ${side}) AND x.${end} NOT IN (SELECT remote_id FROM old_${side})
+  ON CONFLICT (linked_account_id, remote_id) DO NOTHING
+  RETURNING id, remote_id
+)`;
+
+/**
+ * One page as ONE statement (one round trip, atomic by itself): the checkpoint update that fences the
+ * run, the event and contact upserts, shell records for link ends not stored yet, and the links. Every
+ * write is conditioned on the fence, so a superseded run's page writes nothing. Sub-statements share one
+ * snapshot, so rows this statement inserts are found through RETURNING, older ones by lookup.
+ */
+const PAGE_SQL = `
+WITH base_ev AS (SELECT ${NEXT_CREATED_AT('events')} AS t),
+base_co AS (SELECT ${NEXT_CREATED_AT('contacts')} AS t),
+fence AS (
+  UPDATE sync_runs SET checkpoint = $3::jsonb, pages_written = pages_written + 1
+  WHERE linked_account_id = $1::uuid AND run_id = $2::uuid
+  RETURNING 1
+),
+ev AS (
+  INSERT INTO events AS t (id, linked_account_id, remote_id, created_at, modified_at, name, description, remote_created_at, start_time, end_time,
+    emails, messages, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
+  SELECT gen_random_uuid(), $1::uuid, r.remote_id, (SELECT t FROM base_ev), ${NOW_MS}, r.name, r.description, r.remote_created_at, r.start_time, r.end_time,
+    COALESCE(r.emails, '[]'::jsonb), COALESCE(r.messages, '[]'::jsonb), r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
+  FROM jsonb_to_recordset($4::jsonb) AS r(${EVENT_ROW})
+  WHERE EXISTS (SELECT 1 FROM fence)
+  ORDER BY r.ord
+  ON CONFLICT (linked_account_id, remote_id) DO UPDATE SET
+    name = EXCLUDED.name, description = EXCLUDED.description, remote_created_at = EXCLUDED.remote_created_at,
+    start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, emails = EXCLUDED.emails, messages = EXCLUDED.messages,
+    ${CHANGE_SET}
+  RETURNING t.id, t.remote_id
+),
+co AS (
+  INSERT INTO contacts AS t (id, linked_account_id, remote_id, created_at, modified_at, first_name, last_name, email, phone, state, country, postal_code,
+    remote_created_at, remote_updated_at, field_mappings, remote_data, hash, is_shell, remote_was_deleted, last_run_id, run_writes)
+  SELECT gen_random_uuid(), $1::uuid, r.remote_id, (SELECT t FROM base_co), ${NOW_MS}, r.first_name, r.last_name, r.email, r.phone, r.state, r.country, r.postal_code,
+    r.remote_created_at, r.remote_updated_at, r.field_mappings, r.remote_data, r.hash, false, false, $2::uuid, 1
+  FROM jsonb_to_recordset($5::jsonb) AS r(${CONTACT_ROW})
+  WHERE EXISTS (SELECT 1 FROM fence)
+  ORDER BY r.ord
+  ON CONFLICT (linked_account_id, remote_id) DO UPDATE SET
+    first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, phone = EXCLUDED.phone, state = EXCLUDED.state,
+    country = EXCLUDED.country, postal_code = EXCLUDED.postal_code, remote_created_at = EXCLUDED.remote_created_at,
+    remote_updated_at = EXCLUDED.remote_updated_at,
+    ${CHANGE_SET}
+  RETURNING t.id, t.remote_id
+),
+lk AS (SELECT DISTINCT r.e, r.c FROM jsonb_to_recordset($6::jsonb) AS r(e text, c text)),
+${SHELLS('events', 'e', 'ev')},
+${SHELLS('contacts', 'c', 'co')},
+all_ev AS (SELECT id, remote_id FROM ev UNION SELECT id, remote_id FROM old_ev UNION SELECT id, remote_id FROM shell_ev),
+all_co AS (SELECT id, remote_id FROM co UNION SELECT id, remote_id FROM old_co UNION SELECT id, remote_id FROM shell_co),
+links AS (
+  INSERT INTO event_contacts (event_id, contact_id, linked_account_id)
+  SELECT DISTINCT e.id, c.id, $1::uuid
+  FROM lk JOIN all_ev e ON e.remote_id = lk.e JOIN all_co c ON c.remote_id = lk.c
+  WHERE EXISTS (SELECT 1 FROM fence)
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM fence)::int AS fenced, (SELECT count(*) FROM links)::int AS linked`;
+
+function eventRows(events: FetchedEvent[]): string {
+  return JSON.stringify(
+    lastByRemoteId(events).map((e, ord) => ({
+      ord,
+      remote_id: e.remoteId,
+      name: e.fields.name,
+      description: e.fields.description,
+      remote_created_at: e.fields.remote_created_at,
+      start_time: e.fields.start_time,
+      end_time: e.fields.end_time,
+      emails: e.fields.emails,
+      messages: e.fields.messages,
+      field_mappings: e.fieldMappings,
+      remote_data: e.remoteData,
+      hash: e.hash,
+    })),
   );
 }
+
+function contactRows(contacts: FetchedContact[]): string {
+  return JSON.stringify(
+    lastByRemoteId(contacts).map((c, ord) => ({ ord, remote_id: c.remoteId, ...c.fields, field_mappings: c.fieldMappings, remote_data: c.remoteData, hash: c.hash })),
+  );
+}
+
+const linkRows = (links: EventContactLink[]) => JSON.stringify(links.map((l) => ({ e: l.eventRemoteId, c: l.contactRemoteId })));
 
 /**
  * The SyncSink of one run: each page's records and its checkpoint commit in ONE transaction, so a sync
@@ -147,14 +169,16 @@ export class PostgresSyncSink implements SyncSink {
 
   async writePage(page: SyncPage): Promise<void> {
     if (this.signal?.aborted) throw new RunSupersededError();
-    await this.db.$transaction(async (tx) => {
-      const fenced = await tx.$executeRaw`UPDATE sync_runs SET checkpoint = ${JSON.stringify(page.checkpoint ?? null)}::jsonb, pages_written = pages_written + 1
-        WHERE linked_account_id = ${this.run.linkedAccountId}::uuid AND run_id = ${this.run.runId}::uuid`;
-      if (fenced !== 1) throw new RunSupersededError();
-      await upsertEvents(tx, this.run, page.events);
-      await upsertContacts(tx, this.run, page.contacts);
-      await linkEventContacts(tx, this.run, page.links);
-    });
+    const [result] = await this.db.$queryRawUnsafe<Array<{ fenced: number }>>(
+      PAGE_SQL,
+      this.run.linkedAccountId,
+      this.run.runId,
+      JSON.stringify(page.checkpoint ?? null),
+      eventRows(page.events),
+      contactRows(page.contacts),
+      linkRows(page.links),
+    );
+    if (result?.fenced !== 1) throw new RunSupersededError();
     this.pages += 1;
     this.records += page.events.length + page.contacts.length;
   }
