@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { scorePrompt } from '@patchbay/prompt-injection';
+import { TEST_DATABASE_URL } from '@patchbay/testing';
+import { createPrisma } from '../src/db';
 import { call, createKey, createOrg, eventually, startHarness, type Harness, type TestOrg } from './harness';
 
 /**
@@ -15,6 +17,7 @@ const BENIGN = 'What is the capital of France?';
 let h: Harness;
 let org: TestOrg;
 let key: string;
+const db = createPrisma(TEST_DATABASE_URL, 2);
 
 beforeAll(async () => {
   h = await startHarness({}, {
@@ -29,6 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+  await db.$disconnect();
 });
 
 beforeEach(() => {
@@ -254,6 +258,12 @@ describe('data-loss prevention', () => {
       expect(res.body.error).toMatchObject({ type: 'blocked_by_policy', code: 'dlp_blocked' });
       expect(res.body.guardrails.dlp.blocked).toMatchObject({ stage: 'answer', rule_name: 'Emails' });
     }, 3000);
+    // The vendor answered: the blocked request is recorded as failed 422 at its real cost; the prompt blocks cost nothing.
+    await eventually(async () => {
+      const records = await db.usageRecord.findMany({ where: { organizationId: org.organizationId, errorCode: 'dlp_blocked', status: 422 } });
+      expect(records.some((r) => r.costMicros > 0n)).toBe(true);
+      expect(records.some((r) => r.costMicros === 0n)).toBe(true);
+    }, 5000);
     await put('/v1/organization/dlp-rules', { rules: [] });
   });
 });

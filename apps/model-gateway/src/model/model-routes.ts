@@ -74,7 +74,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
     // Guardrails (issue 10 §3), from the organization's cached data: 422 before any vendor call, or a redacted prompt.
     const guarded = guardRequest(caller.org.guardrails, scope.customerId, parsed.request, parsed.gateway.include_guardrails_metadata, deps.guardrails);
     parsed.request = guarded.request;
-    if (guarded.alerted) headers = { [GUARDRAILS_ALERT_HEADER]: 'prompt_injection' };
+    const guardrailHeaders: Record<string, string> = guarded.alerted ? { [GUARDRAILS_ALERT_HEADER]: 'prompt_injection' } : {};
     const inputEstimate = estimateInputTokens(parsed.request);
     const requestedMax = requestedMaxOutputTokens(parsed.request);
     const decisionStart = ledger.elapsedMs();
@@ -117,7 +117,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
             // The organization's daily request count (free plan) counts the client's request once, not each attempt.
             const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput), context.attempt === 0);
             attemptLedger.reservation = admitted.reservation;
-            headers = { ...headers, ...admitted.headers };
+            headers = { ...guardrailHeaders, ...admitted.headers };
           },
           attemptFailed: ({ error, usage }) => {
             const failure = toGatewayErrorLike(error);
