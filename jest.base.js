@@ -1,7 +1,35 @@
 // Shared jest settings: @swc/jest for speed, with the decorator options tsoa controllers need.
 const path = require('node:path');
 
+const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/patchbay_test';
+
+/**
+ * Each package's tests get a PostgreSQL database and a BullMQ prefix of their own, named after the
+ * package, so turbo runs several packages' tests at once (root `pnpm test`) without one package's
+ * workers taking another's jobs or two packages migrating one schema at the same moment:
+ *   DATABASE_URL   <the database of DATABASE_URL, default patchbay_test>_<package>, e.g. patchbay_test_mcp_runtime
+ *   QUEUE_PREFIX   <QUEUE_PREFIX, default bull>-<package>
+ * Redis keeps its database (REDIS_URL): the tests' other keys carry random organization ids or the
+ * process id. Set here, in the jest process, before globalSetup and the workers start, so the
+ * services tests start as child processes inherit it too. The values it started from are kept in
+ * PATCHBAY_TEST_BASE_*: loading the config twice does not add the suffix twice.
+ * PATCHBAY_TEST_SHARED=1 turns it off (everything on DATABASE_URL and QUEUE_PREFIX as given).
+ */
+function isolate(dir) {
+  if (process.env.PATCHBAY_TEST_SHARED === '1') return null;
+  const name = require(path.join(dir, 'package.json')).name.replace(/^@[^/]+\//, '');
+  const slug = name.replace(/[^A-Za-z0-9]+/g, '_').toLowerCase();
+  process.env.PATCHBAY_TEST_BASE_DATABASE_URL ??= process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  process.env.PATCHBAY_TEST_BASE_QUEUE_PREFIX ??= process.env.QUEUE_PREFIX ?? 'bull';
+  const url = new URL(process.env.PATCHBAY_TEST_BASE_DATABASE_URL);
+  url.pathname = `/${decodeURIComponent(url.pathname.slice(1)) || 'patchbay_test'}_${slug}`;
+  process.env.DATABASE_URL = url.toString();
+  process.env.QUEUE_PREFIX = `${process.env.PATCHBAY_TEST_BASE_QUEUE_PREFIX}-${slug.replace(/_/g, '-')}`;
+  return slug;
+}
+
 module.exports = function jestConfig(dir, overrides = {}) {
+  isolate(dir);
   return {
     rootDir: dir,
     testEnvironment: 'node',
@@ -21,8 +49,12 @@ module.exports = function jestConfig(dir, overrides = {}) {
       ],
     },
     moduleFileExtensions: ['ts', 'js', 'json'],
-    testTimeout: 30000,
+    // Root `pnpm test` runs two packages at a time on machines with few cores: a test may wait for CPU.
+    testTimeout: 60000,
+    // Creates the package's database when it uses PostgreSQL; an app's own globalSetup does it too.
+    globalSetup: path.join(__dirname, 'jest.global-setup.js'),
     ...overrides,
   };
 };
 module.exports.root = path.resolve(__dirname);
+module.exports.isolate = isolate;

@@ -6,11 +6,15 @@
  *
  * Generation costs about 6 CPU seconds per app (most of it loading Prisma's CLI and tsoa's type
  * checker), which was half of a fresh clone's `pnpm start`. What it writes depends only on files in
- * the repository, so a fresh clone needs none of it: when this package's src/generated/ is committed
- * and git sees no change to it or to any input (this package's prisma/, prisma.config.ts, tsoa.json,
- * src/ and every packages/<name>/src, untracked files included, tests left aside), the committed code
- * is what generation would write, and this script says so and stops. Any change to an input, or no
- * git, or nothing committed yet (a new app): it generates, as before.
+ * the repository, so a fresh clone needs none of it. It skips the generators when both hold:
+ *   - src/generated/inputs.sha256, which it writes after generating, is the hash of the files that
+ *     decide the output most directly (the Prisma schema and prisma.config.ts, tsoa.json, the
+ *     controllers, the versions of prisma and tsoa): a merge that brings a schema or controller
+ *     change without the matching generated code regenerates;
+ *   - src/generated/ is committed and git sees no change to it or to any wider input (this package's
+ *     prisma/, prisma.config.ts, tsoa.json, src/ and every packages/<name>/src, untracked files
+ *     included, tests left aside): a change being worked on regenerates.
+ * Without git, or before anything is committed (a new app), it generates, as before.
  *
  * CI keeps the committed code honest: `pnpm generate:check` (scripts/build/check-generated.js)
  * regenerates everything and fails on any difference, as `pnpm db:check` does for migrations.
@@ -23,10 +27,59 @@
 'use strict';
 
 const { spawnSync } = require('node:child_process');
-const { existsSync, readFileSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const { existsSync, readFileSync, readdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const GENERATED = 'src/generated';
+const STAMP = path.join(GENERATED, 'inputs.sha256');
+
+/** A tsoa.json glob (`src/controllers/**\/*-controller.ts`) as a regular expression over package-relative paths. */
+function globToRegExp(glob) {
+  const pattern = glob
+    .replace(/^\.\//, '')
+    .split('**/')
+    .map((part) => part.split('*').map((text) => text.replace(/[.+^${}()|[\]\\?]/g, '\\$&')).join('[^/]*'))
+    .join('(?:.*/)?');
+  return new RegExp(`^${pattern}$`);
+}
+
+function filesUnder(dir, base = dir) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(full, base);
+    return entry.isFile() ? [path.relative(base, full).split(path.sep).join('/')] : [];
+  });
+}
+
+/** The hash of what most directly decides the generated code (see the header); written to STAMP. */
+function inputsHash(packageDir) {
+  const files = ['prisma.config.ts', 'tsoa.json', ...filesUnder(path.join(packageDir, 'prisma')).map((f) => `prisma/${f}`).filter((f) => f.endsWith('.prisma'))];
+  if (existsSync(path.join(packageDir, 'tsoa.json'))) {
+    const globs = JSON.parse(readFileSync(path.join(packageDir, 'tsoa.json'), 'utf8')).controllerPathGlobs ?? [];
+    const patterns = globs.map(globToRegExp);
+    files.push(...filesUnder(path.join(packageDir, 'src')).map((f) => `src/${f}`).filter((f) => patterns.some((re) => re.test(f))));
+  }
+  const hash = createHash('sha256');
+  for (const file of [...new Set(files)].sort()) {
+    const full = path.join(packageDir, file);
+    if (existsSync(full)) hash.update(`${file}\0`).update(readFileSync(full)).update('\0');
+  }
+  for (const tool of ['prisma', 'tsoa']) {
+    try {
+      hash.update(`${tool}@${JSON.parse(readFileSync(require.resolve(`${tool}/package.json`, { paths: [packageDir] }), 'utf8')).version}\0`);
+    } catch {
+      // not a dependency of this package
+    }
+  }
+  return hash.digest('hex');
+}
 
 /** The script an npm package's bin of the same name runs, as the package's own node_modules resolve it. */
 function bin(packageDir, name) {
@@ -57,6 +110,13 @@ function reasonToGenerate(packageDir) {
   if (/^(always|1|true)$/i.test(process.env.PATCHBAY_GENERATE ?? '')) return 'PATCHBAY_GENERATE=always';
   const root = git(packageDir, ['rev-parse', '--show-toplevel']);
   if (root === null) return 'not a git checkout';
+  let stamp = '';
+  try {
+    stamp = readFileSync(path.join(packageDir, STAMP), 'utf8').trim();
+  } catch {
+    return `no ${STAMP}`;
+  }
+  if (stamp !== inputsHash(packageDir)) return `the schema, tsoa.json or a controller differs from what ${GENERATED} was generated from`;
   const committed = git(packageDir, ['ls-files', '--', GENERATED]);
   if (!committed) return `${GENERATED} is not committed`;
   const repo = root.trim();
@@ -96,8 +156,9 @@ function main() {
       process.exit(result.status || 1);
     }
   }
+  writeFileSync(path.join(packageDir, STAMP), `${inputsHash(packageDir)}\n`);
 }
 
-module.exports = { reasonToGenerate };
+module.exports = { reasonToGenerate, inputsHash };
 
 if (require.main === module) main();

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { GITHUB_FAKE_TOKENS, startFakeGithub, type FakeServer } from '@patchbay/provider-fakes';
 import { waitFor } from '@patchbay/testing';
 import { Client } from 'pg';
+import { runFuzz } from '../src/fuzz/run';
 import { REPO_ROOT } from '../src/suite';
 
 /**
@@ -335,4 +336,18 @@ describe('mcp-runtime through the edge router', () => {
     const usage = await api(t.key, 'GET', '/api/v1/usage/');
     expect(usage).toMatchObject({ credits_used: 2, billing_limit_reached: false });
   });
+
+  // Last: the fuzzer leaves the first-run organization full of odd resources. The same run as `pnpm fuzz`, smaller.
+  it('survives the seeded fuzzer: every operation of the merged OpenAPI document, no 5xx, every error in the envelope, no stalled connection', async () => {
+    const report = await runFuzz({
+      baseUrl: EDGE,
+      requests: Number(process.env.PATCHBAY_FUZZ_REQUESTS ?? 1_500),
+      seed: Number(process.env.PATCHBAY_FUZZ_SEED ?? 1),
+      concurrency: 4,
+      credentials: { key: firstRunKey('master key (production)'), testKey: firstRunKey('test key') },
+    });
+    expect(report.operations).toBeGreaterThan(20);
+    expect(report.failures).toEqual([]);
+    expect(report.failureCount).toBe(0);
+  }, 300_000);
 });

@@ -65,3 +65,18 @@ describe('while PostgreSQL is down', () => {
     await deadDb.$disconnect();
   });
 });
+
+describe('concurrent changes to keys', () => {
+  it('revokes and regenerates running at once never deadlock into a 5xx (found by the fuzzer)', async () => {
+    const org = await newOrganization(h.db);
+    const keys = await Promise.all(Array.from({ length: 6 }, (_, i) => createKey(h.app, org.master_key!, { name: `k${i}` })));
+    const statuses = await Promise.all(
+      keys.flatMap((k) => [
+        request(h.app).post(`/api/v1/access-keys/${k.id}/regenerate/`).set(bearer(org.master_key!)).then((r) => r.status),
+        request(h.app).post(`/api/v1/access-keys/${k.id}/revoke/`).set(bearer(org.master_key!)).then((r) => r.status),
+      ]),
+    );
+    expect(statuses.every((s) => s < 500)).toBe(true);
+    expect(statuses.filter((s) => s === 204)).toHaveLength(6);
+  });
+});

@@ -41,7 +41,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logger = createLogger('test', 'silent');
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
-  const queues = new QueueSet({ connection: queueConnection, logger });
+  // The prefix the access-keys child process (which inherits this environment) consumes audit events under.
+  const queues = new QueueSet({ connection: queueConnection, logger, prefix: process.env.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger, pollIntervalMs: 100 });
   relay.start();
   const services: AppServices = {

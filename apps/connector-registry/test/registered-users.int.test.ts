@@ -12,7 +12,7 @@ let deletions: Queue;
 beforeAll(async () => {
   h = await startHarness();
   queueConnection = createRedis(TEST_REDIS_URL, { forQueue: true });
-  deletions = new Queue(QUEUE_NAMES.registeredUserDeletions, { connection: queueConnection });
+  deletions = new Queue(QUEUE_NAMES.registeredUserDeletions, { connection: queueConnection, prefix: process.env.QUEUE_PREFIX });
 }, 60_000);
 afterAll(async () => {
   await deletions.close();

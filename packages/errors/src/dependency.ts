@@ -92,3 +92,11 @@ export function isUnstorableText(err: unknown): boolean {
     return codes.some((c) => c === '22021' || c === '22P05' || c === '54001');
   });
 }
+
+/**
+ * Prisma's "record required but not found" (P2025): the row an update or delete needed was deleted
+ * between the request's read and its write, by another request. For the client that is a 404.
+ */
+export function isRecordGone(err: unknown): boolean {
+  return chainOf(err).some((e) => own(e, 'code') === 'P2025');
+}

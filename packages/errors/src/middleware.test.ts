@@ -131,6 +131,13 @@ describe('errorMiddleware', () => {
     expect(res.body.code).toBe('invalid_request');
   });
 
+  it('a record deleted by a concurrent request (Prisma P2025) is a 404, not a 500', async () => {
+    const gone = Object.assign(new Error('An operation failed because it depends on one or more records that were required but not found.'), { name: 'PrismaClientKnownRequestError', code: 'P2025' });
+    const res = await request(appThrowing(gone)).post('/boom').send({});
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+
   it('maps every code to one status', () => {
     expect(new AppError('billing_limit_reached', 'x').status).toBe(402);
     expect(new AppError('key_scope_violation', 'x').status).toBe(403);

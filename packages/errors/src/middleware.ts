@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, type FieldError, ValidationError } from './app-error';
 import type { ErrorCode } from './codes';
-import { isDependencyUnavailable, isUnstorableText } from './dependency';
+import { isDependencyUnavailable, isRecordGone, isUnstorableText } from './dependency';
 import { toErrorEnvelope } from './envelope';
 
 /** Seconds a client is asked to wait when a dependency is down: long enough for a reconnect, short enough not to matter. */
@@ -73,6 +73,7 @@ export function normalizeError(err: unknown): AppError {
       cause: err,
     });
   }
+  if (isRecordGone(err)) return new AppError('not_found', 'Not found: the resource was deleted, possibly by another request at the same moment.', { cause: err });
   // The last line of defence behind the request checks of service-kit: text PostgreSQL cannot store is the client's.
   if (isUnstorableText(err)) return new AppError('invalid_request', 'The request contains text that cannot be stored (a NUL byte or an invalid character); remove it and retry.', { cause: err });
   return new AppError('internal_error', 'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.', { cause: err });

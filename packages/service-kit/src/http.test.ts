@@ -65,3 +65,22 @@ describe('requests node:http cannot parse', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: 'The request could not be parsed as HTTP.', code: 'invalid_request' });
   });
 });
+
+describe('a HEAD request node:http cannot parse', () => {
+  it('gets the status line and headers without a body', async () => {
+    const app = createServiceApp({ logger });
+    finishServiceApp(app, logger);
+    const svc = await startHttpService({ name: 't', app, port: 0, host: '127.0.0.1', logger, handleSignals: false, drainMs: 50 });
+    const { connect } = await import('node:net');
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(svc.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.write(Buffer.concat([Buffer.from('HEAD /a'), Buffer.from([0xfc]), Buffer.from(' HTTP/1.1\r\nHost: a\r\n\r\n')]));
+    });
+    await svc.stop();
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer.endsWith('\r\n\r\n')).toBe(true);
+  });
+});

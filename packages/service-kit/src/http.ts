@@ -199,7 +199,10 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
         ? [408, 'Request Timeout', 'The request was not received in time.']
         : [400, 'Bad Request', 'The request could not be parsed as HTTP.'];
   const body = JSON.stringify({ detail, code: 'invalid_request' });
+  // A HEAD answer has no body, even this one: a client would read the body as garbage after the response.
+  const raw = (error as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+  const head = raw !== undefined && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${head ? '' : body}`,
   );
 }

@@ -297,7 +297,9 @@ export class AccessKeyService {
     const now = this.clock();
     const oldHash = await this.db.$transaction(async (tx) => {
       // One revocation at a time per organization, so two concurrent revokes cannot remove the last two unrestricted keys.
-      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${caller.organizationId}::uuid FOR UPDATE`;
+      // NO KEY UPDATE, not UPDATE: a concurrent regenerate's audit insert takes KEY SHARE on the organization (its foreign
+      // key) while holding its key's row lock, and FOR UPDATE would deadlock with it (seen under the fuzzer).
+      await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${caller.organizationId}::uuid FOR NO KEY UPDATE`;
       const target = await this.findForAction(tx, caller, keyId);
       if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
       if (target.isMaster) throw new InvalidRequestError('The master key cannot be revoked; regenerate it instead.');
