@@ -11,6 +11,7 @@ import { modelRouter } from './model/model-routes';
 import { routingPolicyRouter, type RoutingPolicyDeps } from './routing/routing-policy-routes';
 import type { ModelDeps } from './model/model-request';
 import { gatewayDocument } from './openapi';
+import { guardrailRouter, type GuardrailDeps } from './guardrails/guardrail-routes';
 
 export interface AppDeps {
   logger: Logger;
@@ -19,6 +20,7 @@ export interface AppDeps {
   model: ModelDeps;
   management: ManagementDeps;
   routingPolicies: RoutingPolicyDeps;
+  guardrails: GuardrailDeps;
   maxBodyBytes: number;
 }
 
@@ -37,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(catalogRouter(deps.model.catalog, deps.model.platformVendors, deps.management.auth));
   app.use(managementRouter(deps.management));
   app.use(routingPolicyRouter(deps.routingPolicies));
+  app.use(guardrailRouter(deps.guardrails));
   app.use(managementErrorHandler(deps.logger));
   finishServiceApp(app, deps.logger);
   return app;

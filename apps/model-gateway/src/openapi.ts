@@ -16,6 +16,7 @@ const modelResponses = {
   '402': { description: 'budget_exceeded / payment_failed / api_key_limit_exceeded', content: json(modelError) },
   '403': { description: 'model_not_allowed (permission_error) or blocked_by_policy', content: json(modelError) },
   '413': { description: 'payload_too_large: inline base64 media over 20 MB (25 MB audio)', content: json(modelError) },
+  '422': { description: 'Guardrail block: blocked_by_pi_protection (code prompt_injection_detected, or sidecar_error when screening failed and pi_fail_closed) or blocked_by_policy (code dlp_blocked: a data-loss prevention rule on the prompt or the non-streamed answer); with include_guardrails_metadata the body carries `guardrails`. On /v1/responses also schema failures ({detail: [...]}).', content: json(modelError) },
   '429': { description: 'free_tier_daily_limit, customer key rate limit (no code), vendor rate_limit_error', content: json(modelError) },
   '502': { description: 'provider_error from the vendor (under a routing policy, only when every route failed: the last failure)', content: json(modelError) },
 };
@@ -86,6 +87,31 @@ export const gatewayDocument = {
       ...mgmt('manage_routing', 'Delete a routing policy (409 while API keys are bound to it)', 'delete', '200', [p('policy_id')]),
     },
     '/v1/routing-policies/{policy_id}/set-default': mgmt('manage_routing', "Make the policy its scope's default (the organization's, the project's or the customer's)", 'post', '200', [p('policy_id')]),
+    '/v1/organization/pi-settings': {
+      ...mgmt('view_guardrails', "The organization's prompt-injection settings {pi_mode, pi_indirect_mode (off|alert|block), pi_block_threshold, pi_pass_threshold, pi_allowlist_patterns, pi_fail_closed, pi_log_full_text_on_block, pi_input_action}", 'get'),
+      ...mgmt('manage_guardrails', 'Replace them (PUT replaces the whole object; an omitted field takes its default; 400 lists every problem)', 'put', '200', [], true),
+    },
+    '/v1/customers/{customer_id}/pi-settings': {
+      ...mgmt('view_guardrails', "A customer's sparse override (null: inherited)", 'get', '200', [p('customer_id')]),
+      ...mgmt('manage_guardrails', "Set a customer's override (absent or null inherits, {} restores inheritance; pi_pass_threshold not overridable; allowlist patterns add to the organization's)", 'put', '200', [p('customer_id')], true),
+    },
+    '/v1/organization/dlp-rules': {
+      ...mgmt('view_guardrails', "The organization's data-loss prevention rules for prompts (inbound) and answers (outbound)", 'get'),
+      ...mgmt('manage_guardrails', 'Replace them {rules: [{name, detector (EMAIL_ADDRESS|PHONE_NUMBER|CREDIT_CARD|US_SSN|IBAN|IP_ADDRESS|SECRET|CUSTOM), pattern?, flags?, label?, direction (inbound|outbound|both), action (allow|redact|block), enabled?}]} (at most 50, in precedence order)', 'put', '200', [], true),
+    },
+    '/v1/organization/pi-check': {
+      ...mgmt('view_guardrails', 'Whether the check endpoint is enabled {enabled}', 'get'),
+      ...mgmt('manage_guardrails', 'Enable or disable the check endpoint {enabled: boolean}', 'put', '200', [], true),
+    },
+    '/v1/prompt-injection/check': {
+      post: {
+        tags: ['Guardrails'],
+        summary: 'Screen texts as block mode would {input: text | 1..50 texts of 1..10,000 characters, customer?} → {mode, block_threshold, results: [{index, would_block, score, matched_patterns, allowlisted}]} (organization gateway key, or management key with view_guardrails)',
+        security: [{ gateway_key: [] }, { management_key: ['view_guardrails'] }],
+        requestBody: { required: true, content: json(anyObject) },
+        responses: { '200': { description: 'Results in input order', content: json(anyObject) }, '400': { description: 'Invalid input', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'pi_check_not_enabled, or missing scope', content: json(detailError) } },
+      },
+    },
     '/v1/usage': mgmt('view_billing', 'Daily totals: start_date, end_date (YYYY-MM-DD, else 400 invalid_date), group_by key|model|project|customer|tag', 'get', '200', [
       { name: 'start_date', in: 'query', schema: { type: 'string', format: 'date' } },
       { name: 'end_date', in: 'query', schema: { type: 'string', format: 'date' } },

@@ -18,6 +18,7 @@ import { usageRecordsLedger } from './spend/usage-ledger';
 import type { SpendControl } from './spend/spend-control';
 import { UsageRecorder, startUsageConsumer } from './usage/usage-records';
 import { platformVendorsFromEnv } from './vendors/platform-vendors';
+import type { Scorer } from '@patchbay/prompt-injection';
 
 export interface RuntimeOptions {
   /** Environment for vendor credentials and secrets (default process.env). */
@@ -27,6 +28,8 @@ export interface RuntimeOptions {
   spend?: SpendControl;
   /** Redis key prefix of the spend counters (tests isolate theirs). */
   spendKeyPrefix?: string;
+  /** The prompt-injection detector (default the package's); tests pass a failing one for fail open/closed. */
+  piScorer?: Scorer;
 }
 
 export interface Runtime {
@@ -105,9 +108,11 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       guardedHttp: createGuardedRequest(outboundPolicy, { requireHttps: !outboundPolicy.allowPrivateNetwork }),
       timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
       routing,
+      guardrails: options.piScorer ? { scorer: options.piScorer } : {},
     },
     management: { db, auth: { management, caches }, invalidate, spend, secrets, catalog, outboundPolicy },
     routingPolicies: { db, auth: { management, caches }, invalidate, catalog: routing.catalog },
+    guardrails: { db, auth: { management, caches }, invalidate },
   });
 
   return {

@@ -19,6 +19,8 @@ export const MANAGEMENT_SCOPES = [
   'manage_policies',
   'manage_routing',
   'view_routing',
+  'manage_guardrails',
+  'view_guardrails',
 ] as const;
 export type ManagementScope = (typeof MANAGEMENT_SCOPES)[number];
 

@@ -33,7 +33,8 @@ export const USAGE = `Patchbay admin CLI
   patchbay mgmt-key create [--org <organization_id>] [--scope <name> ...] [--name <name>]
                       model gateway management key (mgmt_...); scopes default to all of
                       manage_api_keys, view_billing, manage_projects, manage_customers,
-                      manage_vendor_keys, manage_policies, manage_routing, view_routing
+                      manage_vendor_keys, manage_policies, manage_routing, view_routing,
+                      manage_guardrails, view_guardrails
   patchbay mgmt-key list [--org <organization_id>]
   patchbay mgmt-key revoke <management_key_id>
 

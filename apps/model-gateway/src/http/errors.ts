@@ -12,6 +12,8 @@ export class GatewayError extends Error implements GatewayErrorLike {
     readonly code: string | null = null,
     readonly headers?: Record<string, string>,
     readonly param: string | null = null,
+    /** Fields added to the rendered error body (the guardrails metadata of a guardrail block). */
+    readonly bodyExtra?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -60,7 +62,8 @@ export function sendModelError(res: Response, surface: Surface, err: unknown, ex
   const rendered = renderError(surface, toGatewayErrorLike(err));
   res.status(rendered.status);
   for (const [name, value] of Object.entries({ ...extraHeaders, ...rendered.headers })) res.setHeader(name, value);
-  res.json(rendered.body);
+  const extra = err instanceof GatewayError ? err.bodyExtra : undefined;
+  res.json(extra && typeof rendered.body === 'object' && rendered.body !== null ? { ...rendered.body, ...extra } : rendered.body);
 }
 
 /** Error middleware of the management routes. */

@@ -5,6 +5,7 @@ import type { Db } from '../db';
 import type { ApiKey } from '../generated/prisma/client';
 import type { RoutingPolicy } from '@patchbay/model-routing';
 import { toRoutingPolicy } from '../routing/policies';
+import { loadGuardrails, type OrganizationGuardrails } from '../guardrails/guardrails';
 
 /** A verified gateway API key (organization or customer key), cached in process. */
 export interface GatewayKeyPrincipal {
@@ -42,6 +43,8 @@ export interface OrganizationGatewayData {
   customers: Map<string, { id: string; budgetMicros: number | null; active: boolean }>;
   /** The organization's routing policies (issue 10), resolved in memory on every request. */
   routingPolicies: RoutingPolicy[];
+  /** Prompt-injection settings, customer overrides and DLP rules (issue 10 §3), compiled in memory. */
+  guardrails: OrganizationGuardrails;
 }
 
 export function tagId(key: string, value: string): string {
@@ -80,7 +83,7 @@ export function dbKeyLoader(db: Db): KeyLoader<GatewayKeyPrincipal> {
 
 export function organizationDataLoader(db: Db, loadSettings: (organizationId: string) => Promise<OrganizationSettings | null>, secrets: SecretBox): KeyLoader<OrganizationGatewayData> {
   return async (organizationId) => {
-    const [settings, blocked, tags, vendorKeys, projects, customers, policies] = await Promise.all([
+    const [settings, blocked, tags, vendorKeys, projects, customers, policies, guardrails, piOverrides] = await Promise.all([
       loadSettings(organizationId),
       db.blockedModel.findMany({ where: { organizationId } }),
       db.tag.findMany({ where: { organizationId } }),
@@ -88,6 +91,8 @@ export function organizationDataLoader(db: Db, loadSettings: (organizationId: st
       db.project.findMany({ where: { organizationId } }),
       db.customer.findMany({ where: { organizationId } }),
       db.routingPolicy.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } }),
+      db.guardrailSettings.findUnique({ where: { organizationId } }),
+      db.customerPiOverride.findMany({ where: { organizationId } }),
     ]);
     if (!settings) return null;
     return {
@@ -101,6 +106,7 @@ export function organizationDataLoader(db: Db, loadSettings: (organizationId: st
       projects: new Map(projects.map((p) => [p.id, { id: p.id, budgetMicros: p.budgetMicros === null ? null : Number(p.budgetMicros) }])),
       customers: new Map(customers.map((c) => [c.id, { id: c.id, budgetMicros: c.budgetMicros === null ? null : Number(c.budgetMicros), active: c.active }])),
       routingPolicies: policies.map(toRoutingPolicy),
+      guardrails: loadGuardrails(guardrails, piOverrides),
     };
   };
 }

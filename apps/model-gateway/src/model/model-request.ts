@@ -20,6 +20,7 @@ import type { Reservation, SpendControl, SpendSubject } from '../spend/spend-con
 import type { UsageRecorder } from '../usage/usage-records';
 import type { RoutingDeps } from '../routing/routing';
 import type { VendorCredential } from '../vendors/platform-vendors';
+import type { GuardrailOptions } from '../guardrails/guardrails';
 
 /** What every model endpoint runs on, built once at boot. */
 export interface ModelDeps {
@@ -35,6 +36,8 @@ export interface ModelDeps {
   timeouts: StreamTimeouts;
   /** Routing policies, resolution and failover (issue 10). */
   routing: RoutingDeps;
+  /** Guardrail options (issue 10 §3): the settings themselves come with the organization's cached data. */
+  guardrails: GuardrailOptions;
 }
 
 export interface Caller {

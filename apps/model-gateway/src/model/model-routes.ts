@@ -25,6 +25,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { microsToUsd, reserveMicros } from '../catalog/catalog';
 import { sendModelError, toGatewayErrorLike } from '../http/errors';
 import { appRoute, decideRoutes } from '../routing/routing';
+import { guardRequest, GUARDRAILS_ALERT_HEADER, withGuardrailsMetadata } from '../guardrails/guardrails';
 import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route } from './model-request';
 
 export const OVERHEAD_HEADER = 'X-Gateway-Overhead-Ms';
@@ -70,6 +71,10 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
     checkInlineMedia(parsed.request);
     const scope = resolveScope(req, caller, parsed.gateway);
     ledger.scope = scope;
+    // Guardrails (issue 10 §3), from the organization's cached data: 422 before any vendor call, or a redacted prompt.
+    const guarded = guardRequest(caller.org.guardrails, scope.customerId, parsed.request, parsed.gateway.include_guardrails_metadata, deps.guardrails);
+    parsed.request = guarded.request;
+    const guardrailHeaders: Record<string, string> = guarded.alerted ? { [GUARDRAILS_ALERT_HEADER]: 'prompt_injection' } : {};
     const inputEstimate = estimateInputTokens(parsed.request);
     const requestedMax = requestedMaxOutputTokens(parsed.request);
     const decisionStart = ledger.elapsedMs();
@@ -112,7 +117,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
             // The organization's daily request count (free plan) counts the client's request once, not each attempt.
             const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput), context.attempt === 0);
             attemptLedger.reservation = admitted.reservation;
-            headers = admitted.headers;
+            headers = { ...guardrailHeaders, ...admitted.headers };
           },
           attemptFailed: ({ error, usage }) => {
             const failure = toGatewayErrorLike(error);
@@ -136,9 +141,10 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
     if (!stream) {
       const response = result.value as CanonicalResponse;
       response.warnings.unshift(...parsed.warnings);
+      guarded.answer(response, ledger);
       const cost = ledger.cost(response.usage);
       const body = renderResponse(surface, { ...response, model: shownModel }, { costUsd: microsToUsd(cost), routing: metadata(cost) }, echo);
-      res.set(headers).set(OVERHEAD_HEADER, requestLedger.overheadMs()).status(200).json(body);
+      res.set(headers).set(OVERHEAD_HEADER, requestLedger.overheadMs()).status(200).json(withGuardrailsMetadata(body, guarded.metadata));
       ledger.finish('finished', 200, response.usage);
       return;
     }

@@ -86,3 +86,15 @@ export type UsageRecord = Prisma.UsageRecordModel
  * 
  */
 export type EventOutbox = Prisma.EventOutboxModel
+/**
+ * Model GuardrailSettings
+ * Guardrails of an organization (issue 10 §3): prompt-injection settings (wire shape of
+ * @patchbay/prompt-injection, validated on write), data-loss prevention rules (@patchbay/security-scanner
+ * SecurityRule objects, validated on write) and whether the check endpoint is enabled.
+ */
+export type GuardrailSettings = Prisma.GuardrailSettingsModel
+/**
+ * Model CustomerPiOverride
+ * A customer's sparse prompt-injection override (absent fields inherit the organization's).
+ */
+export type CustomerPiOverride = Prisma.CustomerPiOverrideModel

@@ -405,7 +405,9 @@ export const ModelName = {
   BlockedModel: 'BlockedModel',
   RoutingPolicy: 'RoutingPolicy',
   UsageRecord: 'UsageRecord',
-  EventOutbox: 'EventOutbox'
+  EventOutbox: 'EventOutbox',
+  GuardrailSettings: 'GuardrailSettings',
+  CustomerPiOverride: 'CustomerPiOverride'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -421,7 +423,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox"
+    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1091,6 +1093,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    GuardrailSettings: {
+      payload: Prisma.$GuardrailSettingsPayload<ExtArgs>
+      fields: Prisma.GuardrailSettingsFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.GuardrailSettingsFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.GuardrailSettingsFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>
+        }
+        findFirst: {
+          args: Prisma.GuardrailSettingsFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.GuardrailSettingsFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>
+        }
+        findMany: {
+          args: Prisma.GuardrailSettingsFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>[]
+        }
+        create: {
+          args: Prisma.GuardrailSettingsCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>
+        }
+        createMany: {
+          args: Prisma.GuardrailSettingsCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.GuardrailSettingsCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>[]
+        }
+        delete: {
+          args: Prisma.GuardrailSettingsDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>
+        }
+        update: {
+          args: Prisma.GuardrailSettingsUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>
+        }
+        deleteMany: {
+          args: Prisma.GuardrailSettingsDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.GuardrailSettingsUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.GuardrailSettingsUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>[]
+        }
+        upsert: {
+          args: Prisma.GuardrailSettingsUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$GuardrailSettingsPayload>
+        }
+        aggregate: {
+          args: Prisma.GuardrailSettingsAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateGuardrailSettings>
+        }
+        groupBy: {
+          args: Prisma.GuardrailSettingsGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GuardrailSettingsGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.GuardrailSettingsCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.GuardrailSettingsCountAggregateOutputType> | number
+        }
+      }
+    }
+    CustomerPiOverride: {
+      payload: Prisma.$CustomerPiOverridePayload<ExtArgs>
+      fields: Prisma.CustomerPiOverrideFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CustomerPiOverrideFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CustomerPiOverrideFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>
+        }
+        findFirst: {
+          args: Prisma.CustomerPiOverrideFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CustomerPiOverrideFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>
+        }
+        findMany: {
+          args: Prisma.CustomerPiOverrideFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>[]
+        }
+        create: {
+          args: Prisma.CustomerPiOverrideCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>
+        }
+        createMany: {
+          args: Prisma.CustomerPiOverrideCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CustomerPiOverrideCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>[]
+        }
+        delete: {
+          args: Prisma.CustomerPiOverrideDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>
+        }
+        update: {
+          args: Prisma.CustomerPiOverrideUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>
+        }
+        deleteMany: {
+          args: Prisma.CustomerPiOverrideDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CustomerPiOverrideUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CustomerPiOverrideUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>[]
+        }
+        upsert: {
+          args: Prisma.CustomerPiOverrideUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CustomerPiOverridePayload>
+        }
+        aggregate: {
+          args: Prisma.CustomerPiOverrideAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCustomerPiOverride>
+        }
+        groupBy: {
+          args: Prisma.CustomerPiOverrideGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CustomerPiOverrideGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CustomerPiOverrideCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CustomerPiOverrideCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1289,6 +1439,27 @@ export const EventOutboxScalarFieldEnum = {
 export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
 
 
+export const GuardrailSettingsScalarFieldEnum = {
+  organizationId: 'organizationId',
+  piSettings: 'piSettings',
+  dlpRules: 'dlpRules',
+  checkEnabled: 'checkEnabled',
+  updatedAt: 'updatedAt'
+} as const
+
+export type GuardrailSettingsScalarFieldEnum = (typeof GuardrailSettingsScalarFieldEnum)[keyof typeof GuardrailSettingsScalarFieldEnum]
+
+
+export const CustomerPiOverrideScalarFieldEnum = {
+  organizationId: 'organizationId',
+  customerId: 'customerId',
+  override: 'override',
+  updatedAt: 'updatedAt'
+} as const
+
+export type CustomerPiOverrideScalarFieldEnum = (typeof CustomerPiOverrideScalarFieldEnum)[keyof typeof CustomerPiOverrideScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -1302,6 +1473,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -1627,6 +1806,8 @@ export type GlobalOmitConfig = {
   routingPolicy?: Prisma.RoutingPolicyOmit
   usageRecord?: Prisma.UsageRecordOmit
   eventOutbox?: Prisma.EventOutboxOmit
+  guardrailSettings?: Prisma.GuardrailSettingsOmit
+  customerPiOverride?: Prisma.CustomerPiOverrideOmit
 }
 
 /* Types for Logging */

@@ -59,7 +59,9 @@ export const ModelName = {
   BlockedModel: 'BlockedModel',
   RoutingPolicy: 'RoutingPolicy',
   UsageRecord: 'UsageRecord',
-  EventOutbox: 'EventOutbox'
+  EventOutbox: 'EventOutbox',
+  GuardrailSettings: 'GuardrailSettings',
+  CustomerPiOverride: 'CustomerPiOverride'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -237,6 +239,27 @@ export const EventOutboxScalarFieldEnum = {
 export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
 
 
+export const GuardrailSettingsScalarFieldEnum = {
+  organizationId: 'organizationId',
+  piSettings: 'piSettings',
+  dlpRules: 'dlpRules',
+  checkEnabled: 'checkEnabled',
+  updatedAt: 'updatedAt'
+} as const
+
+export type GuardrailSettingsScalarFieldEnum = (typeof GuardrailSettingsScalarFieldEnum)[keyof typeof GuardrailSettingsScalarFieldEnum]
+
+
+export const CustomerPiOverrideScalarFieldEnum = {
+  organizationId: 'organizationId',
+  customerId: 'customerId',
+  override: 'override',
+  updatedAt: 'updatedAt'
+} as const
+
+export type CustomerPiOverrideScalarFieldEnum = (typeof CustomerPiOverrideScalarFieldEnum)[keyof typeof CustomerPiOverrideScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -250,6 +273,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
