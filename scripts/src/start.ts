@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     const apps = installedApps();
     for (const app of apps) if (app.edgeVariable) baseEnv[app.edgeVariable] ??= `http://127.0.0.1:${portOf(app)}`;
     // Links sent to end users (magic links) come from configuration, never from a request's Host header.
-    baseEnv.PATCHBAY_PUBLIC_URL ||= `http://127.0.0.1:${portOf({ name: 'edge-router', port: 8080 })}`;
+    baseEnv.PATCHBAY_PUBLIC_URL ||= `http://localhost:${portOf({ name: 'edge-router', port: 8080 })}`;
 
     const startProcess = (name: string, entry: string, port: number) => {
       const child = spawn(process.execPath, [entry], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });

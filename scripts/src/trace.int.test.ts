@@ -107,13 +107,14 @@ test('one MCP tools/call is one trace: edge router, runtime, registry lookups, t
     PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
   };
   await startTraced('access-keys-and-audit', 'access-keys-and-audit', 'main.js', { ...shared, PORT: String(accessKeysPort) });
-  await startTraced('connector-registry', 'connector-registry', 'main.js', { ...shared, PORT: String(registryPort), PATCHBAY_ENCRYPTION_KEYS: `t1:${randomBytes(32).toString('base64')}` });
+  await startTraced('connector-registry', 'connector-registry', 'main.js', { ...shared, PORT: String(registryPort), PATCHBAY_PUBLIC_URL: `http://127.0.0.1:${edgePort}`, PATCHBAY_ENCRYPTION_KEYS: `t1:${randomBytes(32).toString('base64')}` });
   const runtimeEnv = {
     ...shared,
     // Every lookup of the call goes to the registry (no cache), and records go to the worker process.
     PACK_CACHE_TTL_MS: '0',
     CREDENTIAL_CACHE_TTL_MS: '0',
     TOOL_CALL_RECORD_WORKERS: 'false',
+    TOOL_CALL_RECORD_STORE: 'queue',
     PATCHBAY_CONNECTOR_BASE_URL_GITHUB: github.url,
   };
   await startTraced('mcp-runtime', 'mcp-runtime', 'main.js', { ...runtimeEnv, PORT: String(runtimePort) });

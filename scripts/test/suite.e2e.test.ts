@@ -21,6 +21,8 @@ const ADMIN_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5
 const DATABASE = `patchbay_e2e_${process.pid}`;
 const OFFSET = 20_000 + (process.pid % 1000);
 const EDGE = `http://127.0.0.1:${8080 + OFFSET}`;
+/** The public URL pnpm start configures (the address it prints): links in answers point there. */
+const PUBLIC = `http://localhost:${8080 + OFFSET}`;
 const run = promisify(execFile);
 
 /**
@@ -134,7 +136,7 @@ describe('the running suite through the edge router', () => {
     expect(created.status).toBe(201);
     const key = (await created.json()) as { id: string; key: string };
     const page = (await (await call('/api/v1/access-keys/?page_size=1', { key: master })).json()) as { next: string };
-    expect(page.next).toBe(`${EDGE}/api/v1/access-keys/?page_size=1&page=2`);
+    expect(page.next).toBe(`${PUBLIC}/api/v1/access-keys/?page_size=1&page=2`);
     expect((await call(`/api/v1/access-keys/${key.id}/revoke/`, { key: master, method: 'POST' })).status).toBe(204);
     expect((await call('/api/v1/access-keys/', { key: key.key })).status).toBe(401);
     const audit = (await (await call('/api/v1/audit-log/?event_type=access_key.revoked', { key: master })).json()) as { results: Array<{ actor_key_id: string; target_key_id: string }> };
@@ -171,16 +173,16 @@ describe('the running suite through the edge router', () => {
     expect(listed.result.tools.map((t: { name: string }) => t.name)).toEqual(['github__get_issue']);
     const called = await json(await call(mcp, { key: master, method: 'POST', body: JSON.stringify({ id: 2, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__get_issue', arguments: { input: { owner: 'o', repo: 'r', issue_number: 1 } } } }) }));
     expect(called.result.isError).toBe(true);
-    expect(called.result.structuredContent.magic_link_url).toMatch(new RegExp(`^${EDGE}/link/lt_`));
+    expect(called.result.structuredContent.magic_link_url).toMatch(new RegExp(`^${PUBLIC}/link/lt_`));
     const page = await fetch(called.result.structuredContent.magic_link_url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('GitHub');
   });
 
-  it('answers paths of services not deployed yet with a JSON 503', async () => {
+  it('serves the unified data API through the edge: without an account token, the 401 envelope', async () => {
     const res = await call('/api/mktg/v1/events');
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { code: string }).code).toBe('service_unavailable');
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/Authorization: Bearer/);
   });
 
   it('the admin CLI finds the database pnpm start used and prints one JSON object', async () => {

@@ -41,6 +41,13 @@ const schema = z.object({
    * records never competes with tool calls for CPU.
    */
   TOOL_CALL_RECORD_WORKERS: booleanFromEnv.default(true),
+  /**
+   * How the replica that answers a call stores its record: `direct` writes each batch to PostgreSQL
+   * itself, with the queue only as a fallback (a record survives Redis losing its data); `queue` hands
+   * every batch to the record workers (no database writes on the answering replicas, but a record
+   * still waiting in Redis when Redis loses its data is lost).
+   */
+  TOOL_CALL_RECORD_STORE: z.enum(['direct', 'queue']).default('direct'),
   /** Tool-call records written to the database at once by this replica's queue consumer. */
   TOOL_CALL_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(50),
 });

@@ -80,10 +80,12 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   outboxRelay.start();
   const recorder = new ToolCallRecorder(
     new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: outboxRelay, logger }),
-    async (records) => {
-      await storeToolCallRecords(db, records, config.TOOL_CALL_RETENTION_DAYS);
-      noteRecordsStored(meter, records);
-    },
+    config.TOOL_CALL_RECORD_STORE === 'direct'
+      ? async (records) => {
+          await storeToolCallRecords(db, records, config.TOOL_CALL_RETENTION_DAYS);
+          noteRecordsStored(meter, records);
+        }
+      : undefined,
     logger,
   );
   const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;

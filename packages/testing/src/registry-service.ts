@@ -28,6 +28,8 @@ export async function startConnectorRegistryService(options: { registryDir: stri
     PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
     LOG_LEVEL: 'warn',
     OTEL_SDK_DISABLED: 'true',
+    // Magic links come from configuration only: the registry's own address stands for the public one.
+    PATCHBAY_PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...options.env,
   };
   return startServiceProcess('connector-registry', dir, env);
