@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { TestOrganization } from '@patchbay/testing';
 import { connectionSecretContext, storeCredential, type StoredSecret } from '../src/domain/store-credential';
 import { linkFlowContext } from '../src/domain/link-tokens';
-import { pkceChallenge } from '../src/domain/oauth-client';
+import { pkceChallenge } from '@patchbay/oauth';
 import { bearer, expectAuditEvent, request, startHarness, type Harness } from './harness';
 
 let h: Harness;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { TestOrganization } from '@patchbay/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { pkceChallenge } from '../src/domain/oauth-client';
+import { pkceChallenge } from '@patchbay/oauth';
 import { connectionSecretContext, type StoredSecret } from '../src/domain/store-credential';
 import { startFakeOAuthProvider, type FakeOAuthProvider } from './fake-oauth-provider';
 import { bearer, request, startHarness, type Harness } from './harness';

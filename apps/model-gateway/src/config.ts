@@ -23,6 +23,8 @@ const schema = z.object({
   GATEWAY_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   GATEWAY_TOTAL_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
+  /** Characters of a streamed answer DLP holds back, so a secret split across chunks is scanned whole (only with DLP rules). */
+  GATEWAY_DLP_STREAM_HOLDBACK_CHARS: z.coerce.number().int().min(16).max(65_536).default(256),
   /** How long a key (and its organization's gateway data) is reused; pub/sub invalidation makes changes immediate. */
   GATEWAY_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   /** Local development only: BYOK base URLs may point at private addresses. */
@@ -33,9 +35,32 @@ const schema = z.object({
   GATEWAY_BREAKER_FAILURES: z.coerce.number().int().min(1).default(3),
   GATEWAY_BREAKER_WINDOW_MS: z.coerce.number().int().min(100).default(30_000),
   GATEWAY_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Successes of a healthy route are written to route health once per this many ms (0: each at once); failures always at once. */
+  GATEWAY_ROUTE_HEALTH_SUCCESS_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** Redis key prefix of route health (breaker and latency); tests give each run its own. */
   GATEWAY_ROUTE_HEALTH_PREFIX: z.string().default('patchbay:routing:'),
   GATEWAY_USAGE_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(20),
+  /**
+   * Batches (OpenAI-compatible /v1/files and /v1/batches): largest input file (under the edge's 64 MB
+   * body limit, so the gateway's own 413 file_too_large is what a client sees), most lines in one,
+   * open batches per organization.
+   */
+  GATEWAY_BATCH_FILE_MAX_BYTES: z.coerce.number().int().min(1024).max(512 * 1024 * 1024).default(50 * 1024 * 1024),
+  GATEWAY_BATCH_MAX_LINES: z.coerce.number().int().min(1).default(50_000),
+  GATEWAY_BATCH_MAX_OPEN: z.coerce.number().int().min(1).default(25),
+  /** Batch creations of one organization in progress at once, across replicas (429 batch_submit_busy beyond). */
+  GATEWAY_BATCH_SUBMIT_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  /** Batch lines one worker process runs at once. */
+  GATEWAY_BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),
+  /**
+   * How long a batch worker holds a line's job without renewing its lock (BullMQ lockDuration; the
+   * stalled check runs as often): how soon the lines of a worker that died are taken over.
+   */
+  GATEWAY_BATCH_LOCK_MS: z.coerce.number().int().min(200).default(30_000),
+  /** Whether this process also runs the batch workers (the worker process, src/worker.ts, always does). */
+  GATEWAY_BATCH_WORKERS: booleanFromEnv.default(false),
+  /** Redis key prefix of the batch submit slots. */
+  GATEWAY_BATCH_KEY_PREFIX: z.string().default('patchbay:gateway:'),
 });
 
 export type Config = z.infer<typeof schema>;

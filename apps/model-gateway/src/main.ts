@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, logger);
   await startHttpService({
     name: SERVICE_NAME,
-    app: runtime.app,
+    app: runtime.listener,
     port: config.PORT,
     logger,
     // Hooks run in reverse: telemetry flushes last.

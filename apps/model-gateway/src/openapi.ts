@@ -16,7 +16,7 @@ const modelResponses = {
   '402': { description: 'budget_exceeded / payment_failed / api_key_limit_exceeded', content: json(modelError) },
   '403': { description: 'model_not_allowed (permission_error) or blocked_by_policy', content: json(modelError) },
   '413': { description: 'payload_too_large: inline base64 media over 20 MB (25 MB audio)', content: json(modelError) },
-  '422': { description: 'Guardrail block: blocked_by_pi_protection (code prompt_injection_detected, or sidecar_error when screening failed and pi_fail_closed) or blocked_by_policy (code dlp_blocked: a data-loss prevention rule on the prompt or the non-streamed answer); with include_guardrails_metadata the body carries `guardrails`. On /v1/responses also schema failures ({detail: [...]}).', content: json(modelError) },
+  '422': { description: 'Guardrail block: blocked_by_pi_protection (code prompt_injection_detected, or sidecar_error when screening failed and pi_fail_closed) or blocked_by_policy (code dlp_blocked: a data-loss prevention rule on the prompt, the embeddings or count_tokens input, or the non-streamed answer; a streamed answer is screened as it flows and a block ends the stream with the surface\'s error frame); with include_guardrails_metadata the body carries `guardrails`. On /v1/responses also schema failures ({detail: [...]}).', content: json(modelError) },
   '429': { description: 'free_tier_daily_limit, customer key rate limit (no code), vendor rate_limit_error', content: json(modelError) },
   '502': { description: 'provider_error from the vendor (under a routing policy, only when every route failed: the last failure)', content: json(modelError) },
 };
@@ -37,9 +37,65 @@ const mgmt = (scope: string, summary: string, method: 'get' | 'post' | 'patch' |
 });
 const p = (name: string, description = '') => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 
+const batchErrors = {
+  '400': { description: 'invalid_request_error: invalid_batch_file or duplicate_custom_id (the message names the line and its custom_id), invalid_purpose, endpoint_mismatch, invalid_metadata, …', content: json(modelError) },
+  '401': { description: 'Missing, invalid, disabled or management key', content: json(modelError) },
+  '404': { description: 'file_not_found / batch_not_found (another organization\'s, environment\'s or customer\'s ids are not found either)', content: json(modelError) },
+};
+const gatewayGet = (tag: string, summary: string, parameters: unknown[] = [], responses: Record<string, unknown> = {}) => ({
+  tags: [tag],
+  summary,
+  security: [{ gateway_key: [] }],
+  parameters,
+  responses: { '200': { description: 'OK', content: json(anyObject) }, ...batchErrors, ...responses },
+});
+const listParams = [
+  { name: 'after', in: 'query', schema: { type: 'string' }, description: 'last_id of the previous page' },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+];
+
+/** OpenAI's Files and Batches, at {gateway_url}/v1 and {gateway_url}/v1/openai (src/batches). */
+function batchPaths(base: string) {
+  return {
+    [`${base}/files`]: {
+      post: {
+        ...gatewayGet('Batches', 'Upload a batch input file: multipart/form-data with file (JSONL: one {custom_id, method: "POST", url: /v1/chat/completions | /v1/embeddings | /v1/responses, body} a line, custom_ids unique, no stream) and purpose "batch". Up to GATEWAY_BATCH_FILE_MAX_BYTES (default 50 MB) and GATEWAY_BATCH_MAX_LINES (default 50,000) lines. Returns the file object.', [], {
+          '413': { description: 'file_too_large', content: json(modelError) },
+        }),
+        requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file', 'purpose'], properties: { file: { type: 'string', format: 'binary' }, purpose: { type: 'string', enum: ['batch'] } } } } } },
+      },
+      get: gatewayGet('Batches', 'List files, newest first {object: list, data, first_id, last_id, has_more}', [...listParams, { name: 'purpose', in: 'query', schema: { type: 'string', enum: ['batch', 'batch_output', 'batch_error'] } }]),
+    },
+    [`${base}/files/{file_id}`]: {
+      get: gatewayGet('Batches', 'A file object {id, object: file, bytes, created_at, filename, purpose, status: processed}', [p('file_id')]),
+      delete: gatewayGet('Batches', 'Delete a file {id, object: file, deleted: true}; batches made from it keep their lines', [p('file_id')]),
+    },
+    [`${base}/files/{file_id}/content`]: {
+      get: { ...gatewayGet('Batches', "A file's content (application/jsonl). Output lines: {id, custom_id, response: {status_code, request_id, body}, error: null}; error-file lines: {id, custom_id, response (null when the line never got one), error: {code, message}}", [p('file_id')]), responses: { '200': { description: 'JSONL', content: { 'application/jsonl': { schema: { type: 'string' } } } }, ...batchErrors } },
+    },
+    [`${base}/batches`]: {
+      post: {
+        ...gatewayGet('Batches', 'Create a batch {input_file_id, endpoint, completion_window: "24h", metadata?}; every line runs as a request of this key (X-Svc-Customer, X-Project-Id and X-Svc-Routing-Policy-Id sent here apply to every line). Returns the batch object in status validating.', [], {
+          '429': { description: 'too_many_open_batches (25 open batches per organization), or batch_submit_busy with Retry-After: 5 (concurrent submits of the organization)', content: json(modelError) },
+        }),
+        requestBody: { required: true, content: json(anyObject) },
+      },
+      get: gatewayGet('Batches', 'List batches, newest first {object: list, data, first_id, last_id, has_more}', listParams),
+    },
+    [`${base}/batches/{batch_id}`]: {
+      get: gatewayGet('Batches', 'The batch object: status validating | in_progress | finalizing | completed | failed | cancelling | cancelled | expired, request_counts {total, completed, failed}, output_file_id, error_file_id, timestamps in Unix seconds', [p('batch_id')]),
+    },
+    [`${base}/batches/{batch_id}/cancel`]: {
+      post: gatewayGet('Batches', 'Cancel: lines not started never run; the batch is cancelling until running lines finish, then cancelled with the files of what ran', [p('batch_id')], {
+        '409': { description: 'batch_not_cancellable: the batch is already finished', content: json(modelError) },
+      }),
+    },
+  };
+}
+
 export const gatewayDocument = {
   openapi: '3.0.0',
-  info: { title: 'Patchbay model gateway', version: '1.0.0', description: 'One endpoint for many model vendors: native responses, OpenAI- and Anthropic-compatible surfaces, embeddings, the catalog, gateway keys and their management API, usage.' },
+  info: { title: 'Patchbay model gateway', version: '1.0.0', description: 'One endpoint for many model vendors: native responses, OpenAI- and Anthropic-compatible surfaces, embeddings, OpenAI-compatible files and batches, the catalog, gateway keys and their management API, usage.' },
   components: {
     securitySchemes: {
       gateway_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <gateway API key> (x-api-key also works on the Anthropic surface)' },
@@ -61,7 +117,7 @@ export const gatewayDocument = {
     '/v1/anthropic/v1/messages': modelPath('Anthropic messages (baseURL {gateway_url}/v1/anthropic)', 'Anthropic-compatible'),
     '/v1/messages/count_tokens': modelPath('Anthropic count_tokens', 'Anthropic-compatible'),
     '/v1/anthropic/v1/messages/count_tokens': modelPath('Anthropic count_tokens', 'Anthropic-compatible'),
-    '/v1/models': { get: { tags: ['Models'], summary: 'Models offered (a vendor with no key configured is not offered)', security: [{ gateway_key: [] }], responses: { '200': { description: '{object: list, data: [model]}', content: json(anyObject) } } } },
+    '/v1/models': { get: { tags: ['Models'], summary: 'Models offered (a vendor with no key configured is not offered); each vendor route shows zero_data_retention, region and self_hosted', security: [{ gateway_key: [] }], parameters: [{ name: 'zero_data_retention', in: 'query', required: false, description: 'true: only the vendor routes that retain nothing', schema: { type: 'string', enum: ['true', 'false'] } }], responses: { '200': { description: '{object: list, data: [model]}', content: json(anyObject) } } } },
     '/v1/models/{model}': { get: { tags: ['Models'], summary: 'One model; the id contains a slash (openai/gpt-4o), plain or encoded as %2F', security: [{ gateway_key: [] }], parameters: [p('model', 'provider/model')], responses: { '200': { description: 'The model', content: json(anyObject) }, '404': { description: 'Not offered', content: json(modelError) } } } },
     '/v1/openai/models': { get: { tags: ['OpenAI-compatible'], summary: 'Models (OpenAI SDK)', security: [{ gateway_key: [] }], responses: { '200': { description: 'List', content: json(anyObject) } } } },
     '/v1/keys': { ...mgmt('manage_api_keys', 'Create a gateway key (201; the raw key in `key`, once)', 'post', '201', [], true), ...mgmt('manage_api_keys', 'List keys (offset, limit; newest first)', 'get') },
@@ -112,6 +168,8 @@ export const gatewayDocument = {
         responses: { '200': { description: 'Results in input order', content: json(anyObject) }, '400': { description: 'Invalid input', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'pi_check_not_enabled, or missing scope', content: json(detailError) } },
       },
     },
+    ...batchPaths('/v1'),
+    ...batchPaths('/v1/openai'),
     '/v1/usage': mgmt('view_billing', 'Daily totals: start_date, end_date (YYYY-MM-DD, else 400 invalid_date), group_by key|model|project|customer|tag', 'get', '200', [
       { name: 'start_date', in: 'query', schema: { type: 'string', format: 'date' } },
       { name: 'end_date', in: 'query', schema: { type: 'string', format: 'date' } },

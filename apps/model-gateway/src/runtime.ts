@@ -4,9 +4,10 @@ import { createVendorHttp } from '@patchbay/model-wire';
 import { createGuardedRequest, type OutboundPolicy } from '@patchbay/outbound';
 import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv, type SecretBox } from '@patchbay/secrets';
-import { createRedis, type Logger } from '@patchbay/service-kit';
+import { createRedis, pingRedis, type HealthCheck, type Logger } from '@patchbay/service-kit';
+import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
-import { createApp } from './app';
+import { createRequestListener } from './app';
 import { loadCatalog, type Catalog } from './catalog/catalog';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
 import { createPrisma } from './db';
@@ -16,9 +17,12 @@ import { routingCatalog, type RoutingDeps } from './routing/routing';
 import { RedisSpendControl } from '@patchbay/gateway-spend';
 import { usageRecordsLedger } from './spend/usage-ledger';
 import type { SpendControl } from './spend/spend-control';
-import { UsageRecorder, startUsageConsumer } from './usage/usage-records';
+import { UsageRecorder, noteStored, startUsageConsumer } from './usage/usage-records';
 import { platformVendorsFromEnv } from './vendors/platform-vendors';
 import type { Scorer } from '@patchbay/prompt-injection';
+import { startBatchWorkers, type BatchRunnerDeps, type BatchWorkerOptions } from './batches/batch-runner';
+import { SubmitSlots } from './batches/submit-slots';
+import type { ModelDeps } from './model/model-request';
 
 export interface RuntimeOptions {
   /** Environment for vendor credentials and secrets (default process.env). */
@@ -33,9 +37,21 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
+  /** Serve this: the model endpoints (outside express), then the express app. */
+  listener: RequestListener;
+  /** The express app alone (every route but the model endpoints). */
   app: Express;
   recorder: UsageRecorder;
   caches: GatewayCaches;
+  /** What the batch workers run on (the model pipeline's dependencies). */
+  batchRunner: BatchRunnerDeps;
+  /**
+   * Starts batch workers on their own Redis connection (stopped by close()); the worker process
+   * calls it, tests start and kill several. Options default to the config's.
+   */
+  startBatchWorkers(options?: Partial<BatchWorkerOptions>): { close(force?: boolean): Promise<void> };
+  /** PostgreSQL and Redis reachable: /healthz of the app and of the worker process. */
+  healthChecks: HealthCheck[];
   /** Stops the workers, then closes every connection (the HTTP server is the caller's). */
   close(): Promise<void>;
 }
@@ -74,53 +90,90 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
-  const recorder = new UsageRecorder(new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger }));
+  const producer = new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger });
+  const recorder = new UsageRecorder(producer);
   // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
   const spend = options.spend ?? new RedisSpendControl(redis, { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) });
   const consumer = config.GATEWAY_USAGE_WORKERS
-    ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (job) => void spend.noteRecorded(job.organization_id, [job.spend_epoch]).catch(() => undefined) })
+    ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (records) => noteStored(spend, records) })
     : null;
 
-  const routing: RoutingDeps = {
-    catalog: routingCatalog(catalog),
-    health: new RouteHealth(redis, {
-      keyPrefix: config.GATEWAY_ROUTE_HEALTH_PREFIX,
-      threshold: config.GATEWAY_BREAKER_FAILURES,
-      windowMs: config.GATEWAY_BREAKER_WINDOW_MS,
-      cooldownMs: config.GATEWAY_BREAKER_COOLDOWN_MS,
-      onError: (err) => logger.warn({ err: { message: (err as Error).message } }, 'route health unavailable: routing goes on with every route closed'),
-    }),
-  };
+  const health = new RouteHealth(redis, {
+    keyPrefix: config.GATEWAY_ROUTE_HEALTH_PREFIX,
+    threshold: config.GATEWAY_BREAKER_FAILURES,
+    windowMs: config.GATEWAY_BREAKER_WINDOW_MS,
+    cooldownMs: config.GATEWAY_BREAKER_COOLDOWN_MS,
+    successFlushMs: config.GATEWAY_ROUTE_HEALTH_SUCCESS_FLUSH_MS,
+    onError: (err) => logger.warn({ err: { message: (err as Error).message } }, 'route health unavailable: routing goes on with every route closed'),
+  });
+  const routing: RoutingDeps = { catalog: routingCatalog(catalog), health };
   const outboundPolicy: OutboundPolicy = { allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK };
   const vendorHttp = createVendorHttp();
-  const app = createApp({
+  const model: ModelDeps = {
+    catalog,
+    platformVendors,
+    caches,
+    spend,
+    recorder,
+    vendorHttp,
+    guardedHttp: createGuardedRequest(outboundPolicy, { requireHttps: !outboundPolicy.allowPrivateNetwork }),
+    timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
+    routing,
+    guardrails: { streamHoldBack: config.GATEWAY_DLP_STREAM_HOLDBACK_CHARS, ...(options.piScorer ? { scorer: options.piScorer } : {}) },
+  };
+  const batchLimits = { fileMaxBytes: config.GATEWAY_BATCH_FILE_MAX_BYTES, maxLines: config.GATEWAY_BATCH_MAX_LINES, maxOpenBatches: config.GATEWAY_BATCH_MAX_OPEN };
+  const healthChecks: HealthCheck[] = [
+    { name: 'postgres', check: async () => { await db.$queryRaw`SELECT 1`; } },
+    { name: 'redis', check: () => pingRedis(redis) },
+  ];
+  const { app, listener } = createRequestListener({
     logger,
     db,
-    redis,
+    healthChecks,
     maxBodyBytes: config.GATEWAY_MAX_BODY_BYTES,
-    model: {
-      catalog,
-      platformVendors,
-      caches,
-      spend,
-      recorder,
-      vendorHttp,
-      guardedHttp: createGuardedRequest(outboundPolicy, { requireHttps: !outboundPolicy.allowPrivateNetwork }),
-      timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
-      routing,
-      guardrails: options.piScorer ? { scorer: options.piScorer } : {},
-    },
+    model,
+    batches: { db, caches, limits: batchLimits, slots: new SubmitSlots(redis, { cap: config.GATEWAY_BATCH_SUBMIT_CONCURRENCY, keyPrefix: config.GATEWAY_BATCH_KEY_PREFIX }), relay, producer, logger },
     management: { db, auth: { management, caches }, invalidate, spend, secrets, catalog, outboundPolicy },
     routingPolicies: { db, auth: { management, caches }, invalidate, catalog: routing.catalog },
     guardrails: { db, auth: { management, caches }, invalidate },
   });
 
+  const batchRunner: BatchRunnerDeps = { db, model, producer, logger };
+  const batchWorkers: Array<{ close(force?: boolean): Promise<void> }> = [];
+  const startWorkers = (overrides: Partial<BatchWorkerOptions> = {}) => {
+    const connection = overrides.connection ?? createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:batch-workers` });
+    const workers = startBatchWorkers(batchRunner, {
+      connection,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.GATEWAY_BATCH_CONCURRENCY,
+      lockDurationMs: config.GATEWAY_BATCH_LOCK_MS,
+      stalledIntervalMs: config.GATEWAY_BATCH_LOCK_MS,
+      ...overrides,
+    });
+    const handle = {
+      async close(force = false) {
+        batchWorkers.splice(batchWorkers.indexOf(handle), 1);
+        await workers.close(force);
+        if (!overrides.connection && typeof connection === 'object' && 'disconnect' in connection) (connection as { disconnect(): void }).disconnect();
+      },
+    };
+    batchWorkers.push(handle);
+    return handle;
+  };
+  if (config.GATEWAY_BATCH_WORKERS) startWorkers();
+
   return {
+    listener,
     app,
     recorder,
     caches,
+    batchRunner,
+    startBatchWorkers: startWorkers,
+    healthChecks,
     async close() {
+      for (const workers of [...batchWorkers]) await workers.close();
       await recorder.flush();
+      await health.flush();
       await consumer?.close();
       await relay.stop();
       await queues.close();

@@ -268,6 +268,113 @@ describe('data-loss prevention', () => {
   });
 });
 
+describe('data-loss prevention on streams, embeddings and count_tokens', () => {
+  const CARD = '4111 1111 1111 1111';
+  const filler = 'The quarterly report shows steady growth across every region we serve. '.repeat(8);
+  const cardRule = (action: 'redact' | 'block') => ({ rules: [{ name: 'Cards', detector: 'CREDIT_CARD', direction: 'outbound', action }] });
+  const stream = async (path: string, body: Record<string, unknown>) => {
+    const res = await fetch(`${h.gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, ...body }) });
+    return { status: res.status, text: await res.text() };
+  };
+  const chatDeltas = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((f) => f.startsWith('data: {'))
+      .map((f) => JSON.parse(f.slice(6)) as { choices?: Array<{ delta?: { content?: string } }> })
+      .map((c) => c.choices?.[0]?.delta?.content ?? '')
+      .join('');
+
+  afterAll(async () => {
+    await put('/v1/organization/dlp-rules', { rules: [] });
+  });
+
+  test('redact on a streamed answer: a card number split across chunks reaches the client redacted, and the stream finishes', async () => {
+    await piSettings({ pi_mode: 'off' });
+    await put('/v1/organization/dlp-rules', cardRule('redact'));
+    const answer = `${filler}Pay with ${CARD} before Friday. ${filler}`;
+    await eventually(async () => {
+      h.openai.script({ text: answer });
+      const res = await stream('/v1/chat/completions', { model: 'openai/gpt-4o', messages: [{ role: 'user', content: BENIGN }] });
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('data: [DONE]');
+      expect(chatDeltas(res.text)).toBe(answer.replace(CARD, '[REDACTED:CREDIT_CARD]'));
+    }, 3000);
+  });
+
+  test('block on a streamed answer: the text before it flows, then the surface error frame, never a clean finish', async () => {
+    await put('/v1/organization/dlp-rules', cardRule('block'));
+    const answer = `${filler}Pay with ${CARD} before Friday. ${filler}`;
+    await eventually(async () => {
+      h.openai.script({ text: answer });
+      const res = await stream('/v1/chat/completions', { model: 'openai/gpt-4o', messages: [{ role: 'user', content: BENIGN }] });
+      expect(res.status).toBe(200);
+      const frames = res.text.split('\n\n').filter((f) => f.startsWith('data: '));
+      expect(JSON.parse(frames.at(-1)!.slice(6))).toMatchObject({ error: { type: 'blocked_by_policy', code: 'dlp_blocked' } });
+      expect(res.text).not.toContain('[DONE]');
+      expect(res.text).not.toContain('"finish_reason":"stop"');
+      // The answer streamed up to the held-back window; no digit of the card left the gateway.
+      const seen = chatDeltas(res.text);
+      expect(seen.length).toBeGreaterThan(100);
+      expect(answer.startsWith(seen)).toBe(true);
+      expect(seen).not.toContain('4111');
+    }, 3000);
+    // The Anthropic surface ends with its own error event; the native one with response.error.
+    h.anthropic.script({ text: answer });
+    const messages = await stream('/v1/messages', { model: 'anthropic/claude-haiku-4-5', max_tokens: 500, messages: [{ role: 'user', content: BENIGN }] });
+    expect(messages.text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"blocked_by_policy"/);
+    expect(messages.text).not.toContain('message_stop');
+    expect(messages.text).not.toContain('4111');
+    h.anthropic.script({ text: answer });
+    const native = await stream('/v1/responses', { model: 'anthropic/claude-haiku-4-5', input: BENIGN });
+    expect(native.text).toContain('response.error');
+    expect(native.text).toContain('dlp_blocked');
+    expect(native.text).not.toContain('response.done');
+    // The vendor ran: the blocked stream is recorded as failed 422 with what it produced.
+    await eventually(async () => {
+      const records = await db.usageRecord.findMany({ where: { organizationId: org.organizationId, errorCode: 'dlp_blocked', stream: true } });
+      expect(records.length).toBeGreaterThanOrEqual(3);
+      expect(records.every((r) => r.status === 422 && r.costMicros > 0n)).toBe(true);
+    }, 5000);
+  });
+
+  test('embeddings input: redacted before the vendor sees it; a block rule is 422 dlp_blocked', async () => {
+    await put('/v1/organization/dlp-rules', { rules: [{ name: 'Emails', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'redact' }] });
+    const embed = (input: unknown) => call(h.gatewayUrl, key, 'POST', '/v1/embeddings', { model: 'openai/text-embedding-3-small', input });
+    await eventually(async () => {
+      h.openai.reset();
+      expect((await embed(['first text', 'mail alice@example.com'])).status).toBe(200);
+      expect((h.openai.requests.at(-1)!.json as { input: string[] }).input).toEqual(['first text', 'mail [REDACTED:EMAIL_ADDRESS]']);
+    }, 3000);
+    await put('/v1/organization/dlp-rules', { rules: [{ name: 'Emails', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'block' }] });
+    await eventually(async () => {
+      h.openai.reset();
+      const res = await embed('mail alice@example.com');
+      expect([res.status, res.body.error?.type, res.body.error?.code]).toEqual([422, 'blocked_by_policy', 'dlp_blocked']);
+      expect(res.body.error.message).toContain('Emails');
+      expect(h.openai.requests).toHaveLength(0);
+    }, 3000);
+  });
+
+  test('count_tokens input: redacted before the vendor counts it; a block rule is 422 dlp_blocked', async () => {
+    await put('/v1/organization/dlp-rules', { rules: [{ name: 'Emails', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'redact' }] });
+    const count = () => call(h.gatewayUrl, key, 'POST', '/v1/messages/count_tokens', { model: 'anthropic/claude-haiku-4-5', messages: [{ role: 'user', content: 'mail alice@example.com' }] });
+    await eventually(async () => {
+      h.anthropic.reset();
+      expect((await count()).status).toBe(200);
+      const sent = JSON.stringify(h.anthropic.requests.at(-1)!.json);
+      expect(sent).toContain('[REDACTED:EMAIL_ADDRESS]');
+      expect(sent).not.toContain('alice@example.com');
+    }, 3000);
+    await put('/v1/organization/dlp-rules', { rules: [{ name: 'Emails', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'block' }] });
+    await eventually(async () => {
+      h.anthropic.reset();
+      const res = await count();
+      expect([res.status, res.body.type, res.body.error?.type]).toEqual([422, 'error', 'blocked_by_policy']);
+      expect(h.anthropic.requests).toHaveLength(0);
+    }, 3000);
+  });
+});
+
 describe('the check endpoint', () => {
   test('403 pi_check_not_enabled until enabled; then each text screened as block mode would', async () => {
     const fresh = await createOrg(h);

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { generateEncryptionKey } from '@patchbay/secrets';
 import { startFakeAnthropic, startFakeGemini, startFakeOpenAI, startFakeOpenAICompatible, type FakeVendor } from '@patchbay/provider-fakes';
@@ -64,7 +64,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}, options: Omit<Ru
   const startReplica = async (): Promise<string> => {
     const runtime = await createRuntime(config, createLogger('test', 'silent'), { ...options, env: gatewayEnv });
     const server: Server = await new Promise((resolve) => {
-      const s = runtime.app.listen(0, '127.0.0.1', () => resolve(s));
+      const s = createServer(runtime.listener).listen(0, '127.0.0.1', () => resolve(s));
     });
     replicas.push({ server, runtime });
     return `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -9,19 +9,23 @@ import { call, createKey, createOrg, eventually, startHarness, type Harness, typ
  * Routing policies and failover through the real gateway (issue 10 §1-2): the policy management
  * routes, aliases, the resolution order, and failover between vendor fakes. The test catalog has
  * openai/gpt-4o on two vendors (the OpenAI fake, and the Groq fake serving the same model) and
- * anthropic/claude-sonnet-4, so a policy can fail over between vendors and between models.
+ * anthropic/claude-sonnet-4, so a policy can fail over between vendors and between models. Groq is
+ * the one zero-data-retention vendor, Anthropic the one in the `eu` region, and meta-llama runs only
+ * on `vllm`, a self-hosted vendor an organization reaches through its own vendor key and base_url.
  */
 const price = (input: number, output: number) => ({ input_per_million: input, output_per_million: output });
 const caps = { input: ['text' as const, 'image' as const], output: ['text', 'tool_use'], supports_tool_calling: true, supports_tool_choice: true, supports_structured_outputs: true, streaming: true };
 const catalogFile: CatalogFile = {
   vendors: {
-    openai: { name: 'OpenAI', dialect: 'openai', default_base_url: 'https://api.openai.com/v1', supports_byok: true },
-    anthropic: { name: 'Anthropic', dialect: 'anthropic', default_base_url: 'https://api.anthropic.com', supports_byok: true },
-    groq: { name: 'Groq', dialect: 'openai-compatible', default_base_url: 'https://api.groq.com/openai/v1', supports_byok: true },
+    openai: { name: 'OpenAI', dialect: 'openai', default_base_url: 'https://api.openai.com/v1', supports_byok: true, region: 'us' },
+    anthropic: { name: 'Anthropic', dialect: 'anthropic', default_base_url: 'https://api.anthropic.com', supports_byok: true, region: 'eu' },
+    groq: { name: 'Groq', dialect: 'openai-compatible', default_base_url: 'https://api.groq.com/openai/v1', supports_byok: true, region: 'us', supports_zdr: true },
+    vllm: { name: 'Self-hosted', dialect: 'openai-compatible', default_base_url: 'http://localhost:8000/v1', supports_byok: true, self_hosted: true },
   },
   models: [
     { id: 'openai/gpt-4o', display_name: 'GPT-4o', type: 'chat', context_window: 128000, max_output_tokens: 16384, capabilities: caps, created_at: '2024-05-13', vendors: [{ vendor: 'openai', vendor_model: 'gpt-4o', pricing: { standard: price(2.5, 10), flex: price(1.25, 5) } }, { vendor: 'groq', vendor_model: 'gpt-4o', pricing: { standard: price(3, 12) } }] },
     { id: 'anthropic/claude-sonnet-4', display_name: 'Claude Sonnet 4', type: 'chat', context_window: 200000, max_output_tokens: 8192, capabilities: caps, created_at: '2025-05-22', vendors: [{ vendor: 'anthropic', vendor_model: 'claude-sonnet-4', pricing: { standard: price(3, 15) } }] },
+    { id: 'meta-llama/llama-3.3-70b', display_name: 'Llama 3.3 70B', type: 'chat', context_window: 128000, max_output_tokens: 8192, capabilities: caps, created_at: '2024-12-06', vendors: [{ vendor: 'vllm', vendor_model: 'meta-llama/Llama-3.3-70B-Instruct' }] },
     { id: 'openai/text-embedding-3-small', display_name: 'Embedding 3 small', type: 'embedding', context_window: 8192, max_output_tokens: 0, capabilities: { ...caps, input: ['text'], output: ['embedding'], supports_tool_calling: false, supports_tool_choice: false, supports_structured_outputs: false, streaming: false }, created_at: '2024-01-25', vendors: [{ vendor: 'openai', vendor_model: 'text-embedding-3-small', pricing: { standard: price(0.02, 0) } }] },
   ],
 };
@@ -117,6 +121,8 @@ describe('resolution through the server', () => {
   test('alias_not_supported on the embeddings endpoint', async () => {
     const res = await call(h.gatewayUrl, key, 'POST', '/v1/embeddings', { model: '@alias/support-agent', input: 'hi' });
     expect([res.status, res.body.error.code]).toEqual([400, 'alias_not_supported']);
+    const counted = await call(h.gatewayUrl, key, 'POST', '/v1/messages/count_tokens', { model: '@alias/support-agent', messages: [{ role: 'user', content: 'hi' }] });
+    expect([counted.status, counted.body.error.code]).toEqual([400, 'alias_not_supported']);
   });
 
   test('a key bound to a policy routes by it; the embeddings endpoint ignores the binding', async () => {
@@ -226,5 +232,56 @@ describe('failover through the server', () => {
     const res = await chat({ model: 'openai/gpt-4o', service_tier: 'flex', service_tier_fallback: true });
     expect(res.status).toBe(200);
     expect(h.openai.requests.map((r) => (r.json as { service_tier?: string }).service_tier)).toEqual(['flex', undefined]);
+  });
+});
+
+describe('400 codes of vendor restrictions', () => {
+  const policy = async (body: Record<string, unknown>, mgmtKey = org.mgmtKey): Promise<string> => {
+    const res = await call(h.gatewayUrl, mgmtKey, 'POST', '/v1/routing-policies', { strategy: 'priority', ...body });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  };
+  const codeOf = (res: { status: number; body: any }) => [res.status, res.body?.error?.code, res.body?.error?.type];
+
+  test('zdr_vendor_unavailable', async () => {
+    const none = await policy({ name: 'ZDR claude', zero_data_retention: true, targets: [{ model: 'anthropic/claude-sonnet-4' }] });
+    expect(codeOf(await chat({ routing_policy_id: none }))).toEqual([400, 'zdr_vendor_unavailable', 'invalid_request_error']);
+    expect(h.anthropic.requests).toHaveLength(0);
+    // With zero data retention on, only the retaining-nothing vendor of a model is tried.
+    const some = await policy({ name: 'ZDR gpt', zero_data_retention: true, targets: [{ model: 'openai/gpt-4o', vendors: ['openai', 'groq'] }] });
+    const res = await chat({ routing_policy_id: some });
+    expect(res.status).toBe(200);
+    expect([h.openai.requests.length, h.groq.requests.length]).toEqual([0, 1]);
+  });
+
+  test('vendor_restrictions_unavailable', async () => {
+    const eu = await policy({ name: 'EU gpt', allowed_regions: ['eu'], targets: [{ model: 'openai/gpt-4o' }] });
+    expect(codeOf(await chat({ routing_policy_id: eu }))).toEqual([400, 'vendor_restrictions_unavailable', 'invalid_request_error']);
+    const denied = await policy({ name: 'No gpt vendors', denied_vendors: ['openai', 'groq'], targets: [{ model: 'openai/gpt-4o' }] });
+    expect(codeOf(await chat({ routing_policy_id: denied }))).toEqual([400, 'vendor_restrictions_unavailable', 'invalid_request_error']);
+    const allowed = await policy({ name: 'Only anthropic', allowed_vendors: ['anthropic'], targets: [{ model: 'openai/gpt-4o' }] });
+    expect(codeOf(await chat({ routing_policy_id: allowed }))).toEqual([400, 'vendor_restrictions_unavailable', 'invalid_request_error']);
+    expect(h.openai.requests).toHaveLength(0);
+    // A region restriction filters: the policy's next model runs in the allowed region.
+    const euThenClaude = await policy({ name: 'EU any', allowed_regions: ['eu'], targets: [{ model: 'openai/gpt-4o' }, { model: 'anthropic/claude-sonnet-4' }] });
+    const res = await chat({ routing_policy_id: euThenClaude });
+    expect([res.status, res.body.model]).toEqual([200, 'anthropic/claude-sonnet-4']);
+    expect(h.openai.requests).toHaveLength(0);
+  });
+
+  test('self_hosted_unsupported_strategy', async () => {
+    const own = await createOrg(h);
+    const ownKey = (await createKey(h, own)).key;
+    // A self-hosted vendor is reached only through the organization's own endpoint.
+    expect((await call(h.gatewayUrl, own.mgmtKey, 'PUT', '/v1/vendor-keys/vllm', { api_key: 'sk-own' })).status).toBe(400);
+    expect((await call(h.gatewayUrl, own.mgmtKey, 'PUT', '/v1/vendor-keys/vllm', { api_key: h.groq.apiKeys.valid, base_url: h.groq.baseUrl })).status).toBe(200);
+    const cheapest = await policy({ name: 'Cheapest llama', strategy: 'lowest_cost', targets: [{ model: 'meta-llama/llama-3.3-70b' }] }, own.mgmtKey);
+    await eventually(async () => expect(codeOf(await chat({ routing_policy_id: cheapest }, {}, ownKey))).toEqual([400, 'self_hosted_unsupported_strategy', 'invalid_request_error']), 2000);
+    expect(h.groq.requests).toHaveLength(0);
+    // The same model under the priority strategy runs on the organization's endpoint.
+    const ordered = await policy({ name: 'Own llama', targets: [{ model: 'meta-llama/llama-3.3-70b' }] }, own.mgmtKey);
+    const res = await chat({ routing_policy_id: ordered }, {}, ownKey);
+    expect([res.status, res.body.model]).toEqual([200, 'meta-llama/llama-3.3-70b']);
+    expect((h.groq.requests.at(-1)!.json as { model: string }).model).toBe('meta-llama/Llama-3.3-70B-Instruct');
   });
 });

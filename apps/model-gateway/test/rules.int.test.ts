@@ -124,6 +124,28 @@ describe('errors in each surface envelope', () => {
     expect(invalid.body.type).toBe('error'); // Anthropic's envelope
   });
 
+  test('a key refused before its body is read still gets its answer through the edge, whatever the body size or framing', async () => {
+    const big = JSON.stringify({ model: 'openai/text-embedding-3-small', input: 'x'.repeat(900 * 1024) });
+    for (const chunked of [false, true]) {
+      for (const auth of [`Bearer ${org.mgmtKey}`, 'Bearer pbgw_nope']) {
+        const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const headers: Record<string, string> = { authorization: auth, 'content-type': 'application/json' };
+          if (!chunked) headers['content-length'] = String(Buffer.byteLength(big));
+          const req = request(new URL('/v1/embeddings', h.edgeUrl), { method: 'POST', headers }, (r) => {
+            let text = '';
+            r.on('data', (c: Buffer) => (text += c.toString()));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+          });
+          req.on('error', reject);
+          // Sent in pieces, so the answer can come while the body is still on its way.
+          for (let i = 0; i < big.length; i += 64 * 1024) req.write(big.slice(i, i + 64 * 1024));
+          req.end();
+        });
+        expect([chunked, auth.slice(0, 12), res.status, typeof res.body.error?.message]).toEqual([chunked, auth.slice(0, 12), 401, 'string']);
+      }
+    }
+  });
+
   test('a rejection of a streaming request, or an error in the first frame, is the same status and body as without streaming, and no stream', async () => {
     h.openai.setFault({ kind: 'overloaded' });
     const plain = await chat({});

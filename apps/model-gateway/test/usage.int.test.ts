@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DirectProducer, QueueSet, type GatewayUsageRecordJob } from '@patchbay/queues';
+import { DirectProducer, QUEUE_NAMES, QueueSet, type GatewayUsageRecordJob } from '@patchbay/queues';
 import { createLogger, createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL } from '@patchbay/testing';
 import { createPrisma, type Db } from '../src/db';
@@ -104,7 +104,9 @@ describe('records travel without loss', () => {
     };
     recorder.record(job);
     await recorder.flush();
-    expect(await db.eventOutbox.count({ where: { id } })).toBe(1);
+    // The batch it travels in is one outbox row, holding the record.
+    const rows = await db.eventOutbox.findMany({ where: { queue: QUEUE_NAMES.gatewayUsageRecords } });
+    expect(rows.filter((row) => (row.payload as { records?: Array<{ event_id: string }> }).records?.some((r) => r.event_id === id))).toHaveLength(1);
     // The harness gateway's own relay delivers it; its consumer stores it once.
     await eventually(async () => expect(await db.usageRecord.count({ where: { id } })).toBe(1), 8000);
     await queues.close();

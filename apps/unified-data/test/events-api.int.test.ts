@@ -186,6 +186,7 @@ describe('shell records', () => {
     const sink = new PostgresSyncSink(h.db, { linkedAccountId: account.id, runId: run.runId as string });
     const eventRemoteId = portal.allEvents()[0]?.objectId as string;
     await sink.writePage({ model: 'contacts', events: [], contacts: [], links: [{ eventRemoteId, contactRemoteId: 'not-fetched-yet' }], checkpoint: { step: 1 }, passId: 'p1' });
+    await sink.flush();
     const event = (await get(`/api/mktg/v1/events?remote_id=${eventRemoteId}`)).body.results[0] as EventRow;
     const hidden = await request(h.app).get(`/api/mktg/v1/events/${event.id}/contacts`).set(auth);
     expect(hidden.body.results.map((c: { remote_id: string }) => c.remote_id)).not.toContain('not-fetched-yet');
@@ -195,6 +196,7 @@ describe('shell records', () => {
     expect(shell.id).toMatch(/^[0-9a-f-]{36}$/);
     const fields = { first_name: 'Ada', last_name: 'L', email: 'ada@example.com', phone: null, state: null, country: 'GB', postal_code: null, remote_created_at: null, remote_updated_at: null };
     await sink.writePage({ model: 'contacts', events: [], contacts: [{ remoteId: 'not-fetched-yet', fields, remoteData: [], fieldMappings: {}, hash: 'h1' }], links: [{ eventRemoteId, contactRemoteId: 'not-fetched-yet' }], checkpoint: { step: 2 }, passId: 'p1' });
+    await sink.flush();
     const filled = await request(h.app).get(`/api/mktg/v1/events/${event.id}/contacts`).set(auth);
     expect(filled.body.results.find((c: { remote_id: string }) => c.remote_id === 'not-fetched-yet')).toMatchObject({ id: shell.id, first_name: 'Ada', country: 'GB' });
     await h.db.syncRun.update({ where: { linkedAccountId: account.id }, data: { runId: null } });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import type { RunSyncOptions, SyncOutcome } from '@patchbay/marketing-platforms';
-import { EVENTBRITE_FAKE_TOKENS, HUBSPOT_FAKE_TOKENS, startFakeEventbrite, startFakeHubspot, type FakeHubspot } from '@patchbay/provider-fakes';
+import { EVENTBRITE_FAKE_TOKENS, HUBSPOT_FAKE_TOKENS, startFakeEventbrite, startFakeHubspot, startFakeZoom, type FakeHubspot } from '@patchbay/provider-fakes';
 import { OutboxRelay, QUEUE_NAMES, QueueSet, createConsumer } from '@patchbay/queues';
 import { SecretBox } from '@patchbay/secrets';
 import { createLogger, createRedis } from '@patchbay/service-kit';
@@ -19,6 +19,7 @@ import { processSyncJob, type SyncJobResult, type SyncWorkerDeps } from '../src/
 export const QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'bull';
 
 type Eventbrite = Awaited<ReturnType<typeof startFakeEventbrite>>;
+type Zoom = Awaited<ReturnType<typeof startFakeZoom>>;
 
 export interface Harness {
   app: Express;
@@ -28,6 +29,7 @@ export interface Harness {
   accessKeys: RunningAccessKeys;
   hubspot: FakeHubspot;
   eventbrite: Eventbrite;
+  zoom: Zoom;
   queue: Queue;
   /** What each processed sync job ended with, in order. */
   results: Array<{ linkedAccountId: string; result: SyncJobResult }>;
@@ -52,6 +54,7 @@ export async function startHarness(): Promise<Harness> {
   const accessKeys = await startAccessKeysService();
   const hubspot = await startFakeHubspot(undefined, { recordRequests: true });
   const eventbrite = await startFakeEventbrite();
+  const zoom = await startFakeZoom();
   const db = createPrisma(TEST_DATABASE_URL, 6);
   const redis: Redis = createRedis(TEST_REDIS_URL);
   const subscriber = createRedis(TEST_REDIS_URL);
@@ -73,9 +76,21 @@ export async function startHarness(): Promise<Harness> {
     MKTG_SYNC_FREQUENCY_SECONDS: 3600,
     PATCHBAY_REGION: 'US' as const,
     PATCHBAY_MKTG_HUBSPOT_BASE_URL: hubspot.baseUrl,
-    PATCHBAY_MKTG_ZOOM_BASE_URL: 'http://127.0.0.1:9/v2',
-    PATCHBAY_MKTG_ZOOM_TOKEN_URL: 'http://127.0.0.1:9/oauth/token',
+    PATCHBAY_MKTG_ZOOM_BASE_URL: zoom.baseUrl,
+    PATCHBAY_MKTG_ZOOM_TOKEN_URL: zoom.tokenUrl,
     PATCHBAY_MKTG_EVENTBRITE_BASE_URL: eventbrite.baseUrl,
+    // The fakes' OAuth apps: HubSpot and Zoom offer "Sign in with"; Eventbrite's is left unconfigured (API token only).
+    PATCHBAY_MKTG_HUBSPOT_CLIENT_ID: hubspot.oauth.app.clientId,
+    PATCHBAY_MKTG_HUBSPOT_CLIENT_SECRET: hubspot.oauth.app.clientSecret,
+    PATCHBAY_MKTG_HUBSPOT_AUTHORIZE_URL: hubspot.authorizeUrl,
+    PATCHBAY_MKTG_HUBSPOT_TOKEN_URL: hubspot.oauthTokenUrl,
+    PATCHBAY_MKTG_HUBSPOT_SCOPES: 'crm.objects.marketing_events.read crm.objects.contacts.read',
+    PATCHBAY_MKTG_ZOOM_CLIENT_ID: zoom.oauth.app.clientId,
+    PATCHBAY_MKTG_ZOOM_CLIENT_SECRET: zoom.oauth.app.clientSecret,
+    PATCHBAY_MKTG_ZOOM_AUTHORIZE_URL: zoom.authorizeUrl,
+    PATCHBAY_MKTG_ZOOM_SCOPES: '',
+    PATCHBAY_MKTG_EVENTBRITE_AUTHORIZE_URL: eventbrite.authorizeUrl,
+    PATCHBAY_MKTG_EVENTBRITE_TOKEN_URL: eventbrite.oauthTokenUrl,
   };
   const box = new SecretBox({ test: randomBytes(32) }, 'test');
   const services: AppServices = { db, redis, box, config, relay, scheduler, logger };
@@ -103,6 +118,7 @@ export async function startHarness(): Promise<Harness> {
     accessKeys,
     hubspot,
     eventbrite,
+    zoom,
     queue,
     results,
     workerDeps,
@@ -155,6 +171,7 @@ export async function startHarness(): Promise<Harness> {
       await db.$disconnect();
       await hubspot.close();
       await eventbrite.close();
+      await zoom.close();
       await accessKeys.stop();
     },
   };

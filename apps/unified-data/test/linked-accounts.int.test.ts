@@ -146,3 +146,42 @@ describe('DELETE /api/mktg/v1/linked-accounts/{id}', () => {
     expect(types).toEqual(expect.arrayContaining(['linked_account.created', 'linked_account.account_token_regenerated', 'linked_account.deleted']));
   });
 });
+
+describe('GET /api/mktg/v1/linked-accounts pages with cursors', () => {
+  it('gives {next, previous, results} oldest first, page_size 1 to 100, previous walks back, and a bad cursor or page size is a 400', async () => {
+    const pager = await h.newOrganization();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await linkHubspot(h, pager.master_key, `pager-${i}`)).id);
+    const get = (query: string) => request(h.app).get(`/api/mktg/v1/linked-accounts${query}`).set(bearer(pager.master_key));
+
+    const first = await get('?page_size=2');
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['next', 'previous', 'results']);
+    expect(first.body.previous).toBeNull();
+    expect(first.body.results.map((a: { id: string }) => a.id)).toEqual(ids.slice(0, 2));
+    const second = await get(`?page_size=2&cursor=${encodeURIComponent(first.body.next)}`);
+    expect(second.body.results.map((a: { id: string }) => a.id)).toEqual(ids.slice(2, 4));
+    const third = await get(`?page_size=2&cursor=${encodeURIComponent(second.body.next)}`);
+    expect(third.body.results.map((a: { id: string }) => a.id)).toEqual(ids.slice(4));
+    expect(third.body.next).toBeNull();
+    const back = await get(`?page_size=2&cursor=${encodeURIComponent(third.body.previous)}`);
+    expect(back.body.results.map((a: { id: string }) => a.id)).toEqual(ids.slice(2, 4));
+    expect((await get('')).body.results).toHaveLength(5);
+
+    for (const size of ['0', '101', 'ten']) {
+      const bad = await get(`?page_size=${size}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.detail).toContain('page_size');
+    }
+    const forged = await get('?cursor=not-a-cursor');
+    expect(forged.status).toBe(400);
+    expect(forged.body.detail).toContain('cursor');
+    // A well-formed cursor of another list (events carry a third key part) is refused too.
+    const foreign = Buffer.from(JSON.stringify({ k: ['2026-01-01T00:00:00.000Z', ids[0], 'x'], d: 'n' })).toString('base64url');
+    expect((await get(`?cursor=${foreign}`)).status).toBe(400);
+    // A cursor is a position only: sent by another organization it pages that organization's list.
+    const elsewhere = await request(h.app).get(`/api/mktg/v1/linked-accounts?cursor=${encodeURIComponent(first.body.next)}`).set(bearer(other.master_key));
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.results.some((a: { id: string }) => ids.includes(a.id))).toBe(false);
+  });
+});

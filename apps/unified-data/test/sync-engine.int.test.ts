@@ -143,6 +143,36 @@ describe('sync engine', () => {
     expect(await writtenTwice(account.id)).toBe(0);
   });
 
+  it('two workers syncing accounts that share a HubSpot token stay within its ten-secondly limit together: no 429, the rest waits for the window', async () => {
+    const portal = h.hubspot.createPortal();
+    portal.seed({ events: 3, participantsPerEvent: 5 });
+    const first = await linkHubspot(h, org.master_key, undefined, portal.token);
+    const second = await linkHubspot(h, org.master_key, undefined, portal.token);
+    // Each sync needs 7 requests (an events page, then participations and a CRM batch read per event): 14 > 12.
+    h.hubspot.limits.set({ tenSecondly: 12 });
+    h.hubspot.requests.length = 0;
+    const otherWorker = { ...h.workerDeps, redis: h.redis.duplicate() };
+    try {
+      const results = await Promise.all([run(h.workerDeps, await accountRow(first.id)), run(otherWorker, await accountRow(second.id))]);
+      expect(h.hubspot.requests.filter((r) => r.status === 429)).toHaveLength(0);
+      expect(h.hubspot.requests.length).toBe(12);
+      // The sync that found the window full paused, to resume from its checkpoint when it has room again.
+      expect(results).toContain('rate_limited');
+      const paused = [first, second].filter((_, i) => results[i] === 'rate_limited');
+      for (const account of paused) {
+        const delayed = (await h.queue.getDelayed()).filter((j) => j.data.linked_account_id === account.id && !j.repeatJobKey);
+        expect(delayed).toHaveLength(1);
+        const resumeAt = (delayed[0]?.timestamp ?? 0) + (delayed[0]?.delay ?? 0);
+        expect(resumeAt).toBeGreaterThan(Date.now());
+        expect(resumeAt).toBeLessThanOrEqual(Date.now() + 10_000);
+        await delayed[0]?.remove();
+      }
+    } finally {
+      otherWorker.redis.disconnect();
+      h.hubspot.limits.set('unlimited');
+    }
+  });
+
   it('deleting a linked account while it syncs stops the sync and leaves none of its records', async () => {
     const { account } = await linkedPortal(6, 20);
     const row = await accountRow(account.id);
@@ -155,7 +185,7 @@ describe('sync engine', () => {
     expect(await h.db.contact.count({ where: { linkedAccountId: account.id } })).toBe(0);
   });
 
-  it('credentials that stop working put the account in RELINK_NEEDED with FAILED syncs and an audit event', async () => {
+  it('credentials that stop working put the account in RELINK_NEEDED with PAUSED syncs and an audit event', async () => {
     const { portal, account } = await linkedPortal(3, 1);
     const row = await accountRow(account.id);
     expect(await run(h.workerDeps, row)).toBe('done');
@@ -166,10 +196,12 @@ describe('sync engine', () => {
     expect(view.body.status_detail).toContain('HubSpot');
     const status = await request(h.app).get('/api/mktg/v1/sync-status').set(withAccount(org.master_key, account.account_token));
     expect(status.body.results.map((s: { status: string; last_sync_result: string }) => [s.status, s.last_sync_result])).toEqual([
-      ['FAILED', 'FAILED'],
-      ['FAILED', 'FAILED'],
+      ['PAUSED', 'FAILED'],
+      ['PAUSED', 'FAILED'],
     ]);
     await waitFor(async () => (await h.auditEvents(org.master_key)).some((e) => e.event_type === 'linked_account.credentials_invalid' && e.resource_id === account.id), 15_000, 'audit event');
+    // Scheduled syncs wait for a relink instead of asking the platform again with dead credentials.
+    expect(await processSyncJob(h.workerDeps, syncJob(await accountRow(account.id), 'incremental', 'schedule'))).toBe('skipped_paused');
   });
 
   it('field mappings are managed through the API and applied by the next sync', async () => {

@@ -1,6 +1,6 @@
 import { PlatformError } from './errors';
-import { PlatformHttp, jitteredBackoff, ownBackoff, parseRetryAfter, type PlatformProtocol } from './http';
-import type { HttpClient, HttpResponseLike } from './types';
+import { PlatformHttp, jitteredBackoff, ownBackoff, parseRetryAfter, withOAuthRefresh, type PlatformProtocol } from './http';
+import type { HttpClient, HttpResponseLike, RequestGate } from './types';
 import { hubspotProtocol } from './hubspot';
 
 const now = new Date('2026-11-24T10:00:00.000Z');
@@ -53,6 +53,38 @@ describe('the shared HTTP loop', () => {
     expect((await client.request({ method: 'GET', path: '/x', query: { a: 1, b: undefined, c: null } })).body).toEqual({ ok: true });
     expect(waits).toEqual([1000]);
     expect(asked).toEqual(['https://api.example/x?a=1', 'https://api.example/x?a=1']);
+  });
+
+  it('paces requests through the gate: learns HubSpot\'s window from its headers, waits a short wait in-run, and pauses as rate_limited on a long one without sending', async () => {
+    const learned: string[] = [];
+    const waitsGiven = [0, 400, 0, 9_000];
+    const gate: RequestGate = {
+      take: async (bucket, windowMs) => {
+        expect([bucket, windowMs]).toEqual(['ten-secondly', 10_000]);
+        return waitsGiven.shift() ?? 0;
+      },
+      learn: async (bucket, limit, windowMs) => void learned.push(`${bucket} ${limit}/${windowMs}`),
+    };
+    const limits = { 'x-hubspot-ratelimit-max': '190', 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-remaining': '150' };
+    const { http, asked } = scripted([answer(200, { a: 1 }, limits), answer(200, { a: 2 }, limits)]);
+    const waits: number[] = [];
+    const client = new PlatformHttp({ platform: 'hubspot', credentials: {}, baseUrl: 'https://api.example', http }, protocol, { now: () => now, sleep: async (ms) => void waits.push(ms) }, undefined, gate);
+    await client.request({ method: 'GET', path: '/x' });
+    await client.request({ method: 'GET', path: '/y' });
+    expect(waits).toEqual([400]);
+    // Told once, not on every answer.
+    expect(learned).toEqual(['ten-secondly 190/10000']);
+    const err = await client.request({ method: 'GET', path: '/z' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'rate_limited', retryAt: new Date(now.getTime() + 9_000) });
+    expect(asked).toEqual(['https://api.example/x', 'https://api.example/y']);
+  });
+
+  it('an OAuth connection is paced in the same buckets as a token one', () => {
+    const base = hubspotProtocol({ access_token: 'at', refresh_token: 'rt' });
+    const oauth = withOAuthRefresh(base, { platform: 'hubspot', credentials: { access_token: 'at', refresh_token: 'rt' }, baseUrl: 'https://api.example', refreshAccessToken: async () => ({ accessToken: 'at2', expiresAt: null }) }, () => now);
+    expect(oauth).not.toBe(base);
+    expect(oauth.bucket?.({ method: 'GET', path: '/x' })).toEqual({ name: 'ten-secondly', windowMs: 10_000 });
+    expect(oauth.limitsOf).toBe(base.limitsOf);
   });
 
   it('retries 5xx with growing jittered waits, then gives up as transient', async () => {

@@ -1,5 +1,10 @@
 import { PlatformError } from './errors';
-import type { HttpClient, HttpResponseLike, PlatformConnection, SyncTuning } from './types';
+import { nodeHttpClient } from './node-http';
+import type { HttpClient, HttpResponseLike, PlatformConnection, RequestGate, SyncTuning } from './types';
+
+/** One keep-alive pool per process, shared by every sync it runs. */
+let shared: HttpClient | undefined;
+const defaultHttpClient = (): HttpClient => (shared ??= nodeHttpClient());
 
 /** A platform answer with its body read and parsed. */
 export interface PlatformResponse {
@@ -42,6 +47,15 @@ export interface PlatformProtocol {
   dropToken(authorization: string): boolean;
   /** Classifies a non-2xx answer that `commonVerdict` left (429s without Retry-After, 4xx). */
   classify(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict;
+  /** The rate-limit bucket a request counts in, and the window the platform counts it over (none: not paced). */
+  bucket?(spec: RequestSpec): RateBucket | null;
+  /** The bucket sizes an answer states (HubSpot's X-HubSpot-RateLimit-* on every answer, Zoom's on a 429). */
+  limitsOf?(res: PlatformResponse, spec: RequestSpec): Array<RateBucket & { limit: number }>;
+}
+
+export interface RateBucket {
+  name: string;
+  windowMs: number;
 }
 
 /** Counts the 429s that had to be backed off without the platform saying how long, across resumes. */
@@ -100,13 +114,17 @@ export class PlatformHttp {
   /** Set by the first 429 that ends a request: later requests fail the same way without asking the platform again. */
   private limited: PlatformError | null = null;
 
+  /** Bucket sizes already handed to the gate (it is told again only when one changes). */
+  private readonly learned = new Map<string, string>();
+
   constructor(
     private readonly conn: PlatformConnection,
     private readonly protocol: PlatformProtocol,
     tuning: SyncTuning = {},
     private readonly signal?: AbortSignal,
+    private readonly gate?: RequestGate,
   ) {
-    this.http = conn.http ?? ((url, init) => fetch(url, init));
+    this.http = conn.http ?? defaultHttpClient();
     this.timeoutMs = conn.timeoutMs ?? DEFAULTS.timeoutMs;
     this.tuning = {
       retries: tuning.retries ?? DEFAULTS.retries,
@@ -136,6 +154,7 @@ export class PlatformHttp {
       if (this.limited) throw this.limited;
       let res: PlatformResponse;
       let authorization = '';
+      await this.pace(spec);
       try {
         authorization = await this.protocol.authorization(this.signalOrNever());
         res = await this.send(this.url(spec), {
@@ -154,6 +173,7 @@ export class PlatformHttp {
         await this.tuning.sleep(jitteredBackoff(failures - 1, this.tuning.baseBackoffMs, this.tuning.maxBackoffMs), this.signal);
         continue;
       }
+      await this.learn(res, spec);
       if (res.status >= 200 && res.status < 300) {
         this.rateStreak = 0;
         return res;
@@ -187,6 +207,38 @@ export class PlatformHttp {
         throw this.limited;
       }
       throw verdict.error;
+    }
+  }
+
+  /**
+   * Waits until the account's bucket has room for the request. A wait longer than `maxInlineWaitMs`
+   * ends the request as rate limited at that time (the sync pauses and resumes then, without having
+   * sent the request the platform would refuse).
+   */
+  private async pace(spec: RequestSpec): Promise<void> {
+    const bucket = this.gate ? this.protocol.bucket?.(spec) : null;
+    if (!this.gate || !bucket) return;
+    for (;;) {
+      this.throwIfAborted();
+      if (this.limited) throw this.limited;
+      const wait = await this.gate.take(bucket.name, bucket.windowMs);
+      if (wait <= 0) return;
+      if (wait > this.tuning.maxInlineWaitMs) {
+        const until = new Date(this.tuning.now().getTime() + wait);
+        this.limited ??= new PlatformError('rate_limited', `${this.protocol.name}: the account's ${bucket.name} request limit is used up until ${until.toISOString()}`, 429, until);
+        throw this.limited;
+      }
+      await this.tuning.sleep(wait, this.signal);
+    }
+  }
+
+  private async learn(res: PlatformResponse, spec: RequestSpec): Promise<void> {
+    if (!this.gate || !this.protocol.limitsOf) return;
+    for (const l of this.protocol.limitsOf(res, spec)) {
+      const size = `${l.limit}/${l.windowMs}`;
+      if (this.learned.get(l.name) === size) continue;
+      this.learned.set(l.name, size);
+      await this.gate.learn(l.name, l.limit, l.windowMs).catch(() => this.learned.delete(l.name));
     }
   }
 
@@ -283,4 +335,45 @@ export function parseRetryAfter(value: string | null, now: Date): Date | null {
 export function ownBackoff(ctx: RateContext, firstMs: number, capMs: number): Date {
   const wait = Math.min(capMs, firstMs * 2 ** Math.min(ctx.streak, 20));
   return new Date(ctx.now.getTime() + wait + Math.round(Math.random() * wait * 0.2));
+}
+
+/** An OAuth access token is refreshed this long before it expires. */
+const REFRESH_MARGIN_MS = 60_000;
+
+/**
+ * Wraps a bearer-token protocol for OAuth 2.0 user tokens: a token past (or near) its `expires_at` is
+ * refreshed before use, and a 401 refreshes once and retries the request (HubSpot advises refreshing
+ * by `expires_in`; a 401 then means the token was revoked, which the retry with a fresh token shows).
+ * Without `refreshAccessToken` or a `refresh_token` (private-app tokens, Eventbrite) it changes nothing.
+ */
+export function withOAuthRefresh(base: PlatformProtocol, conn: PlatformConnection, now: () => Date): PlatformProtocol {
+  const refresh = conn.refreshAccessToken;
+  if (!refresh || !conn.credentials.refresh_token) return base;
+  let token = conn.credentials.access_token ?? '';
+  const stated = Number(conn.credentials.expires_at);
+  let expiresAt: number | null = Number.isFinite(stated) && stated > 0 ? stated : null;
+  let refreshing: Promise<void> | null = null;
+  const renew = (signal: AbortSignal): Promise<void> =>
+    (refreshing ??= refresh(signal)
+      .then((fresh) => {
+        token = fresh.accessToken;
+        expiresAt = fresh.expiresAt;
+      })
+      .finally(() => {
+        refreshing = null;
+      }));
+  return {
+    // The platform's own rate-limit buckets and the rest stay as they are.
+    ...base,
+    authorization: async (signal) => {
+      if (token === '' || (expiresAt !== null && expiresAt - REFRESH_MARGIN_MS <= now().getTime())) await renew(signal);
+      return `Bearer ${token}`;
+    },
+    dropToken: (authorization) => {
+      // Only the token that was refused: one refreshed meanwhile by another request stays.
+      if (authorization === `Bearer ${token}`) expiresAt = 0;
+      return true;
+    },
+    classify: (res, spec, ctx) => (res.status === 401 ? { reauth: true } : base.classify(res, spec, ctx)),
+  };
 }

@@ -30,8 +30,20 @@ export const HUBSPOT_FIELDS: SupportedFields = {
   ],
 };
 
+/** HubSpot counts every call of a token in one rolling ten-second window (its size depends on the account's tier). */
+const TEN_SECONDLY = 'ten-secondly';
+
 export function hubspotProtocol(credentials: Record<string, string>): PlatformProtocol {
-  return bearerTokenProtocol('HubSpot', credentials.access_token, 'a private-app or OAuth access token', classifyHubspot);
+  return {
+    ...bearerTokenProtocol('HubSpot', credentials.access_token, 'a private-app or OAuth access token', classifyHubspot),
+    bucket: () => ({ name: TEN_SECONDLY, windowMs: 10_000 }),
+    // Every answer, 429s included, states the window's size: X-HubSpot-RateLimit-Max per X-HubSpot-RateLimit-Interval-Milliseconds.
+    limitsOf: (res) => {
+      const limit = Number(res.headers.get('x-hubspot-ratelimit-max'));
+      const windowMs = Number(res.headers.get('x-hubspot-ratelimit-interval-milliseconds')) || 10_000;
+      return Number.isInteger(limit) && limit > 0 ? [{ name: TEN_SECONDLY, limit, windowMs }] : [];
+    },
+  };
 }
 
 function classifyHubspot(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict {

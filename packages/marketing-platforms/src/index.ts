@@ -13,6 +13,7 @@ export type {
   HttpRequestInit,
   HttpResponseLike,
   Platform,
+  RequestGate,
   PlatformConnection,
   RemoteData,
   RunSyncOptions,
@@ -27,4 +28,5 @@ export { PLATFORMS, checkFieldMapping, runSync, supportedFieldsFor, verifyCreden
 export { NONSTANDARD_COUNTRY, isoCountryCodes, toCountryCode } from './countries';
 export { canonicalJson, recordHash } from './records';
 export { PlatformError } from './errors';
+export { nodeHttpClient } from './node-http';
 export type { PlatformErrorKind } from './errors';

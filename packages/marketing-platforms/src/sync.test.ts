@@ -86,6 +86,26 @@ describe.each<Platform>(['hubspot', 'zoom', 'eventbrite'])('runSync against the 
     expect(order(four)).toEqual(order(one));
   });
 
+  it('skips one event\'s contact listing the platform refuses with an unexpected 4xx, and says so; the pass is not complete', async () => {
+    fake.seed(4, 3);
+    fake.faults.serverErrors({ count: 1, status: 400, path: fake.contactsPath, after: 1 });
+    const sink = new MemorySink();
+    expect(await sync(sink)).toEqual({ kind: 'done', completeFullPass: false, passId: expect.any(String), skippedListings: 1 });
+    expect(sink.events.size).toBe(4);
+    // The other listings were walked (which one met the 400 depends on the fetch-ahead order).
+    expect(sink.links.size).toBeGreaterThan(0);
+  });
+
+  it('asks for no contact listing when only the events model is synced', async () => {
+    fake.seed(3, 2);
+    const sink = new MemorySink();
+    expect(await sync(sink, { models: ['events'] })).toMatchObject({ kind: 'done', completeFullPass: true });
+    expect(sink.events.size).toBe(3);
+    expect(sink.contacts.size).toBe(0);
+    const contactsPath = fake.contactsPath;
+    expect(fake.requests.filter((r) => (typeof contactsPath === 'string' ? r.path.includes(contactsPath) : contactsPath.test(r.path)))).toHaveLength(0);
+  });
+
   it('rides out a short burst of 5xx answers in-run', async () => {
     fake.seed(4, 3);
     fake.faults.serverErrors({ count: 3, status: 503, path: fake.contactsPath, after: 1 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PlatformError } from './errors';
 import { EVENTBRITE_FIELDS, EventbriteClient, eventbriteProtocol } from './eventbrite';
 import { HUBSPOT_FIELDS, HubspotClient, hubspotProtocol } from './hubspot';
-import { PlatformHttp, type PlatformProtocol } from './http';
+import { PlatformHttp, withOAuthRefresh, type PlatformProtocol } from './http';
 import type { ContactsPage, EventContext, PlatformClient, SupportedFields } from './platform';
 import type {
   AccountInfo,
@@ -13,6 +13,7 @@ import type {
   FieldMapping,
   Platform,
   PlatformConnection,
+  RequestGate,
   RunSyncOptions,
   SyncModel,
   SyncOutcome,
@@ -58,6 +59,8 @@ interface PassCheckpoint {
   contacts: ListPosition & { listing: number };
   /** Consecutive 429s that had to be backed off on our own (the backoff doubles with it). */
   rateStreak: number;
+  /** Contact listings of this pass the platform refused with an unexpected error, skipped so the rest syncs. */
+  skipped?: number;
 }
 
 function isPassCheckpoint(value: unknown, platform: Platform, kind: 'full' | 'incremental'): value is PassCheckpoint {
@@ -83,7 +86,7 @@ interface Connected {
   http: PlatformHttp;
 }
 
-function connect(conn: PlatformConnection, fieldMappings: FieldMapping[], tuning: SyncTuning, signal?: AbortSignal): Connected {
+function connect(conn: PlatformConnection, fieldMappings: FieldMapping[], tuning: SyncTuning, signal?: AbortSignal, gate?: RequestGate): Connected {
   const now = tuning.now ?? (() => new Date());
   // Zoom's protocol fetches its token through the same HTTP client it is part of.
   const holder: { http?: PlatformHttp } = {};
@@ -101,7 +104,8 @@ function connect(conn: PlatformConnection, fieldMappings: FieldMapping[], tuning
     default:
       throw new PlatformError('failed', `Unknown platform ${String(conn.platform)}: use one of ${PLATFORMS.join(', ')}.`);
   }
-  const http = new PlatformHttp(conn, protocol, tuning, signal);
+  protocol = withOAuthRefresh(protocol, conn, now);
+  const http = new PlatformHttp(conn, protocol, tuning, signal, gate);
   holder.http = http;
   const options = { http, credentials: conn.credentials, fieldMappings, pageSize: tuning.pageSize };
   const client = conn.platform === 'hubspot' ? new HubspotClient(options) : conn.platform === 'zoom' ? new ZoomClient(options, now) : new EventbriteClient(options);
@@ -153,7 +157,7 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
   const started = new Set<Promise<unknown>>();
   try {
-    connected = connect(opts.conn, opts.fieldMappings, tuning, signal);
+    connected = connect(opts.conn, opts.fieldMappings, tuning, signal, opts.gate);
   } catch (err) {
     return { kind: 'failed', message: (err as Error).message };
   }
@@ -180,6 +184,7 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
       };
     }
     const state = cp;
+    const withContacts = opts.models === undefined || opts.models.includes('contacts');
     const since = state.modifiedSince ? new Date(state.modifiedSince) : null;
     const snapshot = (): Checkpoint => structuredClone({ ...state, rateStreak: http.rateStreak });
     const write = async (page: Omit<SyncPage, 'checkpoint' | 'passId'>, checkpoint: Checkpoint) => {
@@ -191,13 +196,20 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
     };
 
     type Fetched =
-      | { kind: 'contacts'; eventId: string; page: ContactsPage; lastId: string | null }
+      | { kind: 'contacts'; eventId: string; page: ContactsPage; lastId: string | null; skipped?: boolean }
       | { kind: 'events'; page: { items: Array<{ itemId: string; event: FetchedEvent; ctx: EventContext }>; next: string | null }; lastId: string | null };
 
     const contactsFetch = (event: { id: string; ctx: EventContext }, listingIndex: number, pos: ListPosition) => async (): Promise<Fetched> => {
       const listing = client.listings[listingIndex]!;
-      const { page, lastId } = await resumeListing(pos, (cursor) => client.contactsPage(event.id, event.ctx, listing, cursor, since));
-      return { kind: 'contacts', eventId: event.id, page, lastId };
+      try {
+        const { page, lastId } = await resumeListing(pos, (cursor) => client.contactsPage(event.id, event.ctx, listing, cursor, since));
+        return { kind: 'contacts', eventId: event.id, page, lastId };
+      } catch (err) {
+        // One event's listing answering an unexpected 4xx must not stop every other event's contacts:
+        // skip the rest of it and say so in the outcome (credentials, limits and outages still stop the run).
+        if (!(err instanceof PlatformError) || err.kind !== 'failed') throw err;
+        return { kind: 'contacts', eventId: event.id, page: { items: [], next: null }, lastId: null, skipped: true };
+      }
     };
     /** First contact pages of the events after the current one, fetched ahead (they are written in order all the same). */
     const ahead = new Map<string, Promise<Fetched>>();
@@ -256,6 +268,7 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
       const fetched = await inflight;
       let page: Omit<SyncPage, 'checkpoint' | 'passId'> | null = null;
       if (fetched.kind === 'contacts') {
+        if (fetched.skipped) state.skipped = (state.skipped ?? 0) + 1;
         const { contacts, links } = collect(fetched.eventId, fetched.page);
         if (fetched.page.next) state.contacts = { listing: state.contacts.listing, cursor: fetched.page.next, lastId: fetched.lastId ?? state.contacts.lastId };
         else if (state.contacts.listing + 1 < client.listings.length) state.contacts = { listing: state.contacts.listing + 1, cursor: null, lastId: null };
@@ -266,7 +279,7 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
         // A last page with nothing on it moves the position only; the next write carries it.
         if (contacts.length > 0 || fetched.page.next) page = { model: 'contacts', events: [], contacts, links };
       } else {
-        state.pending = fetched.page.items.map((i) => ({ id: i.event.remoteId, ctx: i.ctx }));
+        state.pending = withContacts ? fetched.page.items.map((i) => ({ id: i.event.remoteId, ctx: i.ctx })) : [];
         state.contacts = { listing: 0, cursor: null, lastId: null };
         if (fetched.page.next) state.events = { cursor: fetched.page.next, lastId: fetched.lastId ?? state.events.lastId };
         else {
@@ -281,6 +294,8 @@ export async function runSync(opts: RunSyncOptions): Promise<SyncOutcome> {
       fetchAhead();
       if (page && checkpointed) await write(page, checkpointed);
     }
+    const skipped = state.skipped ?? 0;
+    if (skipped > 0) return { kind: 'done', completeFullPass: false, passId: state.passId, skippedListings: skipped };
     return { kind: 'done', completeFullPass: state.kind === 'full', passId: state.passId };
   } catch (err) {
     return outcomeOf(err, cp, http);

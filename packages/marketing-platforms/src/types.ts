@@ -154,7 +154,16 @@ export type SyncOutcome =
    * every event's contacts in this pass (resumes included): only then may the app mark records missing
    * from the pass `remote_was_deleted`.
    */
-  | { kind: 'done'; completeFullPass: boolean; passId: string }
+  | {
+      kind: 'done';
+      completeFullPass: boolean;
+      passId: string;
+      /**
+       * Contact listings (one event's registrants, attendees, ...) the platform refused with an
+       * unexpected error and that were skipped; absent when none. Such a pass is not complete.
+       */
+      skippedListings?: number;
+    }
   /** The platform said "slow down": run again from `checkpoint` at `retryAt`. Returned promptly, never a long sleep. */
   | { kind: 'rate_limited'; retryAt: Date; checkpoint: Checkpoint; message: string }
   /** 401/403: the token was revoked, expired or lacks a scope. Nothing more will work until the account is relinked. */
@@ -212,6 +221,14 @@ export interface PlatformConnection {
   timeoutMs?: number;
   /** Where Zoom tokens are cached (default: one in-memory cache per process). */
   tokenCache?: TokenCache;
+  /**
+   * OAuth 2.0 user tokens (credentials with `access_token`, `refresh_token` and `expires_at`, epoch
+   * ms): called for a new access token when the current one is about to expire or a request was
+   * refused with 401. The caller runs the platform's refresh grant and stores the new tokens (Zoom
+   * replaces the refresh token on every refresh). It throws `PlatformError` `credentials_invalid` when
+   * the platform refuses the refresh token (invalid_grant), `transient` when it could not be asked.
+   */
+  refreshAccessToken?: (signal: AbortSignal) => Promise<{ accessToken: string; expiresAt: number | null }>;
 }
 
 /** A platform field path mapped onto a key of `field_mappings`. */
@@ -253,8 +270,25 @@ export interface SyncTuning {
   now?: () => Date;
 }
 
+/**
+ * Paces an account's requests to the platform's own limits, shared by every worker and replica (the app
+ * backs it with Redis). A bucket is one limit of the platform (HubSpot's ten-secondly window, a Zoom
+ * API category's per-second rate); the client learns its size from the platform's answers.
+ */
+export interface RequestGate {
+  /**
+   * Counts one request in `bucket` (window `windowMs`) and returns 0 when it may go now; else the
+   * milliseconds until the bucket has room (nothing counted). A bucket of unknown size always lets it go.
+   */
+  take(bucket: string, windowMs: number): Promise<number>;
+  /** Records the size of a bucket, as the platform stated it. */
+  learn(bucket: string, limit: number, windowMs: number): Promise<void>;
+}
+
 export interface RunSyncOptions {
   conn: PlatformConnection;
+  /** Paces requests to the platform's limits across workers (default: none; 429s are still honoured). */
+  gate?: RequestGate;
   /** `full` walks everything (required for delete detection); `incremental` fetches what changed since `modifiedSince`. */
   kind: 'full' | 'incremental';
   /**
@@ -266,6 +300,8 @@ export interface RunSyncOptions {
   /** The last checkpoint stored for this account (null: start over). A checkpoint of another kind or platform is ignored. */
   checkpoint: Checkpoint | null;
   fieldMappings: FieldMapping[];
+  /** The models to sync (default both). Without `contacts`, no contact listing is asked for; events are always walked. */
+  models?: readonly SyncModel[];
   sink: SyncSink;
   signal?: AbortSignal;
   tuning?: SyncTuning;

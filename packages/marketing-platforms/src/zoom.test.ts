@@ -62,9 +62,14 @@ describe('Zoom webinars', () => {
     zoom.account.seed({ webinars: 12, registrantsPerWebinar: 2 });
     const revokeAfterEvents = new MemorySink();
     const write = revokeAfterEvents.writePage.bind(revokeAfterEvents);
+    // Once: each user's webinars are an events page of their own, and a second revocation would meet the new token.
+    let revoked = false;
     revokeAfterEvents.writePage = async (page) => {
       await write(page);
-      if (page.model === 'events') zoom.account.revokeAccessTokens();
+      if (page.model === 'events' && !revoked) {
+        revoked = true;
+        zoom.account.revokeAccessTokens();
+      }
     };
     zoom.requests.length = 0;
     expect((await sync(revokeAfterEvents)).kind).toBe('done');
@@ -97,12 +102,32 @@ describe('Zoom webinars', () => {
       ['300', false],
       ['300', true],
     ]);
-    expect(zoom.requests.filter((r) => r.path === `/v2/webinars/${firstWebinarId}/registrants`).map((r) => r.query.get('page_size'))).toEqual(['300', '300', '300']);
+    expect(zoom.requests.filter((r) => r.path === `/v2/webinars/${firstWebinarId}/registrants`).map((r) => [r.query.get('status'), r.query.get('page_size')])).toEqual([
+      ['approved', '300'],
+      ['approved', '300'],
+      ['approved', '300'],
+      ['pending', '300'],
+      ['denied', '300'],
+    ]);
     // Participants are asked for only for the webinar that has ended: 488 of its registrants took part, and the guest.
     expect(zoom.requests.filter((r) => r.path.includes('/past_webinars/')).map((r) => r.path)).toEqual([`/v2/past_webinars/${firstWebinarId}/participants`, `/v2/past_webinars/${firstWebinarId}/participants`]);
     const guest = sink.contacts.get('participant:grace@example.com')!;
     expect(guest.fields).toEqual({ first_name: 'Grace', last_name: 'Brewster Hopper', email: 'Grace@Example.com', phone: null, state: null, country: null, postal_code: null, remote_created_at: expect.any(String), remote_updated_at: null });
     expect(guest.remoteData[0]!.path).toBe(`/past_webinars/${firstWebinarId}/participants`);
+  });
+
+  it('fetches registrants of every status: Zoom lists only approved ones unless asked for pending and denied', async () => {
+    const { firstWebinarId } = zoom.account.seed({ webinars: 1, registrantsPerWebinar: 3, pastShare: 0 });
+    const webinar = firstWebinarId;
+    const pending = zoom.account.addRegistrant(webinar, { email: 'pending@example.com', first_name: 'Pen', status: 'pending' });
+    const denied = zoom.account.addRegistrant(webinar, { email: 'denied@example.com', first_name: 'Den', status: 'denied' });
+    const sink = new MemorySink();
+    expect((await sync(sink)).kind).toBe('done');
+    expect(sink.contacts.size).toBe(5);
+    expect(sink.contacts.get(pending.id)!.fields.email).toBe('pending@example.com');
+    expect((sink.contacts.get(denied.id)!.remoteData[0]!.data as { status: string }).status).toBe('denied');
+    // The default (no status) would have given the three approved ones only.
+    expect(zoom.account.allRegistrants(webinar, 'approved')).toHaveLength(3);
   });
 
   it('maps a webinar and its registrants field by field', async () => {

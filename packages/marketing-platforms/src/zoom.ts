@@ -51,6 +51,7 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
   // The secret is part of the key only as a hash: a changed secret is another cache entry, and the key never shows it.
   const key = `zoom|${conn.tokenUrl ?? ''}|${c.account_id}|${c.client_id}|${createHash('sha256').update(c.client_secret ?? '').digest('hex').slice(0, 16)}`;
 
+  const categories = new Map<string, string>();
   let fetching: Promise<string> | null = null;
   const fetchToken = async (): Promise<string> => {
     if (!conn.tokenUrl) throw new PlatformError('failed', 'Zoom Server-to-Server OAuth needs the token URL setting (https://zoom.us/oauth/token).');
@@ -90,7 +91,26 @@ export function zoomProtocol(conn: PlatformConnection, now: () => Date, http: ()
       return true;
     },
     classify: classifyZoom,
+    // Zoom limits each API category (Light, Medium, Heavy) per second, per account; every answer names its
+    // category, and a per-second 429 the category's limit. Until an endpoint's category is known it is not paced.
+    bucket: (spec) => {
+      const category = categories.get(endpointOf(spec));
+      return category ? { name: category, windowMs: 1000 } : null;
+    },
+    limitsOf: (res, spec) => {
+      const category = res.headers.get('x-ratelimit-category');
+      if (!category) return [];
+      categories.set(endpointOf(spec), category);
+      const limit = Number(res.headers.get('x-ratelimit-limit'));
+      return res.status === 429 && res.headers.get('x-ratelimit-type') === 'QPS' && Number.isInteger(limit) && limit > 0 ? [{ name: category, limit, windowMs: 1000 }] : [];
+    },
   };
+}
+
+/** An endpoint without its ids (`GET webinars registrants`): what Zoom assigns a rate-limit category to. */
+function endpointOf(spec: RequestSpec): string {
+  const parts = spec.path.split('/').filter((p) => p !== '');
+  return `${spec.method} ${parts[0] ?? ''} ${parts[parts.length - 1] ?? ''}`;
 }
 
 function classifyZoom(res: PlatformResponse, spec: RequestSpec, ctx: RateContext): Verdict {
@@ -119,7 +139,11 @@ function classifyZoom(res: PlatformResponse, spec: RequestSpec, ctx: RateContext
 type Json = Record<string, unknown>;
 
 export class ZoomClient implements PlatformClient {
-  readonly listings = ['registrants', 'participants'] as const;
+  /**
+   * Zoom's registrants list answers `status=approved` unless told otherwise, so each status is its own
+   * listing: approved, then pending (awaiting the host's approval) and denied, then the participants.
+   */
+  readonly listings = ['registrants:approved', 'registrants:pending', 'registrants:denied', 'participants'] as const;
   private readonly http: PlatformHttp;
   private readonly pageSize: number;
   private readonly mappings: FieldMapping[];
@@ -184,7 +208,7 @@ export class ZoomClient implements PlatformClient {
 
   async contactsPage(eventId: string, ctx: EventContext, listing: string, cursor: string | null): Promise<ContactsPage> {
     const empty: ContactsPage = { items: [], next: null };
-    const registrants = listing === 'registrants';
+    const registrants = listing.startsWith('registrants:');
     if (!registrants) {
       // Only a webinar that has ended has a participants report (Zoom answers 3001 "not found or has expired" before).
       const end = typeof ctx.end === 'string' ? Date.parse(ctx.end) : NaN;
@@ -193,7 +217,8 @@ export class ZoomClient implements PlatformClient {
     const path = registrants ? `/webinars/${encodeURIComponent(eventId)}/registrants` : `/past_webinars/${encodeURIComponent(eventId)}/participants`;
     let body: { registrants?: Json[]; participants?: Json[]; next_page_token?: string };
     try {
-      body = (await this.http.request({ method: 'GET', path, query: { page_size: this.pageSize, next_page_token: cursor }, withCursor: cursor !== null })).body as typeof body;
+      const query = { page_size: this.pageSize, next_page_token: cursor, ...(registrants ? { status: listing.slice('registrants:'.length) } : {}) };
+      body = (await this.http.request({ method: 'GET', path, query, withCursor: cursor !== null })).body as typeof body;
     } catch (err) {
       if (err instanceof PlatformError && err.kind === 'not_found') return empty;
       throw err;

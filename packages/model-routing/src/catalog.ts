@@ -15,6 +15,8 @@ export interface TokenPrices {
   inputPerMillion: number;
   cachedInputPerMillion?: number | null;
   cacheWritePerMillion?: number | null;
+  /** Anthropic's 1-hour cache writes; the 5-minute write price when absent. */
+  cacheWrite1hPerMillion?: number | null;
   outputPerMillion: number;
 }
 

@@ -108,6 +108,46 @@ test('latency is an exponentially weighted moving average shared by the replicas
   expect(unmeasured!.latencyMs).toBeNull();
 });
 
+describe('successes gathered for successFlushMs (one write per route and flush)', () => {
+  const gathering = () => new RouteHealth(redisA, { keyPrefix: prefix, threshold: 3, windowMs: 10_000, cooldownMs: 5_000, probeMs: 2_000, now, successFlushMs: 60_000 });
+  const success = (latencyMs: number) => ({ ok: true, countsAgainstRoute: false, latencyMs });
+
+  test('are written at the flush, and move the average exactly as the same successes one by one', async () => {
+    const [, b] = replicas();
+    const a = gathering();
+    await b.record(route, success(0));
+    for (const ms of [100, 100, 100]) expect(await a.record(route, success(ms))).toBe(false);
+    expect((await b.snapshot([route]))[0]!.latencyMs).toBe(0);
+    await a.flush();
+    // One by one: 30, then 51, then 65.7.
+    expect((await b.snapshot([route]))[0]!.latencyMs).toBeCloseTo(100 * (1 - 0.7 ** 3), 3);
+  });
+
+  test('go out before a failure of the same route, in order', async () => {
+    const [, b] = replicas();
+    const a = gathering();
+    await a.record(route, success(80));
+    await a.record(route, failure);
+    const [h] = await b.snapshot([route]);
+    expect(h).toEqual({ state: 'closed', latencyMs: 80 });
+    await a.record(route, failure);
+    expect(await a.record(route, failure)).toBe(true);
+  });
+
+  test('never close a route that opened meanwhile; a success on a route seen probing closes it at once', async () => {
+    const [, b] = replicas();
+    const a = gathering();
+    await a.record(route, success(50));
+    for (let i = 0; i < 3; i++) await b.record(route, failure);
+    await a.flush();
+    expect((await b.snapshot([route]))[0]!.state).toBe('open');
+    clock += 5_001;
+    expect((await a.snapshot([route]))[0]!.state).toBe('probe');
+    await a.record(route, success(70));
+    expect((await b.snapshot([route]))[0]!.state).toBe('closed');
+  });
+});
+
 test('Redis unreachable: every route reads closed and recording does nothing', async () => {
   const broken = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
   const errors: unknown[] = [];

@@ -13,8 +13,12 @@ import type { Cluster, Redis } from 'ioredis';
  * (half-open); success closes it, failure opens it for another cooldown. Losing this state (Redis
  * restart) only means routes start closed again: nothing to rebuild.
  *
- * Each read is one round trip for all of a request's routes (`snapshot`), each outcome one round
- * trip (`record`). When Redis is unreachable routing goes on with every route closed.
+ * Each read is one round trip for all of a request's routes (`snapshot`), each failure one round
+ * trip (`record`). Successes of a route that was closed when last seen are gathered for
+ * `successFlushMs` and written as one update carrying their count (the moving average applies n
+ * samples at once), so a healthy route costs one round trip per flush instead of one per request;
+ * a success on a route seen open or probing is written at once, since it closes the route. When
+ * Redis is unreachable routing goes on with every route closed.
  */
 export interface HealthOptions {
   keyPrefix?: string;
@@ -26,6 +30,12 @@ export interface HealthOptions {
   probeMs?: number;
   /** Weight of the newest latency sample (default 0.3). */
   alpha?: number;
+  /**
+   * How long successes on a closed route are gathered before one write (default 0: each is written
+   * at once). Only the moving latency and closing a probed route depend on successes; failures are
+   * always written at once.
+   */
+  successFlushMs?: number;
   /** Server clock by default; tests pass their own. */
   now?: () => number;
   onError?: (err: unknown) => void;
@@ -74,7 +84,10 @@ return out
 
 /**
  * KEYS[1] the route's hash. ARGV: now ms ('' = Redis TIME), ok 1|0, counts 1|0 (a failure that
- * says the vendor is unwell), latency ms (-1 none), threshold, window ms, cooldown ms, alpha, ttl ms.
+ * says the vendor is unwell), latency ms (-1 none; for n successes, their mean), threshold, window
+ * ms, cooldown ms, alpha, ttl ms, n successes (default 1: the average moves as n samples of the mean
+ * would move it, by 1 - (1 - alpha)^n), closes 1|0 (default 1: a success closes an open route;
+ * gathered successes do not, as they may predate the failures that opened it).
  * Returns {open 0|1, failures in window}.
  */
 const RECORD = luaScript(`
@@ -82,6 +95,8 @@ local now = tonumber(ARGV[1])
 if not now then local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
 local ok, counts, latency = ARGV[2] == '1', ARGV[3] == '1', tonumber(ARGV[4])
 local threshold, window, cooldown, alpha = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local n = tonumber(ARGV[10]) or 1
+local closes = ARGV[11] ~= '0'
 local key = KEYS[1]
 local h = redis.call('HMGET', key, 'open_until', 'fails', 'window_start', 'ewma')
 local open_until = tonumber(h[1]) or 0
@@ -90,12 +105,15 @@ local window_start = tonumber(h[3]) or 0
 if ok then
   if latency >= 0 then
     local ewma = tonumber(h[4])
-    if ewma then ewma = alpha * latency + (1 - alpha) * ewma else ewma = latency end
+    if ewma then
+      local weight = 1 - (1 - alpha) ^ n
+      ewma = weight * latency + (1 - weight) * ewma
+    else ewma = latency end
     redis.call('HSET', key, 'ewma', tostring(ewma))
   end
   -- A success closes an open (probed) route. While closed it does not wipe the failures in the
   -- window: a primary that fails every other request still opens.
-  if open_until > 0 then
+  if open_until > 0 and closes then
     redis.call('HSET', key, 'open_until', 0, 'probe_until', 0, 'fails', 0)
     open_until = 0
     fails = 0
@@ -126,6 +144,12 @@ export class RouteHealth {
   private readonly alpha: number;
   private readonly now: (() => number) | undefined;
   private readonly onError: (err: unknown) => void;
+  private readonly successFlushMs: number;
+  /** Successes waiting for the next flush, by route key: how many, and their latencies. */
+  private readonly pendingSuccesses = new Map<string, { n: number; latencySum: number; latencyN: number }>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  /** Routes the last snapshot saw open or probing: their next success is written at once. */
+  private readonly unwell = new Set<string>();
 
   constructor(
     private readonly redis: Redis | Cluster,
@@ -140,6 +164,7 @@ export class RouteHealth {
     this.alpha = options.alpha ?? 0.3;
     this.now = options.now;
     this.onError = options.onError ?? (() => undefined);
+    this.successFlushMs = options.successFlushMs ?? 0;
   }
 
   private key(route: RouteKey): string {
@@ -150,9 +175,12 @@ export class RouteHealth {
   async snapshot(routes: RouteKey[]): Promise<RouteHealthSnapshot[]> {
     if (routes.length === 0) return [];
     try {
-      const reply = (await runLua(this.redis, SNAPSHOT, routes.map((r) => this.key(r)), [this.now ? this.now() : '', this.probeMs])) as number[];
+      const keys = routes.map((r) => this.key(r));
+      const reply = (await runLua(this.redis, SNAPSHOT, keys, [this.now ? this.now() : '', this.probeMs])) as number[];
       return routes.map((_, i) => {
         const state = reply[i * 2];
+        if (state === 0) this.unwell.delete(keys[i]!);
+        else if (this.unwell.size < 10_000) this.unwell.add(keys[i]!);
         const ewma = reply[i * 2 + 1] ?? -1;
         return { state: state === 1 ? 'open' : state === 2 ? 'probe' : 'closed', latencyMs: ewma < 0 ? null : ewma / 1000 };
       });
@@ -167,21 +195,60 @@ export class RouteHealth {
    * vendor is unwell counts toward opening it. Returns whether the route is open now.
    */
   async record(route: RouteKey, outcome: { ok: boolean; countsAgainstRoute: boolean; latencyMs: number | null }): Promise<boolean> {
+    const key = this.key(route);
+    const latency = outcome.latencyMs === null ? -1 : Math.max(0, Math.round(outcome.latencyMs));
+    if (outcome.ok && this.successFlushMs > 0 && !this.unwell.has(key)) {
+      const pending = this.pendingSuccesses.get(key) ?? { n: 0, latencySum: 0, latencyN: 0 };
+      pending.n += 1;
+      if (latency >= 0) {
+        pending.latencySum += latency;
+        pending.latencyN += 1;
+      }
+      this.pendingSuccesses.set(key, pending);
+      if (!this.flushTimer) {
+        this.flushTimer = setTimeout(() => void this.flush(), this.successFlushMs);
+        this.flushTimer.unref();
+      }
+      return false;
+    }
+    if (outcome.ok) this.unwell.delete(key);
+    else void this.writePending(key);
+    return this.write(key, outcome.ok, outcome.countsAgainstRoute, latency, 1, true);
+  }
+
+  /** Writes the gathered successes now (shutdown, tests). */
+  async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    await Promise.all([...this.pendingSuccesses.keys()].map((key) => this.writePending(key)));
+  }
+
+  /** A route's gathered successes, written before anything newer about it (one connection keeps the order). */
+  private writePending(key: string): Promise<boolean> {
+    const p = this.pendingSuccesses.get(key);
+    if (!p) return Promise.resolve(false);
+    this.pendingSuccesses.delete(key);
+    return this.write(key, true, false, p.latencyN > 0 ? Math.round(p.latencySum / p.latencyN) : -1, p.latencyN > 0 ? p.latencyN : 1, false);
+  }
+
+  private async write(key: string, ok: boolean, counts: boolean, latency: number, n: number, closes: boolean): Promise<boolean> {
     try {
       const reply = (await runLua(
         this.redis,
         RECORD,
-        [this.key(route)],
+        [key],
         [
           this.now ? this.now() : '',
-          outcome.ok ? 1 : 0,
-          outcome.countsAgainstRoute ? 1 : 0,
-          outcome.latencyMs === null ? -1 : Math.max(0, Math.round(outcome.latencyMs)),
+          ok ? 1 : 0,
+          counts ? 1 : 0,
+          latency,
           this.threshold,
           this.windowMs,
           this.cooldownMs,
           this.alpha,
           Math.max(this.windowMs, this.cooldownMs) * 4 + 3_600_000,
+          n,
+          closes ? 1 : 0,
         ],
       )) as [number, number];
       return reply[0] === 1;

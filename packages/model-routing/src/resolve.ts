@@ -139,8 +139,15 @@ function estimatedCost(price: TokenPrices, needs: RouteNeeds): number {
   return price.inputPerMillion * needs.estimate.inputTokens + price.outputPerMillion * needs.estimate.outputTokens;
 }
 
-/** Attribution: which customer and project the request belongs to, with the spec's conflicts. */
-function attribution(input: RoutingInput): { customerId: string | null; projectId: string | null } {
+/** What attribution and the request-level checks read of a routing input. */
+export type AttributionInput = Pick<RoutingInput, 'fields' | 'headers'> & { caller: Pick<RoutingCaller, 'keyCustomerId' | 'keyProjectId' | 'isTagDefined'> };
+
+/**
+ * Attribution: which customer and project the request belongs to (ids lowercased), with the spec's
+ * conflicts: invalid_customer (not a UUID), customer_mismatch, customer_project_conflict, project_mismatch.
+ * Whether they exist in the organization is the caller's to check: this package holds no organization data.
+ */
+export function resolveAttribution(input: AttributionInput): { customerId: string | null; projectId: string | null } {
   const { fields, headers, caller } = input;
   const headerCustomer = headers.customer ?? null;
   if (headerCustomer !== null && !isUuid(headerCustomer)) throw routingError('invalid_customer', `X-Svc-Customer must be a customer id (UUID); got "${headerCustomer.slice(0, 64)}".`, 'X-Svc-Customer');
@@ -161,7 +168,8 @@ function attribution(input: RoutingInput): { customerId: string | null; projectI
   return { customerId, projectId: projects[0] ?? null };
 }
 
-function checkTags(input: RoutingInput): void {
+/** unknown_tags when the request carries a tag pair the organization has not defined (when the caller says which are). */
+export function checkTags(input: AttributionInput): void {
   const check = input.caller.isTagDefined;
   if (!check) return;
   const unknown = input.fields.tags.filter((t) => !check(t.key, t.value));
@@ -170,8 +178,8 @@ function checkTags(input: RoutingInput): void {
   }
 }
 
-/** The policy id named on the request (body or header), checked. */
-function namedPolicyId(input: RoutingInput): string | null {
+/** The policy id named on the request (body or header), checked: invalid_routing_policy_id, routing_policy_mismatch. */
+export function namedPolicyId(input: Pick<RoutingInput, 'fields' | 'headers'>): string | null {
   const body = input.fields.routing_policy_id;
   const header = input.headers.routingPolicyId ?? null;
   if (body !== null && !isUuid(body)) throw routingError('invalid_routing_policy_id', `routing_policy_id must be a routing policy id (UUID); got "${body.slice(0, 64)}".`, 'routing_policy_id');
@@ -498,7 +506,7 @@ function requirePolicy(id: string, policies: PolicyDirectory): RoutingPolicy {
  */
 export function resolveRoutes(input: RoutingInput): RouteDecision {
   const { fields, surface } = input;
-  const attr = attribution(input);
+  const attr = resolveAttribution(input);
   checkTags(input);
   const policyId = namedPolicyId(input);
   const tier = tierOf(fields);

@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import type { InputKind } from './score';
 
 export type Label = 'injection' | 'benign';
-export type Split = 'dev' | 'test';
+/**
+ * dev: tuned on; test: held out (first run once the first detector was done); holdout: a second
+ * held-out set (data/holdout.jsonl), written and committed before the second round of rules.
+ */
+export type Split = 'dev' | 'test' | 'holdout';
 
 /** One labelled example of data/prompts.jsonl. */
 export interface LabelledPrompt {
@@ -16,14 +20,17 @@ export interface LabelledPrompt {
   text: string;
 }
 
-/** The package's labelled set (data/prompts.jsonl), optionally one split of it. */
-export function loadDataset(split?: Split): LabelledPrompt[] {
+function readRows(name: string): LabelledPrompt[] {
   // src/ and dist/ are both one level below the package root, where data/ lives.
-  const file = join(__dirname, '..', 'data', 'prompts.jsonl');
-  const rows = readFileSync(file, 'utf8')
+  return readFileSync(join(__dirname, '..', 'data', name), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as LabelledPrompt);
+}
+
+/** The package's labelled set (data/prompts.jsonl with dev and test, data/holdout.jsonl), optionally one split of it. */
+export function loadDataset(split?: Split): LabelledPrompt[] {
+  const rows = [...readRows('prompts.jsonl'), ...readRows('holdout.jsonl')];
   return split ? rows.filter((r) => r.split === split) : rows;
 }
 

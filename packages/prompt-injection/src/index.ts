@@ -1,4 +1,4 @@
-export { scorePrompt } from './score';
+export { scorePrompt, scoreRules } from './score';
 export type { InputKind, PromptScore, ScoreOptions, Signal } from './score';
 export { SIGNAL_CATEGORY, SIGNAL_IDS } from './signals';
 export type { SignalCategory, SignalId } from './signals';

@@ -1,4 +1,5 @@
-import { DECODED_VIEWS, normalize, prefixKey, scanWords, WINDOW, windowStarts, type ViewName, type WordScan } from './normalize';
+import { learnedModel, modelScore, modelText } from './model';
+import { DECODED_VIEWS, normalize, prefixKey, scanWords, WINDOW, windowStarts, type Normalized, type ViewName, type WordScan } from './normalize';
 import { COMPACT_RULES, RULES, SIGNAL_CATEGORY, type Rule, type SignalCategory, type SignalId } from './signals';
 
 /** direct: the prompt a user sends (system and user messages); indirect: tool results and documents. */
@@ -193,13 +194,8 @@ function strongest(hits: Hits): number {
   return max;
 }
 
-/**
- * Scores one text for prompt injection. Pure and synchronous; the cost is linear in the text's length.
- */
-export function scorePrompt(input: string, options: ScoreOptions): PromptScore {
-  const kind = options.kind;
-  if (kind !== 'direct' && kind !== 'indirect') throw new TypeError(`kind must be direct or indirect, got ${String(kind)}`);
-  const normalized = normalize(input);
+/** The rules' hits on one normalised text. */
+function ruleHits(normalized: Normalized, kind: InputKind): Hits {
   const hits: Hits = new Map();
   scanView(normalized.text, kind, 'text', hits, normalized);
 
@@ -232,10 +228,46 @@ export function scorePrompt(input: string, options: ScoreOptions): PromptScore {
     record(hits, 'obfuscated_text', 0.3, 'text', kinds);
   }
 
-  // Noisy-OR over the signals: each is an independent piece of evidence, the strongest hit of each counts once.
+  return hits;
+}
+
+/** Noisy-OR over the signals: each is an independent piece of evidence, the strongest hit of each counts once. */
+function noisyOr(hits: Hits): number {
   let clean = 1;
   for (const signal of hits.values()) clean *= 1 - signal.weight;
-  const score = Math.round((1 - clean) * 10_000) / 10_000;
+  return 1 - clean;
+}
+
+function checkKind(kind: InputKind): void {
+  if (kind !== 'direct' && kind !== 'indirect') throw new TypeError(`kind must be direct or indirect, got ${String(kind)}`);
+}
+
+/** The rules' score alone (no learned model): what src/train.ts combines the model with. */
+export function scoreRules(input: string, options: ScoreOptions): number {
+  checkKind(options.kind);
+  return noisyOr(ruleHits(normalize(input), options.kind));
+}
+
+/**
+ * Scores one text for prompt injection. Pure and synchronous; the cost is linear in the text's length.
+ * The score is the larger of the rules' (noisy-OR of their signals) and the learned model's
+ * (src/model.ts, its probability mapped so that the probability chosen on dev lands on 0.57; below an
+ * even chance it adds nothing).
+ */
+export function scorePrompt(input: string, options: ScoreOptions): PromptScore {
+  const kind = options.kind;
+  checkKind(kind);
+  const normalized = normalize(input);
+  const hits = ruleHits(normalized, kind);
+  let score = noisyOr(hits);
+  const model = learnedModel();
+  if (model) {
+    const p = model.probability(modelText(normalized), kind);
+    const learned = modelScore(p, model.weights);
+    if (learned > 0) record(hits, 'learned_model', learned, 'text', `probability ${p.toFixed(3)}`);
+    score = Math.max(score, learned);
+  }
+  score = Math.round(score * 10_000) / 10_000;
   const signals = [...hits.values()].sort((a, b) => b.weight - a.weight);
   for (const s of signals) s.weight = Math.round(s.weight * 10_000) / 10_000;
   return { score: Math.min(score, 0.9999), signals };

@@ -4,6 +4,7 @@ import { createFakeClock, type FakeClock, type FakeClockOptions } from './platfo
 import { addControlRoutes } from './platform-control';
 import { FaultQueue, type FaultControl } from './platform-faults';
 import { RateLimiter, type RateBucketSpec } from './platform-limits';
+import { addOAuthRoutes, type FakeOAuthApp, type FakeOAuthControl } from './platform-oauth';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
 import { eventTitle, isoSeconds, mix, person, seedTimeline, type Person } from './seed-data';
@@ -37,6 +38,8 @@ export interface FakeEventbriteOptions {
   port?: number;
   /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
   control?: boolean;
+  /** The OAuth app's client id and secret (default: made up; read them from `oauth.app`). */
+  oauthApp?: FakeOAuthApp;
 }
 
 export interface EventbriteSeedOptions {
@@ -130,6 +133,12 @@ export interface FakeEventbrite {
   /** The account the fake starts with; its token is EVENTBRITE_FAKE_TOKENS.valid. */
   account: FakeEventbriteAccount;
   createAccount(options?: { name?: string; email?: string }): FakeEventbriteAccount;
+  /** The OAuth app (code grant with PKCE; tokens never expire, no refresh grant). */
+  oauth: FakeOAuthControl<FakeEventbriteAccount>;
+  /** What `PATCHBAY_MKTG_EVENTBRITE_AUTHORIZE_URL` is set to (like https://www.eventbrite.com/oauth/authorize). */
+  authorizeUrl: string;
+  /** What `PATCHBAY_MKTG_EVENTBRITE_TOKEN_URL` is set to (like https://www.eventbrite.com/oauth/token). */
+  oauthTokenUrl: string;
   close(): Promise<void>;
 }
 
@@ -600,13 +609,36 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
     });
 
   const faults = new FaultQueue();
+  const publicRoutes = new FakeRoutes();
+  // Eventbrite's OAuth (www.eventbrite.com/oauth/authorize and /oauth/token): client credentials in the
+  // form, access tokens that do not expire and no refresh token.
+  const oauth = addOAuthRoutes<FakeEventbriteAccount>(publicRoutes, {
+    clock,
+    authorizePath: '/oauth/authorize',
+    tokenPath: '/oauth/token',
+    clientAuth: 'post',
+    accessTokenTtlSeconds: null,
+    refresh: 'none',
+    scope: '',
+    defaultAccount: () => account,
+    issueAccessToken: (handle) => {
+      const token = makeToken('', 10).toUpperCase();
+      accounts.set(token, accounts.get(handle.token)!);
+      return token;
+    },
+    tokenError: (failure, description) => ({
+      status: failure === 'invalid_client' ? 401 : 400,
+      body: { error: failure === 'invalid_client' ? 'invalid_client' : failure === 'unsupported_grant_type' ? 'unsupported_grant_type' : failure === 'invalid_request' ? 'invalid_request' : 'invalid_grant', error_description: description },
+    }),
+    app: options.oauthApp,
+  });
   const server = await startPlatformServer<Account>({
     clock,
     routes,
     faults,
     port: options.port,
     publicRoutes: options.control
-      ? addControlRoutes(new FakeRoutes(), {
+      ? addControlRoutes(publicRoutes, {
           platform: 'eventbrite',
           baseUrl: (): string => `${server.url}/v3`,
           clock,
@@ -624,7 +656,7 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
             target.revoked = true;
           },
         })
-      : undefined,
+      : publicRoutes,
     recordRequests: options.recordRequests,
     latency: options.latency,
     authenticate: (req) => {
@@ -855,6 +887,9 @@ export async function startFakeEventbrite(options: FakeEventbriteOptions = {}): 
     limits: { set: (limits) => limiter.configure(limitBuckets(checkLimits(limits))) },
     account,
     createAccount,
+    oauth,
+    authorizeUrl: `${server.url}/oauth/authorize`,
+    oauthTokenUrl: `${server.url}/oauth/token`,
     close: server.close,
   };
 }

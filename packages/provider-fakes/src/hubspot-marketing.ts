@@ -108,6 +108,8 @@ export interface HubspotIdentity {
   portal: Portal;
   kind: 'private-app' | 'oauth';
   revoked?: 'revoked' | 'expired';
+  /** OAuth access tokens: when it expires (epoch ms on the fake clock); then 401 EXPIRED_AUTHENTICATION. */
+  expiresAt?: number;
 }
 
 interface EventRec {
@@ -714,8 +716,8 @@ export function createHubspotMarketing(options: { clock: FakeClock; limits: Hubs
     },
   });
 
-  const register = (portal: Portal, token: string, kind: 'private-app' | 'oauth'): string => {
-    tokens.set(token, { token, portal, kind });
+  const register = (portal: Portal, token: string, kind: 'private-app' | 'oauth', expiresAt?: number): string => {
+    tokens.set(token, { token, portal, kind, ...(expiresAt === undefined ? {} : { expiresAt }) });
     portal.tokens.add(token);
     return token;
   };

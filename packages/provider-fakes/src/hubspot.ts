@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { FakeRoutes, bearerToken, type FakeReply, type FakeServer } from './fake-server';
 import { createHubspotMarketing, hubspotError, type FakeHubspotPortal, type HubspotIdentity, type HubspotLimits, type HubspotSeedOptions } from './hubspot-marketing';
 import { createFakeClock, type FakeClock, type FakeClockOptions } from './platform-clock';
 import { addControlRoutes } from './platform-control';
 import { FaultQueue, type FaultControl } from './platform-faults';
+import { addOAuthRoutes, type FakeOAuthApp, type FakeOAuthControl, type OAuthFailure } from './platform-oauth';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
+import { makeToken } from './platform-tokens';
 
 /** Tokens the fake HubSpot understands. */
 export const HUBSPOT_FAKE_TOKENS = {
@@ -70,6 +73,8 @@ export interface FakeHubspotOptions {
   port?: number;
   /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
   control?: boolean;
+  /** The OAuth app's client id and secret (default: made up; read them from `oauth.app`). */
+  oauthApp?: FakeOAuthApp;
 }
 
 /** The fake HubSpot: the CRM fake the connector catalog uses, plus Marketing Events for the unified data sync. */
@@ -91,6 +96,12 @@ export interface FakeHubspot extends FakeServer {
   account: FakeHubspotPortal;
   /** The same as `createPortal`, under the name the other marketing fakes use. */
   createAccount(): FakeHubspotPortal;
+  /** The public app's OAuth (code grant with PKCE, refresh grant): its client, who signs in, revocation. */
+  oauth: FakeOAuthControl<FakeHubspotPortal>;
+  /** What `PATCHBAY_MKTG_HUBSPOT_AUTHORIZE_URL` is set to (like https://app.hubspot.com/oauth/authorize). */
+  authorizeUrl: string;
+  /** What `PATCHBAY_MKTG_HUBSPOT_TOKEN_URL` is set to (like https://api.hubapi.com/oauth/v1/token). */
+  oauthTokenUrl: string;
 }
 
 /**
@@ -345,13 +356,29 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
     hubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
 
   const faults = new FaultQueue();
+  const publicRoutes = new FakeRoutes();
+  // HubSpot's public-app OAuth: the install page (app.hubspot.com/oauth/authorize) and api.hubapi.com/oauth/v1/token,
+  // client credentials in the form, 30-minute access tokens, refresh tokens that stay the same.
+  const oauth = addOAuthRoutes<FakeHubspotPortal>(publicRoutes, {
+    clock: fakeClock,
+    authorizePath: '/oauth/authorize',
+    tokenPath: '/oauth/v1/token',
+    clientAuth: 'post',
+    accessTokenTtlSeconds: 1800,
+    refresh: 'reuse',
+    scope: 'crm.objects.contacts.read marketing-events',
+    defaultAccount: () => portal,
+    issueAccessToken: (account, expiresAt) => marketing.register(marketing.tokens.get(account.token)!.portal, makeToken('CJ'), 'oauth', expiresAt ?? undefined),
+    tokenError: hubspotTokenError,
+    app: options.oauthApp,
+  });
   const server = await startPlatformServer<HubspotIdentity>({
     clock: fakeClock,
     routes,
     faults,
     port: options.port,
     publicRoutes: options.control
-      ? addControlRoutes(new FakeRoutes(), {
+      ? addControlRoutes(publicRoutes, {
           platform: 'hubspot',
           baseUrl: (): string => server.url,
           clock: fakeClock,
@@ -369,14 +396,14 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
             identity.revoked = body.expired === true ? 'expired' : 'revoked';
           },
         })
-      : undefined,
+      : publicRoutes,
     recordRequests: options.recordRequests,
     latency: options.latency,
     authenticate: (req) => {
       const token = bearerToken(req);
       const identity = token ? marketing.tokens.get(token) : undefined;
       if (!identity || identity.revoked === 'revoked') return { reply: invalidAuthentication() };
-      if (identity.revoked === 'expired') return { reply: hubspotError(401, 'EXPIRED_AUTHENTICATION', 'The OAuth token used to make this call expired 1 hour(s) ago.') };
+      if (identity.revoked === 'expired' || (identity.expiresAt !== undefined && fakeClock.now() >= identity.expiresAt)) return { reply: hubspotError(401, 'EXPIRED_AUTHENTICATION', 'The OAuth token used to make this call expired 1 hour(s) ago.') };
       if (token === HUBSPOT_FAKE_TOKENS.rateLimited) {
         return {
           reply: {
@@ -414,5 +441,26 @@ export async function startFakeHubspot(seed: { contacts: number; deals: number }
     createPortal: () => marketing.createPortal(),
     account: portal,
     createAccount: () => marketing.createPortal(),
+    oauth,
+    authorizeUrl: `${server.url}/oauth/authorize`,
+    oauthTokenUrl: `${server.url}/oauth/v1/token`,
   });
+}
+
+/**
+ * HubSpot's token endpoint errors: 400 (401 for the client) with its own `status` code word and the
+ * standard `error` beside it (BAD_AUTH_CODE, BAD_REFRESH_TOKEN, BAD_CLIENT_ID, ...).
+ */
+function hubspotTokenError(failure: OAuthFailure, description: string): FakeReply {
+  const words: Record<OAuthFailure, [string, string, string]> = {
+    invalid_client: ['BAD_CLIENT_ID', 'invalid_client', 'missing or unknown client id'],
+    bad_code: ['BAD_AUTH_CODE', 'invalid_grant', 'missing or unknown auth code'],
+    bad_redirect_uri: ['BAD_REDIRECT_URI', 'invalid_grant', 'redirect_uri does not match initial authorization redirect uri'],
+    pkce_failed: ['BAD_CODE_VERIFIER', 'invalid_grant', description],
+    bad_refresh_token: ['BAD_REFRESH_TOKEN', 'invalid_grant', 'missing or unknown refresh token'],
+    unsupported_grant_type: ['BAD_GRANT_TYPE', 'unsupported_grant_type', description],
+    invalid_request: ['BAD_REQUEST', 'invalid_request', description],
+  };
+  const [status, error, message] = words[failure];
+  return { status: failure === 'invalid_client' ? 401 : 400, body: { status, message, correlationId: randomUUID(), error, error_description: message } };
 }

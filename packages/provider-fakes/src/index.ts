@@ -21,6 +21,7 @@ export { GOOGLE_CALENDAR_FAKE_TOKENS, GOOGLE_CALENDAR_FAKE_USER, startFakeGoogle
 export type { FakeCalendarEvent } from './google-calendar';
 export type { GoogleFakeTokens } from './google-common';
 export { HUBSPOT_FAKE_TOKENS, startFakeHubspot } from './hubspot';
+export type { FakeOAuthApp, FakeOAuthControl } from './platform-oauth';
 export type { FakeHubspot, FakeHubspotOptions } from './hubspot';
 export type {
   AttendanceState,

@@ -10,13 +10,25 @@ describe('marketing fakes in a process of their own', () => {
       expect(Object.keys(settings)).toEqual([
         'PATCHBAY_MKTG_HUBSPOT_BASE_URL',
         'HUBSPOT_ACCESS_TOKEN',
+        'PATCHBAY_MKTG_HUBSPOT_CLIENT_ID',
+        'PATCHBAY_MKTG_HUBSPOT_CLIENT_SECRET',
+        'PATCHBAY_MKTG_HUBSPOT_AUTHORIZE_URL',
+        'PATCHBAY_MKTG_HUBSPOT_TOKEN_URL',
         'PATCHBAY_MKTG_ZOOM_BASE_URL',
         'ZOOM_TOKEN_URL',
         'ZOOM_ACCOUNT_ID',
         'ZOOM_CLIENT_ID',
         'ZOOM_CLIENT_SECRET',
+        'PATCHBAY_MKTG_ZOOM_TOKEN_URL',
+        'PATCHBAY_MKTG_ZOOM_CLIENT_ID',
+        'PATCHBAY_MKTG_ZOOM_CLIENT_SECRET',
+        'PATCHBAY_MKTG_ZOOM_AUTHORIZE_URL',
         'PATCHBAY_MKTG_EVENTBRITE_BASE_URL',
         'EVENTBRITE_TOKEN',
+        'PATCHBAY_MKTG_EVENTBRITE_CLIENT_ID',
+        'PATCHBAY_MKTG_EVENTBRITE_CLIENT_SECRET',
+        'PATCHBAY_MKTG_EVENTBRITE_AUTHORIZE_URL',
+        'PATCHBAY_MKTG_EVENTBRITE_TOKEN_URL',
       ]);
       const hubspot = settings.PATCHBAY_MKTG_HUBSPOT_BASE_URL!;
       const auth = { authorization: `Bearer ${settings.HUBSPOT_ACCESS_TOKEN}` };
@@ -66,6 +78,12 @@ describe('marketing fakes in a process of their own', () => {
       expect(webinars.total_records).toBe(3);
       const eb = (await (await fetch(`${settings.PATCHBAY_MKTG_EVENTBRITE_BASE_URL}/users/me/organizations/?token=${settings.EVENTBRITE_TOKEN}`)).json()) as Json;
       expect(eb.organizations).toHaveLength(1);
+      // The printed OAuth app is the one the fake's authorize page knows.
+      const authorize = await fetch(
+        `${settings.PATCHBAY_MKTG_HUBSPOT_AUTHORIZE_URL}?response_type=code&client_id=${settings.PATCHBAY_MKTG_HUBSPOT_CLIENT_ID}&redirect_uri=${encodeURIComponent('http://localhost:8080/api/mktg/v1/link/oauth/callback')}&state=s`,
+        { redirect: 'manual' },
+      );
+      expect(authorize.status).toBe(302);
     } finally {
       await fakes.close();
     }

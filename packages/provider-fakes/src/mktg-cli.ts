@@ -31,6 +31,19 @@ export class UsageError extends Error {}
  * Starts the fakes the arguments ask for, seeded, controls on. Returns the `KEY=value` lines to print
  * and a function that stops them all. Throws UsageError for bad arguments.
  */
+/** Fixed OAuth apps, so the printed settings stay the same from one start to the next. */
+const CLI_OAUTH_APPS = {
+  hubspot: { clientId: 'fake-hubspot-client-id', clientSecret: 'fake-hubspot-client-secret' },
+  zoom: { clientId: 'fake-zoom-oauth-client-id', clientSecret: 'fake-zoom-oauth-client-secret' },
+  eventbrite: { clientId: 'fake-eventbrite-client-id', clientSecret: 'fake-eventbrite-client-secret' },
+};
+
+/** The unified-data settings of a platform's OAuth app (its "Sign in with" on the magic-link page). */
+function oauthLines(platform: string, app: { clientId: string; clientSecret: string }, authorizeUrl: string, tokenUrl: string | null): string[] {
+  const prefix = `PATCHBAY_MKTG_${platform}`;
+  return [`${prefix}_CLIENT_ID=${app.clientId}`, `${prefix}_CLIENT_SECRET=${app.clientSecret}`, `${prefix}_AUTHORIZE_URL=${authorizeUrl}`, ...(tokenUrl ? [`${prefix}_TOKEN_URL=${tokenUrl}`] : [])];
+}
+
 export async function startMarketingFakes(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ lines: string[]; close(): Promise<void> }> {
   let values;
   try {
@@ -70,13 +83,17 @@ export async function startMarketingFakes(args: string[], env: NodeJS.ProcessEnv
   };
   try {
     if (platforms.includes('hubspot')) {
-      const hs = await startFakeHubspot(undefined, { port: portOf(0), control: true, limits: published ? 'free' : 'unlimited' });
+      const hs = await startFakeHubspot(undefined, { port: portOf(0), control: true, limits: published ? 'free' : 'unlimited', oauthApp: CLI_OAUTH_APPS.hubspot });
       closers.push(hs.close);
       hs.portal.seed({ events, participantsPerEvent: per });
-      lines.push(`PATCHBAY_MKTG_HUBSPOT_BASE_URL=${hs.baseUrl}`, `HUBSPOT_ACCESS_TOKEN=${HUBSPOT_FAKE_TOKENS.valid}`);
+      lines.push(
+        `PATCHBAY_MKTG_HUBSPOT_BASE_URL=${hs.baseUrl}`,
+        `HUBSPOT_ACCESS_TOKEN=${HUBSPOT_FAKE_TOKENS.valid}`,
+        ...oauthLines('HUBSPOT', hs.oauth.app, hs.authorizeUrl, hs.oauthTokenUrl),
+      );
     }
     if (platforms.includes('zoom')) {
-      const zoom = await startFakeZoom({ port: portOf(1), control: true, limits: published ? 'pro' : 'unlimited' });
+      const zoom = await startFakeZoom({ port: portOf(1), control: true, limits: published ? 'pro' : 'unlimited', oauthApp: CLI_OAUTH_APPS.zoom });
       closers.push(zoom.close);
       zoom.account.seed({ webinars: events, registrantsPerWebinar: per });
       lines.push(
@@ -85,13 +102,19 @@ export async function startMarketingFakes(args: string[], env: NodeJS.ProcessEnv
         `ZOOM_ACCOUNT_ID=${ZOOM_FAKE_CREDENTIALS.accountId}`,
         `ZOOM_CLIENT_ID=${ZOOM_FAKE_CREDENTIALS.clientId}`,
         `ZOOM_CLIENT_SECRET=${ZOOM_FAKE_CREDENTIALS.clientSecret}`,
+        `PATCHBAY_MKTG_ZOOM_TOKEN_URL=${zoom.tokenUrl}`,
+        ...oauthLines('ZOOM', zoom.oauth.app, zoom.authorizeUrl, null),
       );
     }
     if (platforms.includes('eventbrite')) {
-      const eb = await startFakeEventbrite({ port: portOf(2), control: true, limits: published ? 'published' : 'unlimited' });
+      const eb = await startFakeEventbrite({ port: portOf(2), control: true, limits: published ? 'published' : 'unlimited', oauthApp: CLI_OAUTH_APPS.eventbrite });
       closers.push(eb.close);
       eb.account.seed({ events, attendeesPerEvent: per });
-      lines.push(`PATCHBAY_MKTG_EVENTBRITE_BASE_URL=${eb.baseUrl}`, `EVENTBRITE_TOKEN=${EVENTBRITE_FAKE_TOKENS.valid}`);
+      lines.push(
+        `PATCHBAY_MKTG_EVENTBRITE_BASE_URL=${eb.baseUrl}`,
+        `EVENTBRITE_TOKEN=${EVENTBRITE_FAKE_TOKENS.valid}`,
+        ...oauthLines('EVENTBRITE', eb.oauth.app, eb.authorizeUrl, eb.oauthTokenUrl),
+      );
     }
   } catch (err) {
     await close();

@@ -4,6 +4,7 @@ import { createFakeClock, nextUtcMidnight, type FakeClock, type FakeClockOptions
 import { addControlRoutes } from './platform-control';
 import { FaultQueue, type FaultControl } from './platform-faults';
 import { RateLimiter, type RateBucketSpec } from './platform-limits';
+import { addOAuthRoutes, type FakeOAuthApp, type FakeOAuthControl, type OAuthFailure } from './platform-oauth';
 import { startPlatformServer, type PlatformLoggedRequest, type PlatformRequest } from './platform-server';
 import { decodePageToken, encodePageToken, fingerprint, makeToken } from './platform-tokens';
 import { eventTitle, isoSeconds, person, seedTimeline, shortId, type Person } from './seed-data';
@@ -50,6 +51,8 @@ export interface FakeZoomOptions {
   port?: number;
   /** Serve the test controls under `/__fake/` (default false; the CLI turns them on). */
   control?: boolean;
+  /** The OAuth app's client id and secret (default: made up; read them from `oauth.app`). */
+  oauthApp?: FakeOAuthApp;
 }
 
 export interface ZoomSeedOptions {
@@ -138,6 +141,10 @@ export interface FakeZoom {
   /** The account the fake starts with (ZOOM_FAKE_CREDENTIALS). */
   account: FakeZoomAccount;
   createAccount(): FakeZoomAccount;
+  /** The user-level OAuth app (code grant with PKCE, rotating refresh tokens) on the token endpoint above. */
+  oauth: FakeOAuthControl<FakeZoomAccount>;
+  /** What `PATCHBAY_MKTG_ZOOM_AUTHORIZE_URL` is set to (like https://zoom.us/oauth/authorize). */
+  authorizeUrl: string;
   close(): Promise<void>;
 }
 
@@ -531,6 +538,8 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
   const publicRoutes = new FakeRoutes().route('POST', '/oauth/token', (req) => {
     const form = (req.json ?? {}) as Record<string, string>;
     const grant = req.query.get('grant_type') ?? form.grant_type;
+    // The user-level OAuth app's grants (authorization code with PKCE, refresh) share the endpoint.
+    if (grant === 'authorization_code' || grant === 'refresh_token') return oauth.handleToken(req);
     const accountId = req.query.get('account_id') ?? form.account_id;
     const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const [clientId, clientSecret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
@@ -541,12 +550,29 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     return { body: { access_token: issue(account), token_type: 'bearer', expires_in: TOKEN_TTL_MS / 1000, scope: 'user:read:admin webinar:read:admin report:read:admin', api_url: 'https://api.zoom.us' } };
   });
 
-  const issue = (account: Account): string => {
+  const issue = (account: Account, expiresAt?: number): string => {
     const token = `eyJ${makeToken('', 24)}`;
     const now = clock.now();
-    accessTokens.set(token, { account, issuedAt: now, expiresAt: now + TOKEN_TTL_MS });
+    accessTokens.set(token, { account, issuedAt: now, expiresAt: expiresAt ?? now + TOKEN_TTL_MS });
     return token;
   };
+
+  // Zoom's user-level OAuth app (zoom.us/oauth/authorize, zoom.us/oauth/token): HTTP Basic client
+  // credentials, one-hour access tokens, and a refresh token replaced by every refresh.
+  const oauth = addOAuthRoutes<FakeZoomAccount>(publicRoutes, {
+    clock,
+    authorizePath: '/oauth/authorize',
+    tokenPath: null,
+    clientAuth: 'basic',
+    accessTokenTtlSeconds: TOKEN_TTL_MS / 1000,
+    refresh: 'rotate',
+    scope: 'user:read webinar:read report:read',
+    tokenExtras: { api_url: 'https://api.zoom.us' },
+    defaultAccount: () => account,
+    issueAccessToken: (handle, expiresAt) => issue(accounts.get(handle.accountId)!, expiresAt ?? undefined),
+    tokenError: zoomTokenError,
+    app: options.oauthApp,
+  });
 
   const faults = new FaultQueue();
   const setLimits = (limits: ZoomLimits) => {
@@ -811,8 +837,25 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     limits: { set: setLimits },
     account,
     createAccount: () => createAccount(),
+    oauth,
+    authorizeUrl: `${server.url}/oauth/authorize`,
     close: server.close,
   };
+}
+
+/** Zoom's token endpoint errors: `{reason, error}`, 401 for the client credentials, else 400. */
+function zoomTokenError(failure: OAuthFailure, description: string): FakeReply {
+  const answers: Record<OAuthFailure, [number, string, string]> = {
+    invalid_client: [401, 'invalid_client', 'Invalid client_id or client_secret'],
+    bad_code: [400, 'invalid_grant', 'Invalid authorization code'],
+    bad_redirect_uri: [400, 'invalid_grant', 'Redirect URI mismatch.'],
+    pkce_failed: [400, 'invalid_grant', 'Invalid code_verifier'],
+    bad_refresh_token: [400, 'invalid_grant', 'Invalid Token!'],
+    unsupported_grant_type: [400, 'unsupported_grant_type', 'Unsupported grant type'],
+    invalid_request: [400, 'invalid_request', description],
+  };
+  const [status, error, reason] = answers[failure];
+  return { status, body: { reason, error } };
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

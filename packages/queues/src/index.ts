@@ -11,7 +11,10 @@ export type {
   ToolCallRecordJob,
   ToolCallStatus,
   UnifiedDataSyncJob,
+  GatewayUsageRecordBatchJob,
   GatewayUsageRecordJob,
+  GatewayBatchJob,
+  GatewayBatchLineJob,
 } from './payloads';
 export { DEFAULT_JOB_OPTIONS, OUTBOX_TABLE_SQL, OutboxRelay, addToOutbox } from './outbox';
 export type { OutboxDatabase, OutboxEvent, OutboxRelayOptions, OutboxWriter, QueueResolver, RelayQueue } from './outbox';

@@ -10,6 +10,10 @@ export const QUEUE_NAMES = {
   unifiedDataSync: 'patchbay-unified-data-sync',
   /** One model gateway request (finished, cut or failed): tokens, cost, route. */
   gatewayUsageRecords: 'patchbay-gateway-usage-records',
+  /** A gateway batch's steps (start: fan its lines out; finalize: write its output and error files). */
+  gatewayBatches: 'patchbay-gateway-batches',
+  /** One line of a gateway batch, run through the same pipeline as a single model request. */
+  gatewayBatchLines: 'patchbay-gateway-batch-lines',
 } as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

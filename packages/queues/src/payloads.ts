@@ -161,11 +161,42 @@ export interface GatewayUsageRecordJob {
   occurred_at: string;
 }
 
+/**
+ * The usage records one gateway replica finished within a few milliseconds, as one job: the queue's
+ * per-job work (its scripts, events, bookkeeping, in the gateway and in the worker) is paid once per
+ * batch instead of once per model request. Storing is idempotent on each record's event_id.
+ */
+export interface GatewayUsageRecordBatchJob {
+  /** The batch's own id (the job id). */
+  event_id: string;
+  records: GatewayUsageRecordJob[];
+}
+
+/** A step of a gateway batch (OpenAI-compatible /v1/batches); idempotent on the batch's stored state. */
+export interface GatewayBatchJob {
+  event_id: string;
+  batch_id: string;
+  /** start: move the batch to in_progress and enqueue its lines; finalize: write the result files and the final status. */
+  step: 'start' | 'finalize';
+}
+
+/** One line of a gateway batch. Its result is stored once per (batch_id, line) before the job is acknowledged. */
+export interface GatewayBatchLineJob {
+  /** Derived from (batch_id, line), so re-enqueuing a line names the same job. */
+  event_id: string;
+  batch_id: string;
+  /** 0-based line number in the input file. */
+  line: number;
+}
+
 export interface QueuePayloads {
   [QUEUE_NAMES.auditEvents]: AuditEventJob;
   [QUEUE_NAMES.toolCallRecords]: ToolCallRecordJob;
   [QUEUE_NAMES.toolCallRecordBatches]: ToolCallRecordBatchJob;
   [QUEUE_NAMES.registeredUserDeletions]: RegisteredUserDeletedJob;
   [QUEUE_NAMES.unifiedDataSync]: UnifiedDataSyncJob;
-  [QUEUE_NAMES.gatewayUsageRecords]: GatewayUsageRecordJob;
+  /** Batches; single records from gateways before batching (and their outbox rows) are still read. */
+  [QUEUE_NAMES.gatewayUsageRecords]: GatewayUsageRecordBatchJob | GatewayUsageRecordJob;
+  [QUEUE_NAMES.gatewayBatches]: GatewayBatchJob;
+  [QUEUE_NAMES.gatewayBatchLines]: GatewayBatchLineJob;
 }

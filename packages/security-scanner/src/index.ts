@@ -7,3 +7,5 @@ export { catastrophicBacktrackingRisk } from './regex-safety';
 export { InvalidRuleError, MAX_DEPTH, ScanError, Scanner } from './scanner';
 export { scanModelOutput, scanModelRequest } from './model-content';
 export type { ModelBlockLike, ModelRequestLike, ModelScanResult } from './model-content';
+export { DEFAULT_STREAM_HOLDBACK, StreamTextScreen } from './stream-screen';
+export type { StreamScreenStep } from './stream-screen';

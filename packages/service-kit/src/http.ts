@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorMiddleware, notFoundHandler, type AppError } from '@patchbay/errors';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
@@ -14,18 +14,31 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Rewrites a path before it is logged, for paths that carry a secret (a magic-link token). */
 export type PathRedactor = (path: string) => string;
 
-export function requestContext(logger: Logger, redactPath: PathRedactor = (p) => p): RequestHandler {
-  return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
+/**
+ * The request id (the edge router's when it looks like one, else a new one) as X-Request-Id, and the
+ * access log line when the response finishes. For handlers served outside express (a hot path);
+ * express apps get it from `requestContext`. Run the handler in `requestContextStorage.run({ requestId }, ...)`.
+ */
+export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, redactPath: PathRedactor = (p) => p): string {
+  const incoming = req.headers['x-request-id'];
+  const requestId = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+  res.setHeader('X-Request-Id', requestId);
+  if (logger.isLevelEnabled('info')) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const path = (req.url ?? '/').split('?', 1)[0]!;
       requestContextStorage.run({ requestId }, () => {
-        logger.info({ method: req.method, path: redactPath(req.path), status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+        logger.info({ method: req.method, path: redactPath(path), status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
       });
     });
+  }
+  return requestId;
+}
+
+export function requestContext(logger: Logger, redactPath: PathRedactor = (p) => p): RequestHandler {
+  return (req, res, next) => {
+    const requestId = beginRequest(logger, req, res, redactPath);
     requestContextStorage.run({ requestId }, () => next());
   };
 }

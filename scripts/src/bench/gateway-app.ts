@@ -15,6 +15,8 @@ const execFileAsync = promisify(execFile);
 export interface GatewayLegs {
   direct: Leg;
   viaEdge: Leg;
+  /** The gateway under a routing policy of three routes whose first fails half the time. */
+  policy: Leg;
   services: RunningService[];
   /** N concurrent requests against a new key with a small limit; lines to print. */
   budgetExactness(requests: number): Promise<string[]>;
@@ -23,12 +25,27 @@ export interface GatewayLegs {
 const GATEWAY_MODEL = 'openai/gpt-4o-mini';
 
 /**
+ * The routing-policy leg: three routes in priority order on the fake OpenAI; the first (gpt-4o) fails
+ * with a 500 on every other request (the fake's fault rule, fraction 0.5), so half the requests pay a
+ * failed attempt before the second route answers. The direct legs ask for gpt-4o-mini, which the
+ * fault leaves alone.
+ */
+export const POLICY_ROUTES = ['openai/gpt-4o', 'openai/gpt-4o-mini', 'openai/gpt-4.1'];
+const FAILING_VENDOR_MODEL = 'gpt-4o';
+
+/**
  * apps/model-gateway as its README runs it, with the fake OpenAI as the platform's OpenAI vendor,
  * access-keys-and-audit beside it (management keys, organization settings) and the edge router in
  * front; an organization on the paid plan with a payment method and credit, made with the admin CLI,
  * and a gateway key made through the management API.
  */
-export async function startGatewayLegs(group: ServiceGroup, backends: Backends, upstream: RunningService, gatewayEntry: string, nodeArgs: string[] = []): Promise<GatewayLegs> {
+export async function startGatewayLegs(
+  group: ServiceGroup,
+  backends: Backends,
+  upstream: RunningService,
+  gatewayEntry: string,
+  nodeArgs: { gateway?: string[]; worker?: string[] } = {},
+): Promise<GatewayLegs> {
   const serviceToken = benchServiceToken();
   const accessKeys = await startAccessKeys(group, backends, serviceToken);
   const cli = path.join(REPO_ROOT, 'apps', 'access-keys-and-audit', 'dist', 'cli', 'main.js');
@@ -41,24 +58,26 @@ export async function startGatewayLegs(group: ServiceGroup, backends: Backends, 
   const management = await admin(['mgmt-key', 'create', '--org', organizationId, '--name', 'gateway bench']);
   const mgmtKey = String(management.key);
 
-  const gateway = await group.start({
-    name: 'model-gateway',
-    entry: gatewayEntry,
-    nodeArgs,
-    env: {
-      DATABASE_URL: backends.databaseUrl,
-      REDIS_URL: backends.redisUrl,
-      ACCESS_KEYS_URL: accessKeys.baseUrl,
-      PATCHBAY_SERVICE_TOKEN: serviceToken,
-      // A new key each run: nothing sealed (BYOK vendor keys) needs to open in another one.
-      PATCHBAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-      PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
-      PATCHBAY_VENDOR_OPENAI_API_KEY: OPENAI_FAKE_KEYS.valid,
-      PATCHBAY_VENDOR_OPENAI_BASE_URL: `${upstream.baseUrl}/v1`,
-      LOG_LEVEL: BENCH_LOG_LEVEL,
-      NODE_ENV: 'production',
-    },
-  });
+  const env = {
+    DATABASE_URL: backends.databaseUrl,
+    REDIS_URL: backends.redisUrl,
+    ACCESS_KEYS_URL: accessKeys.baseUrl,
+    PATCHBAY_SERVICE_TOKEN: serviceToken,
+    // A new key each run: nothing sealed (BYOK vendor keys) needs to open in another one.
+    PATCHBAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
+    PATCHBAY_VENDOR_OPENAI_API_KEY: OPENAI_FAKE_KEYS.valid,
+    PATCHBAY_VENDOR_OPENAI_BASE_URL: `${upstream.baseUrl}/v1`,
+    LOG_LEVEL: BENCH_LOG_LEVEL,
+    NODE_ENV: 'production',
+    // The policy leg measures a first route failing half the time: with the breaker on (3 failures in
+    // 30 s) it would be skipped after the first few, and the leg would measure the second route alone.
+    GATEWAY_BREAKER_FAILURES: '1000000000',
+  };
+  // As docker-compose and the Helm chart deploy it: the replicas answering model requests hand usage
+  // records to the queue, and a worker process of its own stores them (GATEWAY_USAGE_WORKERS=false).
+  const gateway = await group.start({ name: 'model-gateway', entry: gatewayEntry, nodeArgs: nodeArgs.gateway ?? [], env: { ...env, GATEWAY_USAGE_WORKERS: 'false' } });
+  const worker = await group.start({ name: 'model-gateway-worker', entry: path.join(path.dirname(gatewayEntry), 'worker.js'), nodeArgs: nodeArgs.worker ?? [], env: { ...env, PATCHBAY_MIGRATE_ON_START: 'false' } });
   const edge = await startEdgeRouter(group, { accessKeys, MODEL_GATEWAY_URL: gateway });
 
   const createKey = async (body: Record<string, unknown>): Promise<{ key: string; hash: string }> => {
@@ -81,11 +100,26 @@ export async function startGatewayLegs(group: ServiceGroup, backends: Backends, 
 
   const { key } = await createKey({ name: 'gateway bench' });
   const auth = { Authorization: `Bearer ${key}` };
+  const policyRes = await fetch(`${gateway.baseUrl}/v1/routing-policies`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${mgmtKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench three routes', strategy: 'priority', targets: POLICY_ROUTES.map((model) => ({ model, vendors: ['openai'] })) }),
+  });
+  const policyText = await policyRes.text();
+  if (policyRes.status !== 201) throw new Error(`POST /v1/routing-policies answered ${policyRes.status}: ${policyText.slice(0, 300)}`);
+  const alias = (JSON.parse(policyText) as { model: string }).model;
+  const fault = await fetch(`${upstream.baseUrl}/__fake/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fault: { kind: 'server_error' }, model: FAILING_VENDOR_MODEL, fraction: 0.5 }),
+  });
+  if (fault.status !== 200) throw new Error(`the fake's fault rule: ${fault.status} ${await fault.text()}`);
   progress(`model gateway on ${gateway.baseUrl}, edge router on ${edge.baseUrl}; organization ${organizationId}`);
   return {
     direct: { label: 'gateway direct', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
     viaEdge: { label: 'gateway via edge router', url: `${edge.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
-    services: [accessKeys, gateway, edge],
+    policy: { label: 'gateway, policy: 3 routes, 1st fails 1/2', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: alias },
+    services: [accessKeys, gateway, worker, edge],
     async budgetExactness(requests: number): Promise<string[]> {
       // A small limit, a few requests' worth: the worst case reserved per request is the prompt plus
       // max_tokens at the model's price, the real cost is what the fake's usage says.

@@ -16,6 +16,7 @@ import { median, medianAdded, measureInterleaved, type Target } from './measure'
 import { LOAD_OPTIONS_USAGE, parseLoadOptions } from './options';
 import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup, type RunningService } from './services';
+import { ROUTING_DECISION_TARGET_US, routingDecisionCost } from './routing-decision';
 
 const USAGE = `pnpm bench gateway [options]
 
@@ -31,6 +32,12 @@ of wrk's own p99, which inflates fast legs far more than slow ones); wrk's p99 i
 Every path's answer is checked against the fake's own before the load. Then: time to first token
 added on a stream, and budget exactness (N concurrent requests against a key with a small limit:
 spend after settlement against the limit), through the gateway and in the spend library alone.
+
+The routing policy leg (issue 10 §5): the gateway under a policy of three routes (openai/gpt-4o,
+gpt-4o-mini, gpt-4.1 on the fake OpenAI) whose first answers 500 to every other request (the fake's
+fault rule, fraction 0.5; the circuit breaker is set not to open, so the leg keeps paying the failed
+attempts), side by side with the gateway direct. Then the routing decision's cost in µs per request,
+in process (resolveRoutes over many iterations; target <= 50 µs).
 
 The target (issue 9 §8): the gateway at least 5 times Portkey's throughput, through the edge router
 at least 0.8 of two do-nothing proxies, added p99 at most 2 ms. Ratios matter, absolute numbers do
@@ -214,8 +221,9 @@ async function run(args: string[]): Promise<number> {
     let gatewaySkipped: string | null = null;
     const gatewayEntry = path.resolve(__dirname, '..', '..', '..', 'apps', 'model-gateway', 'dist', 'main.js');
     if (existsSync(gatewayEntry)) {
-      gateway = await startGatewayLegs(group, backends, upstream, gatewayEntry, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
-      legs.push(gateway.direct, gateway.viaEdge);
+      const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
+      gateway = await startGatewayLegs(group, backends, upstream, gatewayEntry, { gateway: profiled('gateway'), worker: profiled('worker') });
+      legs.push(gateway.direct, gateway.viaEdge, gateway.policy);
     } else {
       gatewaySkipped = `apps/model-gateway/dist/main.js is missing (the app is not merged or not built): the gateway legs are skipped`;
       progress(gatewaySkipped);
@@ -237,6 +245,8 @@ async function run(args: string[]): Promise<number> {
     // Portkey 1.15.2 answers every stream with 500 "Something went wrong" on this Node (its log: TypeError: immutable): left out.
     const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey');
     const ttft = await measureTtft(ttftLegs);
+    progress('routing decision cost, in process');
+    const decision = routingDecisionCost();
     const requests = 100;
     const budgetLines = await libraryBudgetExactness(backends, requests);
     const gatewayBudget = gateway ? await gateway.budgetExactness(requests) : null;
@@ -265,12 +275,14 @@ async function run(args: string[]): Promise<number> {
           addedP99,
           String(r.non2xx + r.socketErrors),
           cpuText(r.cpuUsPerRequest[cpuServiceOf(r.label, gateway)]),
+          r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest['model-gateway-worker']) : '',
         ]);
       }
     }
     print('Throughput and latency (medians over rounds; p50/p99 from raw latencies, wrk p99 with its correction):');
-    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req'], rows, ['left'])) print(`  ${line}`);
-    print('  (CPU µs/req: CPU time from /proc of the process serving the path (the gateway itself on the gateway legs), per request; steadier than wall times on a loaded machine)');
+    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req', 'worker µs/req'], rows, ['left'])) print(`  ${line}`);
+    print('  (CPU µs/req: CPU time from /proc of the process serving the path (the gateway itself on the gateway legs), per request; steadier than wall times on a loaded machine;');
+    print('   worker µs/req: the usage-record worker process beside it, storing each request\'s record, as docker-compose and the Helm chart deploy it)');
     print('');
     print('Ratios:');
     for (const connections of connectionCounts) {
@@ -286,6 +298,10 @@ async function run(args: string[]): Promise<number> {
         const addedP99 = medianAdded(gw, direct, (round) => round.rawP99Us ?? round.p99Us);
         const gwRatio = gw.requestsPerSecond / portkeyResult.requestsPerSecond;
         const edgeRatio = edge.requestsPerSecond / two.requestsPerSecond;
+        const policyLeg = at('gateway, policy: 3 routes, 1st fails 1/2');
+        if (policyLeg) {
+          print(`    policy of 3 routes (1st fails 1/2) / gateway direct ${ratio(policyLeg.requestsPerSecond, gw.requestsPerSecond)}; added p50 over gateway direct ${formatSigned(medianAdded(policyLeg, gw, (round) => round.rawP50Us ?? round.p50Us))} µs, added p99 ${formatSigned(medianAdded(policyLeg, gw, (round) => round.rawP99Us ?? round.p99Us))} µs`);
+        }
         print(`    gateway / Portkey ${gwRatio.toFixed(2)} (target >= 5: ${gwRatio >= 5 ? 'met' : 'NOT met'}); edge path / two proxies ${edgeRatio.toFixed(2)} (target >= 0.8: ${edgeRatio >= 0.8 ? 'met' : 'NOT met'}); gateway added p99 ${formatSigned(addedP99)} µs (target <= 2,000: ${addedP99 <= 2000 ? 'met' : 'NOT met'}); edge path added p99 ${formatSigned(medianAdded(edge, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
       }
     }
@@ -301,6 +317,9 @@ async function run(args: string[]): Promise<number> {
     for (const line of table(['path', 'p50 µs', 'p99 µs', 'added p50 µs'], ttftRows, ['left'])) print(`  ${line}`);
     print('  (Portkey is left out: @portkey-ai/gateway 1.15.2 answers every stream with 500 on this Node, "TypeError: immutable" in its log)');
     print('');
+    print(`Routing decision (resolveRoutes, in process, median of 5 rounds of 50,000): µs per request, next to model-wire parsing the same body; target <= ${ROUTING_DECISION_TARGET_US} µs:`);
+    for (const line of table(['case', 'routing µs', 'parse µs', 'target'], decision, ['left'])) print(`  ${line}`);
+    print('');
     print('Budget exactness:');
     for (const line of budgetLines) print(line);
     if (gatewayBudget) for (const line of gatewayBudget) print(line);
@@ -310,17 +329,19 @@ async function run(args: string[]): Promise<number> {
     return failed ? 1 : 0;
   } finally {
     await group.stopAll();
-    // The gateway writes its CPU profile as it exits.
-    const file = profileDir ? newestProfile(profileDir) : null;
-    if (file) printGatewayProfile(summarizeCpuProfile(file, REPO_ROOT, { windows: gatewayWindows }));
+    // The gateway and its usage worker write their CPU profiles as they exit.
+    for (const [name, title] of [['gateway', 'Gateway'], ['worker', 'Usage worker']] as const) {
+      const file = profileDir && existsSync(path.join(profileDir, name)) ? newestProfile(path.join(profileDir, name)) : null;
+      if (file) printGatewayProfile(title, summarizeCpuProfile(file, REPO_ROOT, { windows: gatewayWindows }));
+    }
   }
 }
 
-function printGatewayProfile(profile: ReturnType<typeof summarizeCpuProfile>): void {
+function printGatewayProfile(title: string, profile: ReturnType<typeof summarizeCpuProfile>): void {
   const ms = (n: number) => formatInt(n / 1000);
   const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
   print('');
-  print(`Gateway CPU profile, ${profile.windowed ? 'the measured "gateway direct" rounds only' : 'whole run'} (${profile.file}; the figures above ran under --cpu-prof): ${ms(profile.busyUs)} ms busy of ${ms(profile.totalUs)} ms`);
+  print(`${title} CPU profile, ${profile.windowed ? 'the measured "gateway direct" rounds only' : 'whole run'} (${profile.file}; the figures above ran under --cpu-prof): ${ms(profile.busyUs)} ms busy of ${ms(profile.totalUs)} ms`);
   const section = (title: string, entries: ReturnType<typeof summarizeCpuProfile>['selfByOrigin']) => {
     print(`  ${title}`);
     for (const line of table(['', 'ms', 'of busy'], entries.map((e) => [e.name, ms(e.timeUs), pct(e.share)]))) print(`  ${line}`);
@@ -332,6 +353,6 @@ function printGatewayProfile(profile: ReturnType<typeof summarizeCpuProfile>): v
 
 export const gatewayBenchmark: Benchmark = {
   name: 'gateway',
-  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; time to first token; budget exactness',
+  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; a routing policy of three routes whose first fails half the time; routing decision µs; time to first token; budget exactness',
   run,
 };

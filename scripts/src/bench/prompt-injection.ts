@@ -1,4 +1,4 @@
-import { DEFAULT_PI_SETTINGS, evaluate, loadDataset, scorePrompt, type Evaluation, type LabelledPrompt } from '@patchbay/prompt-injection';
+import { DEFAULT_PI_SETTINGS, evaluate, loadDataset, scorePrompt, scoreRules, type Evaluation, type LabelledPrompt } from '@patchbay/prompt-injection';
 import type { Benchmark } from './benchmark';
 import { measureSync, type MicroOptions } from './micro';
 import { machineDescription, machineLoad, print, progress, table } from './report';
@@ -7,11 +7,12 @@ const USAGE = `pnpm bench prompt-injection
 
 Accuracy and speed of @patchbay/prompt-injection's detector, in process (no services):
 - on the labelled set (packages/prompt-injection/data/prompts.jsonl), its dev split (tuned on) and its
-  held-out test split (never tuned on): confusion matrix at the default block threshold (0.57),
-  precision, recall, recall per injection category, share passed per benign category, every false
-  positive listed, and how many benign prompts land between the pass and block thresholds (alerts);
+  held-out test split (never tuned on), and the second held-out set (data/holdout.jsonl): confusion matrix at the default block threshold (0.57),
+  precision, recall (and the rules' alone, without the learned model), recall per injection category, share
+  passed per benign category, every false positive and negative listed for dev only (held-out lines are
+  counted, not shown), and how many benign prompts land between the pass and block thresholds (alerts);
 - calibration: the share of injections among the prompts in each score band;
-- µs per prompt over the whole set, and µs per call on 1 KB, 10 KB and 100 KB texts (wall time, and
+- µs per prompt over the whole set (rules and learned model), and µs per call on 1 KB, 10 KB and 100 KB texts (wall time, and
   this process's CPU time, which a busy machine inflates less), beside a plain
   regex scan (one case-insensitive alternation of common attack phrases, what a simple filter does),
   whose precision and recall are printed too.
@@ -32,7 +33,7 @@ const preview = (text: string) => {
   return flat.length > 90 ? `${flat.slice(0, 89)}…` : flat;
 };
 
-function printSplit(name: string, rows: LabelledPrompt[], e: Evaluation, reference: Evaluation): void {
+function printSplit(name: string, rows: LabelledPrompt[], e: Evaluation, reference: Evaluation, listItems: boolean): void {
   print(`== ${name}: ${rows.filter((r) => r.label === 'injection').length} injections, ${rows.filter((r) => r.label === 'benign').length} benign ==`);
   print();
   for (const line of table(
@@ -46,6 +47,8 @@ function printSplit(name: string, rows: LabelledPrompt[], e: Evaluation, referen
   print(`detector:  precision ${pct(e.precision)}  recall ${pct(e.recall)}`);
   print(`reference: precision ${pct(reference.precision)}  recall ${pct(reference.recall)}  (plain regex scan, same prompts)`);
   const alerts = rows.filter((r) => r.label === 'benign').map((r) => scorePrompt(r.text, { kind: r.kind }).score).filter((s) => s > DEFAULT_PI_SETTINGS.passThreshold && !flag(s)).length;
+  const ruleOnly = evaluate(rows, (r) => ({ score: scoreRules(r.text, { kind: r.kind }), signals: [] }), flag);
+  print(`rules alone: precision ${pct(ruleOnly.precision)}  recall ${pct(ruleOnly.recall)}  (without the learned model)`);
   print(`benign prompts between the thresholds (recorded as suspicious, not blocked): ${alerts}`);
   print();
   const refByCategory = new Map(reference.byCategory.map((c) => [`${c.label}/${c.category}`, c]));
@@ -55,6 +58,12 @@ function printSplit(name: string, rows: LabelledPrompt[], e: Evaluation, referen
   });
   for (const line of table(['category', 'measure', 'detector', '', 'reference'], catRows)) print(line);
   print();
+  if (!listItems) {
+    // Held-out lines are for measuring only: reading which ones fail would be tuning on them.
+    print(`false positives: ${e.falsePositiveItems.length}, false negatives: ${e.falseNegativeItems.length} (held out: not listed)`);
+    print();
+    return;
+  }
   print(`false positives (${e.falsePositiveItems.length}):`);
   for (const item of e.falsePositiveItems) print(`  ${item.id}  score ${item.score.toFixed(3)}  [${item.signals.join(', ')}]  ${preview(item.text)}`);
   print(`false negatives (${e.falseNegativeItems.length}):`);
@@ -172,12 +181,12 @@ async function run(args: string[]): Promise<number> {
   print('pnpm bench prompt-injection: @patchbay/prompt-injection on its labelled set, default thresholds (block >= 0.57, pass <= 0.30)');
   print(`machine: ${machineDescription()}; load average ${machineLoad().text}`);
   print();
-  for (const split of ['dev', 'test'] as const) {
+  for (const split of ['dev', 'test', 'holdout'] as const) {
     const rows = loadDataset(split);
     progress(`evaluating ${split}`);
     const e = evaluate(rows, (r) => scorePrompt(r.text, { kind: r.kind }), flag);
     const reference = evaluate(rows, (r) => referenceScore(r.text), flag);
-    printSplit(split === 'dev' ? 'dev split (tuned on)' : 'held-out test split (never tuned on)', rows, e, reference);
+    printSplit(split === 'dev' ? 'dev split (tuned on; the learned model is trained on it)' : split === 'test' ? 'held-out test split (never tuned on)' : 'second held-out split, data/holdout.jsonl (written before the second round of rules, never tuned on)', rows, e, reference, split === 'dev');
   }
   const rows = loadDataset();
   printCalibration(rows);

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { hashAccessKey } from '@patchbay/auth';
 import { startFakeHubspot, type FakeHubspot } from '@patchbay/provider-fakes';
@@ -10,6 +12,7 @@ import { Client } from 'pg';
 import { REPO_ROOT } from '../suite';
 import { describeBackends, prepareBackends, type Backends } from './backends';
 import type { Benchmark } from './benchmark';
+import { newestProfile, summarizeCpuProfile } from './cpu-profile';
 import { UsageError } from './options';
 import { formatInt, machineDescription, machineLoad, print, progress, table } from './report';
 import { freePort, ServiceGroup, type RunningService } from './services';
@@ -36,6 +39,8 @@ outbox, and each would deliver the other's sync jobs to its own queue.
   --requests <n>      requests per page measured (default 400)
   --sync-events <n>   HubSpot events for (b) and (c) (default 200), each with --per-event participants (default 50)
   --per-event <n>
+  --sync-only         skip (a): only the sync figures (b) and (c)
+  --profile           run the worker of (b) under node --cpu-prof and print where its CPU time went
 `;
 
 interface Options {
@@ -43,14 +48,20 @@ interface Options {
   requests: number;
   syncEvents: number;
   perEvent: number;
+  syncOnly: boolean;
+  profile: boolean;
 }
 
 function parseOptions(args: string[]): Options | null {
-  const out: Options = { events: 1_000_000, requests: 400, syncEvents: 200, perEvent: 50 };
-  const names: Record<string, keyof Options> = { events: 'events', requests: 'requests', 'sync-events': 'syncEvents', 'per-event': 'perEvent' };
+  const out: Options = { events: 1_000_000, requests: 400, syncEvents: 200, perEvent: 50, syncOnly: false, profile: false };
+  const names: Record<string, 'events' | 'requests' | 'syncEvents' | 'perEvent'> = { events: 'events', requests: 'requests', 'sync-events': 'syncEvents', 'per-event': 'perEvent' };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--help' || arg === '-h') return null;
+    if (arg === '--sync-only' || arg === '--profile') {
+      out[arg === '--profile' ? 'profile' : 'syncOnly'] = true;
+      continue;
+    }
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
     const key = match ? names[match[1] as string] : undefined;
     if (!match || !key) throw new UsageError(`unknown option ${arg}`);
@@ -154,8 +165,8 @@ async function deepCursor(db: Client, account: SeededAccount, offset: number, qu
 }
 
 /** The sync worker as its own process (so it can be killed), ready when its /healthz answers. */
-async function startWorker(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, [appEntryOf('unified-data').replace(/main\.js$/, 'worker.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+async function startWorker(env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, [...nodeArgs, appEntryOf('unified-data').replace(/main\.js$/, 'worker.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr?.on('data', () => undefined);
   const exited = once(child, 'exit');
   await waitUntil('the worker to start', async () => {
@@ -179,6 +190,48 @@ async function syncFinished(db: Client, accountId: string, after: Date): Promise
     [accountId, after],
   );
   return Number(res.rows[0]?.n) === 2;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 when it is gone or unreadable. */
+function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Where a sync's CPU went: the worker process, the PostgreSQL backends of this database, this process (the HubSpot fake). */
+interface CpuSplit {
+  worker: number;
+  postgres: number;
+  fake: number;
+}
+
+async function cpuNow(db: Client, workerPid: number): Promise<CpuSplit & { pgPids: Map<number, number> }> {
+  const res = await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+  const pgPids = new Map(res.rows.map((r) => [r.pid, processCpuSeconds(r.pid)]));
+  const usage = process.cpuUsage();
+  return { worker: processCpuSeconds(workerPid), postgres: [...pgPids.values()].reduce((a, b) => a + b, 0), fake: (usage.user + usage.system) / 1e6, pgPids };
+}
+
+function cpuSince(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<ReturnType<typeof cpuNow>>): CpuSplit {
+  // Backends that came and went in between are missed; those present at both ends count their difference.
+  let postgres = 0;
+  for (const [pid, cpu] of after.pgPids) postgres += cpu - (before.pgPids.get(pid) ?? 0);
+  return { worker: after.worker - before.worker, postgres, fake: after.fake - before.fake };
+}
+
+/** How long the last sync ran inside the worker: from its run's start to its finish, as sync_statuses hold them. */
+async function runSeconds(db: Client, accountId: string): Promise<number> {
+  const res = await db.query<{ s: number }>(
+    `SELECT extract(epoch FROM max(last_sync_finished) - max(last_sync_start))::float8 AS s FROM sync_statuses WHERE linked_account_id = $1`,
+    [accountId],
+  );
+  return Number(res.rows[0]?.s);
 }
 
 async function recordCount(db: Client, accountId: string): Promise<{ records: number; twice: number }> {
@@ -234,63 +287,70 @@ async function run(options: Options): Promise<number> {
     const org = await createBenchOrganization(backends);
 
     // (a) pages of a big account and of a 100-event reference account.
-    progress(`seeding ${formatInt(options.events)} events with one INSERT ... SELECT generate_series`);
-    const seedStart = performance.now();
-    const big = await seedAccount(db, org.organizationId, options.events);
-    seeded.push(big.id);
-    const small = await seedAccount(db, org.organizationId, 100);
-    seeded.push(small.id);
-    await db.query('ANALYZE events');
-    const seedSeconds = (performance.now() - seedStart) / 1000;
-    const deep = Math.min(900_000, Math.floor(options.events * 0.9));
-    const filters = { created_before: '2030-01-01T00:00:00Z', modified_after: '2025-12-31T00:00:00Z' };
-    const variants: Array<{ label: string; query: Record<string, string> }> = [
-      { label: 'no filters', query: {} },
-      { label: 'created_before + modified_after', query: filters },
-      { label: 'include_remote_data', query: { include_remote_data: 'true' } },
-    ];
     const rows: string[][] = [];
     let worstP99 = 0;
     let worstDbP99 = 0;
-    const records = await appModule<RecordsModule>('domain', 'records.js');
-    const prisma = (await appModule<{ createPrisma(url: string, pool: number): { $disconnect(): Promise<void> } }>('db.js')).createPrisma(backends.databaseUrl, 2);
-    for (const variant of variants) {
-      const qs = new URLSearchParams({ page_size: '100', ...variant.query }).toString();
-      for (const [label, account, offset] of [
-        ['first page', big, 0],
-        [`page at row ${formatInt(deep)}`, big, deep],
-        ['reference: 100-event account', small, 0],
-      ] as const) {
-        const rawCursor = offset > 0 ? await deepCursor(db, account, offset, variant.query) : undefined;
-        const cursor = rawCursor ? `&cursor=${encodeURIComponent(rawCursor)}` : '';
-        const headers = { authorization: `Bearer ${org.masterKey}`, 'x-account-token': account.token };
-        const target: PageTarget = { name: `${variant.label} ${label}`, account: account === big ? 'big' : 'small', path: `/api/mktg/v1/events?${qs}${cursor}` };
-        progress(`measuring ${target.name}`);
-        const m = await measurePage(api.baseUrl, headers, target, options.requests);
-        const inProcess = await measureInProcess(records, prisma, account.id, { page_size: '100', ...variant.query, ...(rawCursor ? { cursor: rawCursor } : {}) }, options.requests);
-        if (account === big) {
-          worstP99 = Math.max(worstP99, m.p99);
-          worstDbP99 = Math.max(worstDbP99, inProcess.p99);
+    let seedSeconds = 0;
+    if (!options.syncOnly) {
+      progress(`seeding ${formatInt(options.events)} events with one INSERT ... SELECT generate_series`);
+      const seedStart = performance.now();
+      const big = await seedAccount(db, org.organizationId, options.events);
+      seeded.push(big.id);
+      const small = await seedAccount(db, org.organizationId, 100);
+      seeded.push(small.id);
+      await db.query('ANALYZE events');
+      seedSeconds = (performance.now() - seedStart) / 1000;
+      const deep = Math.min(900_000, Math.floor(options.events * 0.9));
+      const filters = { created_before: '2030-01-01T00:00:00Z', modified_after: '2025-12-31T00:00:00Z' };
+      const variants: Array<{ label: string; query: Record<string, string> }> = [
+        { label: 'no filters', query: {} },
+        { label: 'created_before + modified_after', query: filters },
+        { label: 'include_remote_data', query: { include_remote_data: 'true' } },
+      ];
+      const records = await appModule<RecordsModule>('domain', 'records.js');
+      const prisma = (await appModule<{ createPrisma(url: string, pool: number): { $disconnect(): Promise<void> } }>('db.js')).createPrisma(backends.databaseUrl, 2);
+      for (const variant of variants) {
+        const qs = new URLSearchParams({ page_size: '100', ...variant.query }).toString();
+        for (const [label, account, offset] of [
+          ['first page', big, 0],
+          [`page at row ${formatInt(deep)}`, big, deep],
+          ['reference: 100-event account', small, 0],
+        ] as const) {
+          const rawCursor = offset > 0 ? await deepCursor(db, account, offset, variant.query) : undefined;
+          const cursor = rawCursor ? `&cursor=${encodeURIComponent(rawCursor)}` : '';
+          const headers = { authorization: `Bearer ${org.masterKey}`, 'x-account-token': account.token };
+          const target: PageTarget = { name: `${variant.label} ${label}`, account: account === big ? 'big' : 'small', path: `/api/mktg/v1/events?${qs}${cursor}` };
+          progress(`measuring ${target.name}`);
+          const m = await measurePage(api.baseUrl, headers, target, options.requests);
+          const inProcess = await measureInProcess(records, prisma, account.id, { page_size: '100', ...variant.query, ...(rawCursor ? { cursor: rawCursor } : {}) }, options.requests);
+          if (account === big) {
+            worstP99 = Math.max(worstP99, m.p99);
+            worstDbP99 = Math.max(worstDbP99, inProcess.p99);
+          }
+          rows.push([variant.label, label, String(m.results), m.p50.toFixed(2), m.p99.toFixed(2), inProcess.p50.toFixed(2), inProcess.p99.toFixed(2)]);
         }
-        rows.push([variant.label, label, String(m.results), m.p50.toFixed(2), m.p99.toFixed(2), inProcess.p50.toFixed(2), inProcess.p99.toFixed(2)]);
       }
+      await prisma.$disconnect();
     }
-    await prisma.$disconnect();
 
     // (b) sync throughput through the real worker.
     const workerEnv = { ...process.env, ...appEnv, PORT: String(await freePort()) };
-    const w1 = await startWorker(workerEnv);
+    const profileDir = options.profile ? mkdtempSync(path.join(os.tmpdir(), 'unified-worker-profile-')) : null;
+    const w1 = await startWorker(workerEnv, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     workers.push(w1.child);
     const portal = hubspot.createPortal();
     portal.seed({ events: options.syncEvents, participantsPerEvent: options.perEvent });
     const expected = options.syncEvents * (1 + options.perEvent);
     progress(`full sync of ${formatInt(expected)} records`);
     let start = new Date();
+    let cpuBefore = await cpuNow(db, w1.child.pid ?? 0);
     const linked = await linkHubspot(api, org.masterKey, portal.token);
     seeded.push(linked.id);
     await waitUntil('the full sync', () => syncFinished(db, linked.id, start), 600_000);
     const fullSeconds = (Date.now() - start.getTime()) / 1000;
     const full = await recordCount(db, linked.id);
+    const fullRunSeconds = await runSeconds(db, linked.id);
+    const fullCpu = cpuSince(cpuBefore, await cpuNow(db, w1.child.pid ?? 0));
     const queue = new Queue('patchbay-unified-data-sync', { connection: new Redis(backends.redisUrl, { maxRetriesPerRequest: null }), prefix });
     const job = (mode: 'full' | 'incremental', accountId: string) => ({
       event_id: randomUUID(),
@@ -305,11 +365,25 @@ async function run(options: Options): Promise<number> {
     });
     progress('incremental sync (nothing changed on the platform: every record is fetched and compared by hash)');
     start = new Date();
+    cpuBefore = await cpuNow(db, w1.child.pid ?? 0);
     await queue.add('incremental-sync', job('incremental', linked.id));
     await waitUntil('the incremental sync', () => syncFinished(db, linked.id, start), 600_000);
     const incrementalSeconds = (Date.now() - start.getTime()) / 1000;
+    const incrementalRunSeconds = await runSeconds(db, linked.id);
+    const incrementalCpu = cpuSince(cpuBefore, await cpuNow(db, w1.child.pid ?? 0));
+    const changed = await db.query<{ n: string }>(
+      `SELECT (SELECT count(*) FROM events WHERE linked_account_id = $1 AND modified_at >= $2) + (SELECT count(*) FROM contacts WHERE linked_account_id = $1 AND modified_at >= $2) AS n`,
+      [linked.id, start],
+    );
+
+    // Stopped the ordinary way (it writes its CPU profile as it exits); (c) kills a worker of its own.
+    w1.child.kill('SIGTERM');
+    await w1.exited;
+    const profileFile = profileDir ? newestProfile(profileDir) : null;
 
     // (c) killed halfway and restarted.
+    const w2 = await startWorker({ ...workerEnv, PORT: String(await freePort()) });
+    workers.push(w2.child);
     const portal2 = hubspot.createPortal();
     portal2.seed({ events: options.syncEvents, participantsPerEvent: options.perEvent });
     progress('full sync killed halfway (SIGKILL) and restarted');
@@ -317,12 +391,12 @@ async function run(options: Options): Promise<number> {
     const linked2 = await linkHubspot(api, org.masterKey, portal2.token);
     seeded.push(linked2.id);
     await waitUntil('half the records', async () => (await recordCount(db, linked2.id)).records >= expected / 2, 600_000);
-    w1.child.kill('SIGKILL');
-    await w1.exited;
+    w2.child.kill('SIGKILL');
+    await w2.exited;
     const atKill = await recordCount(db, linked2.id);
     const restart = new Date();
-    const w2 = await startWorker({ ...workerEnv, PORT: String(await freePort()) });
-    workers.push(w2.child);
+    const w3 = await startWorker({ ...workerEnv, PORT: String(await freePort()) });
+    workers.push(w3.child);
     // The killed worker's job comes back by BullMQ's stalled-job check; a manual job asks at once (it waits out the dead worker's lease).
     await queue.add('full-sync', job('full', linked2.id));
     await waitUntil('the restarted sync', () => syncFinished(db, linked2.id, killStart), 600_000);
@@ -335,27 +409,37 @@ async function run(options: Options): Promise<number> {
     print(describeBackends(backends));
     print(`load average before ${loadBefore}, after ${loadAfter}`);
     print();
-    print(`(a) GET /api/mktg/v1/events?page_size=100, ${formatInt(options.requests)} sequential requests each, client-side ms (seeded ${formatInt(options.events)} events in ${seedSeconds.toFixed(1)} s)`);
-    print('HTTP: through the API process; query: the app\'s listEvents in this process (PostgreSQL and mapping, no HTTP)');
-    for (const line of table(['variant', 'page', 'results', 'HTTP p50', 'HTTP p99', 'query p50', 'query p99'], rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right'])) print(line);
-    print(`worst p99 on the ${formatInt(options.events)}-event account: HTTP ${worstP99.toFixed(2)} ms, query ${worstDbP99.toFixed(2)} ms (target <= 15 ms: ${worstP99 <= 15 ? 'met' : 'NOT met'} over HTTP)`);
-    print();
+    if (!options.syncOnly) {
+      print(`(a) GET /api/mktg/v1/events?page_size=100, ${formatInt(options.requests)} sequential requests each, client-side ms (seeded ${formatInt(options.events)} events in ${seedSeconds.toFixed(1)} s)`);
+      print('HTTP: through the API process; query: the app\'s listEvents in this process (PostgreSQL and mapping, no HTTP)');
+      for (const line of table(['variant', 'page', 'results', 'HTTP p50', 'HTTP p99', 'query p50', 'query p99'], rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right'])) print(line);
+      print(`worst p99 on the ${formatInt(options.events)}-event account: HTTP ${worstP99.toFixed(2)} ms, query ${worstDbP99.toFixed(2)} ms (target <= 15 ms: ${worstP99 <= 15 ? 'met' : 'NOT met'} over HTTP)`);
+      print();
+    }
     print(`(b) sync from the HubSpot fake through the worker (${formatInt(options.syncEvents)} events x ${formatInt(options.perEvent)} participants = ${formatInt(expected)} records)`);
     const fullRate = full.records / fullSeconds;
     const incRate = full.records / incrementalSeconds;
     for (const line of table(
-      ['sync', 'records', 'seconds', 'records/s'],
+      ['sync', 'records', 'seconds', 'records/s', 'run seconds', 'run records/s'],
       [
-        ['full (initial)', formatInt(full.records), fullSeconds.toFixed(2), formatInt(Math.round(fullRate))],
-        ['incremental', formatInt(full.records), incrementalSeconds.toFixed(2), formatInt(Math.round(incRate))],
+        ['full (initial)', formatInt(full.records), fullSeconds.toFixed(2), formatInt(Math.round(fullRate)), fullRunSeconds.toFixed(2), formatInt(Math.round(full.records / fullRunSeconds))],
+        ['incremental', formatInt(full.records), incrementalSeconds.toFixed(2), formatInt(Math.round(incRate)), incrementalRunSeconds.toFixed(2), formatInt(Math.round(full.records / incrementalRunSeconds))],
       ],
-      ['left', 'right', 'right', 'right'],
+      ['left', 'right', 'right', 'right', 'right', 'right'],
     )) print(line);
+    const cpuLine = (label: string, cpu: CpuSplit) =>
+      `${label}: worker ${cpu.worker.toFixed(2)} s, PostgreSQL ${cpu.postgres.toFixed(2)} s, HubSpot fake and bench ${cpu.fake.toFixed(2)} s (${((cpu.worker + cpu.postgres + cpu.fake) * 1e6 / full.records).toFixed(0)} CPU-µs per record)`;
+    print(`incremental: ${formatInt(Number(changed.rows[0]?.n))} records changed (modified_at moved; the platform changed nothing)`);
+    print(`CPU used, ${cpuLine('full', fullCpu)}`);
+    print(`          ${cpuLine('incremental', incrementalCpu)}`);
+    print('seconds: from the link request (full) or the job added (incremental) to the DONE status seen; run: the worker\'s last_sync_start to last_sync_finished');
     print(`target >= 5,000 records/s: full ${fullRate >= 5000 ? 'met' : 'NOT met'}, incremental ${incRate >= 5000 ? 'met' : 'NOT met'}`);
     print();
     print('(c) full sync, worker killed with SIGKILL halfway, a new worker started');
     print(`records at the kill: ${formatInt(atKill.records)}; after the restart: ${formatInt(afterRestart.records)} of ${formatInt(expected)}`);
     print(`records written twice: ${afterRestart.twice} (target 0); restart to finish: ${restartSeconds.toFixed(2)} s (from spawning the new worker: its start-up and the dead worker's 3 s lease included)`);
+    if (profileFile) printWorkerProfile(summarizeCpuProfile(profileFile, REPO_ROOT, { limit: 20 }));
+    else if (profileDir) print('the worker wrote no CPU profile');
     return 0;
   } finally {
     for (const child of workers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -369,6 +453,19 @@ async function run(options: Options): Promise<number> {
     await group.stopAll();
     await hubspot?.close();
   }
+}
+
+function printWorkerProfile(profile: ReturnType<typeof summarizeCpuProfile>): void {
+  const ms = (us: number) => (us / 1000).toFixed(0);
+  print();
+  print(`Worker CPU profile, (b) whole run (${profile.file}; (b) ran under --cpu-prof): ${ms(profile.busyUs)} ms busy of ${ms(profile.totalUs)} ms`);
+  const section = (title: string, entries: Array<{ name: string; timeUs: number; share: number }>) => {
+    print(`  ${title}`);
+    for (const e of entries) print(`    ${ms(e.timeUs).padStart(6)} ms ${(e.share * 100).toFixed(1).padStart(5)}%  ${e.name}`);
+  };
+  section('self time by origin', profile.selfByOrigin);
+  section('self time by function', profile.selfByFunction);
+  section('time in our own code, callees included', profile.inclusiveOwnCode);
 }
 
 export const unifiedBenchmark: Benchmark = {

@@ -1,4 +1,5 @@
 import type { OAuth2Config } from '@patchbay/connector-catalog';
+import { authenticateClient } from '@patchbay/oauth';
 import { BlockedDestinationError } from '@patchbay/outbound';
 
 /** New tokens from a refresh. `refresh_token` is absent when the provider keeps the old one valid. */
@@ -51,17 +52,9 @@ export async function refreshAccessToken(
 ): Promise<RefreshOutcome> {
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: params.refreshToken });
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-  if (params.clientSecret === null) {
-    body.set('client_id', params.clientId);
-  } else if (config.token_auth_method === 'client_secret_post') {
-    body.set('client_id', params.clientId);
-    body.set('client_secret', params.clientSecret);
-  } else {
-    // RFC 6749 2.3.1: each part is form-urlencoded before the Basic encoding.
-    const user = encodeURIComponent(params.clientId).replace(/%20/g, '+');
-    const pass = encodeURIComponent(params.clientSecret).replace(/%20/g, '+');
-    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-  }
+  // A public client, or one that posts its secret, names itself in the form; Basic carries the id otherwise.
+  if (params.clientSecret === null || config.token_auth_method === 'client_secret_post') body.set('client_id', params.clientId);
+  authenticateClient(config, params, body, headers);
 
   let res: Response;
   let text: string;

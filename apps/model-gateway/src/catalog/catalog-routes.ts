@@ -7,8 +7,8 @@ import type { VendorCredential } from '../vendors/platform-vendors';
 import type { Catalog, CatalogModel } from './catalog';
 
 /** A model as /v1/models shows it: OpenAI's model object fields plus the catalog's (vendors, prices, capabilities). */
-export function renderModel(model: CatalogModel, offered: (vendor: string) => boolean): Record<string, unknown> | null {
-  const routes = model.routes.filter((r) => offered(r.vendor));
+export function renderModel(model: CatalogModel, offered: (vendor: string) => boolean, zdrOnly = false): Record<string, unknown> | null {
+  const routes = model.routes.filter((r) => offered(r.vendor) && (!zdrOnly || r.zdr));
   if (routes.length === 0) return null;
   return {
     id: model.id,
@@ -37,6 +37,9 @@ export function renderModel(model: CatalogModel, offered: (vendor: string) => bo
             capabilities: model.capabilities,
             pricing: { currency: 'USD', ...standard, ...tiers },
             service_tiers: Object.keys(r.pricing),
+            zero_data_retention: r.zdr,
+            region: r.region,
+            self_hosted: r.selfHosted,
           },
         ];
       }),
@@ -58,7 +61,9 @@ export function catalogRouter(catalog: Catalog, platformVendors: Map<string, Ven
     try {
       const offered = await offeredFor(req);
       const provider = typeof req.query.provider === 'string' ? req.query.provider : null;
-      const data = catalog.models.filter((m) => !provider || m.provider === provider).map((m) => renderModel(m, offered)).filter((m) => m !== null);
+      // zero_data_retention=true keeps only the vendors (and so the models) that retain nothing.
+      const zdrOnly = req.query.zero_data_retention === 'true';
+      const data = catalog.models.filter((m) => !provider || m.provider === provider).map((m) => renderModel(m, offered, zdrOnly)).filter((m) => m !== null);
       res.json({ object: 'list', data, has_more: false, next_cursor: null });
     } catch (err) {
       sendModelError(res, 'openai-chat', err);

@@ -73,3 +73,37 @@ describe('cost in micro-USD', () => {
     expect(reserveMicros(price, 100, 1000)).toBe(100 * 2.5 + 1000 * 10);
   });
 });
+
+describe('zero data retention, region and self-hosted vendors', () => {
+  const caps = { input: ['text' as const], output: ['text'], supports_tool_calling: true, supports_tool_choice: true, supports_structured_outputs: true, streaming: true };
+  const model = (id: string, vendors: CatalogFile['models'][number]['vendors']) => ({ id, display_name: id, type: 'chat' as const, context_window: 1000, max_output_tokens: 100, capabilities: caps, created_at: '2025-01-01T00:00:00Z', vendors });
+  const standard = { standard: { input_per_million: 1, output_per_million: 2 } };
+  const file: CatalogFile = {
+    vendors: {
+      z: { name: 'Z', dialect: 'openai-compatible', default_base_url: 'https://z.example/v1', supports_byok: false, supports_zdr: true, region: 'eu' },
+      own: { name: 'Own', dialect: 'openai-compatible', default_base_url: 'http://localhost:8000/v1', supports_byok: false, self_hosted: true },
+    },
+    models: [model('m/inherits', [{ vendor: 'z', vendor_model: 'a', pricing: standard }, { vendor: 'own', vendor_model: 'a' }]), model('m/overrides', [{ vendor: 'z', vendor_model: 'b', pricing: standard, zero_data_retention: false, region: 'us' }])],
+  };
+  const catalog = new Catalog(file);
+
+  it('a route takes its vendor’s zero data retention and region unless the model entry overrides them', () => {
+    expect(catalog.get('m/inherits')!.routes[0]).toMatchObject({ zdr: true, region: 'eu', selfHosted: false });
+    expect(catalog.get('m/overrides')!.routes[0]).toMatchObject({ zdr: false, region: 'us' });
+  });
+
+  it('a self-hosted route is priced at zero, accepts organization keys, and has no region unless given', () => {
+    expect(catalog.get('m/inherits')!.routes[1]).toMatchObject({ selfHosted: true, region: null, pricing: { standard: { input_per_million: 0, output_per_million: 0 } } });
+    expect(catalog.vendors.get('own')!.supportsByok).toBe(true);
+  });
+
+  it('refuses a vendor route without a price unless the vendor is self-hosted', () => {
+    expect(() => new Catalog({ ...file, models: [model('m/x', [{ vendor: 'z', vendor_model: 'x' }])] })).toThrow(/no standard price/);
+  });
+
+  it('the shipped catalog names a region for every public vendor and offers one self-hosted vendor', () => {
+    const vendors = [...shipped.vendors.values()];
+    expect(vendors.filter((v) => !v.selfHosted).every((v) => v.region !== null)).toBe(true);
+    expect(vendors.filter((v) => v.selfHosted).map((v) => v.id)).toEqual(['vllm']);
+  });
+});

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { costMicros as routeCostMicros, worstCaseMicros, type TokenPrices } from '@patchbay/model-routing';
 import { WireError, type Dialect, type ReasoningEffort, type RouteCapabilities } from '@patchbay/model-wire';
 import { z } from 'zod';
 
@@ -16,6 +17,7 @@ const priceSchema = z.object({
   cache_write_per_million: z.number().min(0).optional(),
   cache_write_1h_per_million: z.number().min(0).optional(),
 });
+const regionSchema = z.string().regex(/^[a-z][a-z0-9-]*$/, 'a lower-case region name such as us or eu');
 const efforts = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 const capabilitiesSchema = z.object({
   input: z.array(z.enum(['text', 'image', 'document', 'audio', 'video'])),
@@ -29,7 +31,18 @@ const capabilitiesSchema = z.object({
 const catalogSchema = z.object({
   vendors: z.record(
     z.string().regex(/^[a-z0-9-]+$/),
-    z.object({ name: z.string(), dialect: z.enum(['openai', 'anthropic', 'gemini', 'openai-compatible']), default_base_url: z.string().url(), supports_byok: z.boolean() }),
+    z.object({
+      name: z.string(),
+      dialect: z.enum(['openai', 'anthropic', 'gemini', 'openai-compatible']),
+      default_base_url: z.string().url(),
+      supports_byok: z.boolean(),
+      /** The operator holds a zero-data-retention agreement with the vendor (GET /v1/vendors' supports_zdr). */
+      supports_zdr: z.boolean().optional(),
+      /** Where the vendor's endpoint runs its models (`us`, `eu`, `apac`), for allowed_regions. */
+      region: regionSchema.nullable().optional(),
+      /** The organization's own endpoint (vLLM, Ollama…): reached only through its vendor key and base_url, no catalog price. */
+      self_hosted: z.boolean().optional(),
+    }),
   ),
   models: z.array(
     z.object({
@@ -40,7 +53,20 @@ const catalogSchema = z.object({
       max_output_tokens: z.number().int().min(0),
       capabilities: capabilitiesSchema,
       created_at: z.string(),
-      vendors: z.array(z.object({ vendor: z.string(), vendor_model: z.string(), pricing: z.record(z.string(), priceSchema) })).min(1),
+      vendors: z
+        .array(
+          z.object({
+            vendor: z.string(),
+            vendor_model: z.string(),
+            /** Absent only on a self-hosted vendor, which bills nothing. */
+            pricing: z.record(z.string(), priceSchema).optional(),
+            /** Overrides the vendor's supports_zdr for this model (an agreement can cover some models only). */
+            zero_data_retention: z.boolean().optional(),
+            /** Overrides the vendor's region for this model. */
+            region: regionSchema.nullable().optional(),
+          }),
+        )
+        .min(1),
     }),
   ),
 });
@@ -54,6 +80,9 @@ export interface VendorInfo {
   dialect: Dialect;
   defaultBaseUrl: string;
   supportsByok: boolean;
+  supportsZdr: boolean;
+  region: string | null;
+  selfHosted: boolean;
 }
 
 /** One (model, vendor) pair: where a model can run and what it costs there, per service tier. */
@@ -61,8 +90,13 @@ export interface CatalogRoute {
   vendor: string;
   vendorModel: string;
   dialect: Dialect;
-  /** Prices by service tier; `standard` always exists. */
+  /** Prices by service tier; `standard` always exists (zero on a self-hosted vendor). */
   pricing: Record<string, Price>;
+  /** The vendor keeps no prompts or answers for this model. */
+  zdr: boolean;
+  region: string | null;
+  /** The organization's own endpoint: needs its vendor key (with base_url), never the platform's. */
+  selfHosted: boolean;
 }
 
 export interface CatalogModel {
@@ -87,13 +121,25 @@ export class Catalog {
 
   constructor(file: CatalogFile) {
     const parsed = catalogSchema.parse(file);
-    this.vendors = new Map(Object.entries(parsed.vendors).map(([id, v]) => [id, { id, name: v.name, dialect: v.dialect, defaultBaseUrl: v.default_base_url, supportsByok: v.supports_byok }]));
+    this.vendors = new Map(Object.entries(parsed.vendors).map(([id, v]) => [
+        id,
+        { id, name: v.name, dialect: v.dialect, defaultBaseUrl: v.default_base_url, supportsByok: v.supports_byok || v.self_hosted === true, supportsZdr: v.supports_zdr ?? false, region: v.region ?? null, selfHosted: v.self_hosted ?? false },
+      ]));
     this.models = parsed.models.map((m) => {
       const routes = m.vendors.map((r) => {
         const vendor = this.vendors.get(r.vendor);
         if (!vendor) throw new Error(`catalog: model ${m.id} names vendor "${r.vendor}", which the vendors table does not define`);
-        if (!r.pricing.standard) throw new Error(`catalog: model ${m.id} on ${r.vendor} has no standard price`);
-        return { vendor: r.vendor, vendorModel: r.vendor_model, dialect: vendor.dialect, pricing: r.pricing };
+        const pricing = r.pricing ?? (vendor.selfHosted ? { standard: { input_per_million: 0, output_per_million: 0 } } : null);
+        if (!pricing?.standard) throw new Error(`catalog: model ${m.id} on ${r.vendor} has no standard price`);
+        return {
+          vendor: r.vendor,
+          vendorModel: r.vendor_model,
+          dialect: vendor.dialect,
+          pricing,
+          zdr: r.zero_data_retention ?? vendor.supportsZdr,
+          region: r.region !== undefined ? r.region : vendor.region,
+          selfHosted: vendor.selfHosted,
+        };
       });
       const caps = m.capabilities;
       return {
@@ -150,23 +196,25 @@ export function loadCatalog(file?: string): Catalog {
   return new Catalog(JSON.parse(readFileSync(source, 'utf8')) as CatalogFile);
 }
 
-/**
- * Cost in integer micro-USD: prices are USD per million tokens, so tokens × price is micro-USD.
- * (input − cached − cache writes)·input + cached·cached + writes·write (1 h part at its price) + output·output.
- */
-export function costMicros(price: Price, usage: { inputTokens: number; cachedInputTokens: number; cacheWriteInputTokens: number; cacheWrite1hInputTokens: number; outputTokens: number }): number {
-  const cachedPrice = price.cached_input_per_million ?? price.input_per_million;
-  const writePrice = price.cache_write_per_million ?? price.input_per_million;
-  const write1hPrice = price.cache_write_1h_per_million ?? writePrice;
-  const write5m = usage.cacheWriteInputTokens - usage.cacheWrite1hInputTokens;
-  const uncached = Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteInputTokens);
-  const total = uncached * price.input_per_million + usage.cachedInputTokens * cachedPrice + write5m * writePrice + usage.cacheWrite1hInputTokens * write1hPrice + usage.outputTokens * price.output_per_million;
-  return Math.ceil(total - 1e-9);
+/** A catalog price as @patchbay/model-routing prices a route (its cost functions are the one place money is computed). */
+export function tokenPrices(price: Price): TokenPrices {
+  return {
+    inputPerMillion: price.input_per_million,
+    outputPerMillion: price.output_per_million,
+    cachedInputPerMillion: price.cached_input_per_million ?? null,
+    cacheWritePerMillion: price.cache_write_per_million ?? null,
+    cacheWrite1hPerMillion: price.cache_write_1h_per_million ?? null,
+  };
+}
+
+/** What usage cost at a catalog price, in integer micro-USD, rounded up (facts file §7; see model-routing's costMicros). */
+export function costMicros(price: Price, usage: Parameters<typeof routeCostMicros>[1]): number {
+  return routeCostMicros(tokenPrices(price), usage);
 }
 
 /** The worst case before the call: every input token at the full input price plus the whole output budget. */
 export function reserveMicros(price: Price, inputTokens: number, maxOutputTokens: number): number {
-  return Math.ceil(inputTokens * price.input_per_million + maxOutputTokens * price.output_per_million);
+  return worstCaseMicros(tokenPrices(price), inputTokens, maxOutputTokens);
 }
 
 export function microsToUsd(micros: number): number {

@@ -12,8 +12,10 @@ import {
   type Scorer,
 } from '@patchbay/prompt-injection';
 import { Scanner, scanModelOutput, scanModelRequest, type Detection, type SecurityRule } from '@patchbay/security-scanner';
-import type { CanonicalRequest, CanonicalResponse } from '@patchbay/model-wire';
+import { DEFAULT_STREAM_HOLDBACK } from '@patchbay/security-scanner';
+import type { CanonicalEmbeddingsRequest, CanonicalRequest, CanonicalResponse, CanonicalStreamEvent } from '@patchbay/model-wire';
 import { GatewayError } from '../http/errors';
+import { screenStream } from './stream-dlp';
 
 /**
  * An organization's guardrails (issue 10 §3) as the hot path needs them: loaded with the organization's
@@ -123,11 +125,18 @@ export interface GuardedRequest {
    * at its real cost (the vendor ran) on `ledger`, then throws GuardrailBlock.
    */
   answer(response: CanonicalResponse, ledger: { finish(outcome: 'failed', status: number, usage: CanonicalResponse['usage'], code: string): void }): void;
+  /**
+   * Screens a streamed answer as it flows (the same outbound rules); the events themselves when the
+   * organization has no DLP rule. A block rule ends the iteration with a StreamDlpBlock.
+   */
+  stream(events: AsyncIterable<CanonicalStreamEvent>): AsyncIterable<CanonicalStreamEvent>;
 }
 
 export interface GuardrailOptions {
   /** The detector (default: the package's); tests pass a failing one to exercise fail open/closed. */
   scorer?: Scorer;
+  /** Characters of a streamed answer held back for DLP (default DEFAULT_STREAM_HOLDBACK). */
+  streamHoldBack?: number;
 }
 
 /**
@@ -136,7 +145,7 @@ export interface GuardrailOptions {
  * prompt (redacted copy, or 422 blocked_by_policy on a block rule). Synchronous and in memory.
  */
 export function guardRequest(guardrails: OrganizationGuardrails, customerId: string | null, request: CanonicalRequest, includeMetadata: boolean, options: GuardrailOptions = {}): GuardedRequest {
-  const passthrough: GuardedRequest = { request, metadata: includeMetadata ? { prompt_injection: null, dlp: null } : null, alerted: false, answer: () => undefined };
+  const passthrough: GuardedRequest = { request, metadata: includeMetadata ? { prompt_injection: null, dlp: null } : null, alerted: false, answer: () => undefined, stream: (events) => events };
   if (!guardrails.active) return passthrough;
   const compiled = guardrails.settingsFor(customerId);
   const { settings } = compiled;
@@ -193,8 +202,40 @@ export function guardRequest(guardrails: OrganizationGuardrails, customerId: str
       response.output = scanned.value as CanonicalResponse['output'];
       result.metadata = metadata();
     },
+    stream(events) {
+      return scanner ? screenStream(events, scanner, options.streamHoldBack ?? DEFAULT_STREAM_HOLDBACK) : events;
+    },
   };
   return result;
+}
+
+function dlpInputBlock(blocked: { rule_id: string; rule_name: string; kind: string }, what: string): GuardrailBlock {
+  return new GuardrailBlock('blocked_by_policy', `The ${what} was blocked by the data-loss prevention rule "${blocked.rule_name}" (${blocked.kind}); remove that content and retry.`, 'dlp_blocked', null);
+}
+
+/**
+ * DLP on the texts of an embeddings request before the vendor sees them (the rules' inbound
+ * direction, as on a prompt): redacted texts are embedded, a block rule is 422 dlp_blocked.
+ */
+export function guardEmbeddingsInput(guardrails: OrganizationGuardrails, request: CanonicalEmbeddingsRequest): CanonicalEmbeddingsRequest {
+  const scanner = guardrails.scanner;
+  if (!scanner) return request;
+  const scanned = scanner.scan(request.input, 'inbound');
+  if (scanned.blocked) throw dlpInputBlock(scanned.blocked, 'embeddings input');
+  return scanned.value === request.input ? request : { ...request, input: scanned.value as CanonicalEmbeddingsRequest['input'] };
+}
+
+/**
+ * DLP on a count_tokens request, which is sent to the vendor like a prompt: the same inbound rules
+ * (redacted text is counted, a block rule is 422 dlp_blocked). Prompt-injection screening does not
+ * apply: nothing is generated.
+ */
+export function guardCountTokensInput(guardrails: OrganizationGuardrails, request: CanonicalRequest): CanonicalRequest {
+  const scanner = guardrails.scanner;
+  if (!scanner) return request;
+  const scanned = scanModelRequest(scanner, request);
+  if (scanned.blocked) throw dlpInputBlock(scanned.blocked, 'prompt');
+  return scanned.value;
 }
 
 /** Adds `guardrails` to a rendered JSON body (success or error) when the request asked for it. */

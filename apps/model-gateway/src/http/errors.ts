@@ -1,6 +1,8 @@
 import { normalizeError } from '@patchbay/errors';
 import { VendorError, WireError, renderError, type ErrorType, type GatewayErrorLike, type Surface } from '@patchbay/model-wire';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { ErrorRequestHandler } from 'express';
+import { sendJson } from './json-body';
 
 /** A rejection on a model endpoint, rendered in the surface's envelope by model-wire. */
 export class GatewayError extends Error implements GatewayErrorLike {
@@ -42,6 +44,7 @@ const BODY_ERRORS: Record<string, [number, string, string]> = {
   'entity.too.large': [413, 'payload_too_large', 'The request body is too large; send media as URLs instead of inline base64.'],
   'encoding.unsupported': [400, 'malformed_request_body', 'The body encoding is not supported (corrupt or unknown Content-Encoding); send UTF-8 JSON, optionally gzip.'],
   'charset.unsupported': [400, 'malformed_request_body', 'The body charset is not supported; send UTF-8 JSON.'],
+  'encoding.corrupt': [400, 'malformed_request_body', 'The request body could not be decompressed (corrupt gzip, deflate or br); send it again, or uncompressed.'],
   'request.aborted': [400, 'malformed_request_body', 'The request body ended early.'],
 };
 
@@ -58,12 +61,11 @@ export function toGatewayErrorLike(err: unknown): GatewayErrorLike {
   return new GatewayError(500, 'internal_error', 'An unexpected error occurred in the gateway. Retry later or contact support with the X-Request-Id.', 'internal_error');
 }
 
-export function sendModelError(res: Response, surface: Surface, err: unknown, extraHeaders: Record<string, string> = {}): void {
+/** A model endpoint's error in the surface's envelope (plain node response: the hot path runs without express). */
+export function sendModelError(res: ServerResponse, surface: Surface, err: unknown, extraHeaders: Record<string, string> = {}): void {
   const rendered = renderError(surface, toGatewayErrorLike(err));
-  res.status(rendered.status);
-  for (const [name, value] of Object.entries({ ...extraHeaders, ...rendered.headers })) res.setHeader(name, value);
   const extra = err instanceof GatewayError ? err.bodyExtra : undefined;
-  res.json(extra && typeof rendered.body === 'object' && rendered.body !== null ? { ...rendered.body, ...extra } : rendered.body);
+  sendJson(res, rendered.status, { ...extraHeaders, ...rendered.headers }, extra && typeof rendered.body === 'object' && rendered.body !== null ? { ...rendered.body, ...extra } : rendered.body);
 }
 
 /** Error middleware of the management routes. */

@@ -198,6 +198,7 @@ export function managementRouter(deps: ManagementDeps): Router {
     const info = deps.catalog.vendors.get(vendor);
     if (!info?.supportsByok) throw new ManagementError(404, `No vendor ${vendor} accepts organization keys; vendors: ${[...deps.catalog.vendors.values()].filter((v) => v.supportsByok).map((v) => v.id).join(', ')}.`);
     const input = parseBody(vendorKeySchema, req.body);
+    if (info.selfHosted && !input.base_url) throw new ManagementError(400, `base_url: ${vendor} is self-hosted; send the address of your own endpoint (for example https://llm.example.com/v1).`);
     if (input.base_url) {
       try {
         await checkUrl(input.base_url, deps.outboundPolicy, { requireHttps: !deps.outboundPolicy.allowPrivateNetwork });

@@ -10,9 +10,9 @@ import {
   type VendorHttp,
   type VendorTarget,
 } from '@patchbay/model-wire';
+import { checkTags, namedPolicyId, resolveAttribution } from '@patchbay/model-routing';
 import type { GatewayUsageRecordJob } from '@patchbay/queues';
-import { isUuid } from '@patchbay/service-kit';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { costMicros, type Catalog, type CatalogModel, type CatalogRoute, type Price } from '../catalog/catalog';
 import { GatewayError } from '../http/errors';
 import { tagId, type GatewayCaches, type GatewayKeyPrincipal, type OrganizationGatewayData } from '../keys/principals';
@@ -46,7 +46,7 @@ export interface Caller {
 }
 
 /** The key from `Authorization: Bearer` or Anthropic's `x-api-key`. */
-export function rawKeyOf(req: Request): string | null {
+export function rawKeyOf(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim() || null;
   const apiKey = req.headers['x-api-key'];
@@ -54,13 +54,21 @@ export function rawKeyOf(req: Request): string | null {
 }
 
 /** Verifies a gateway key from the in-process cache (no database query in steady state). */
-export async function authenticateModelCaller(req: Request, caches: GatewayCaches): Promise<Caller> {
+export async function authenticateModelCaller(req: IncomingMessage, caches: GatewayCaches): Promise<Caller> {
   const raw = rawKeyOf(req);
   if (!raw) throw new GatewayError(401, 'authentication_error', 'No API key: send "Authorization: Bearer <API_KEY>" (or x-api-key on the Anthropic surface).', 'missing_api_key');
   if (raw.startsWith(MANAGEMENT_KEY_PREFIX)) {
     throw new GatewayError(401, 'authentication_error', 'Management keys (mgmt_) cannot call model endpoints; use a gateway API key made with POST /v1/keys.', 'management_key_not_allowed');
   }
-  const key = await caches.keys.lookup(hashAccessKey(raw));
+  return callerOfKeyHash(hashAccessKey(raw), caches);
+}
+
+/**
+ * The caller of a gateway key by its hash, with the same checks as a request bearing the key: what a
+ * batch line runs as (the key that created the batch, checked again when the line runs).
+ */
+export async function callerOfKeyHash(hash: string, caches: GatewayCaches): Promise<Caller> {
+  const key = await caches.keys.lookup(hash);
   if (!key) throw new GatewayError(401, 'invalid_api_key', 'The API key is invalid, deleted or expired.', 'invalid_api_key');
   if (key.disabled) throw new GatewayError(401, 'authentication_error', 'The API key is disabled; re-enable it with PATCH /v1/keys/{hash} {"disabled": false}.', 'api_key_disabled');
   const org = await caches.organizations.lookup(key.organizationId);
@@ -85,58 +93,39 @@ export interface RequestScope {
   tags: Array<{ key: string; value: string }>;
 }
 
-function header(req: Request, name: string): string | null {
+function header(req: Pick<IncomingMessage, 'headers'>, name: string): string | null {
   const value = req.headers[name];
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-/** Project, customer and tags of a request, with the spec's 400s. */
-export function resolveScope(req: Request, caller: Caller, gateway: GatewayFields): RequestScope {
+/** X-Svc-Routing-Policy-Id, X-Svc-Customer and X-Project-Id, as routing reads them. */
+export function scopeHeaders(req: Pick<IncomingMessage, 'headers'>): { routingPolicyId: string | null; customer: string | null; projectId: string | null } {
+  return { routingPolicyId: header(req, 'x-svc-routing-policy-id'), customer: header(req, 'x-svc-customer'), projectId: header(req, 'x-project-id') };
+}
+
+/**
+ * Who the request belongs to: the attribution rules and tag check of @patchbay/model-routing, plus
+ * what only the organization's data can say: a named customer must exist (invalid_customer) and be
+ * active (403 customer_inactive), a named project must exist (project_mismatch).
+ */
+export function resolveScope(req: Pick<IncomingMessage, 'headers'>, caller: Caller, gateway: GatewayFields): RequestScope {
   const { key, org } = caller;
-  const headerCustomer = header(req, 'x-svc-customer');
-  if (headerCustomer !== null && !isUuid(headerCustomer)) throw WireError.invalid('invalid_customer', 'X-Svc-Customer must be a customer UUID.', 'X-Svc-Customer');
-  const headerPolicy = header(req, 'x-svc-routing-policy-id');
-  if (headerPolicy !== null && !isUuid(headerPolicy)) throw WireError.invalid('invalid_routing_policy_id', 'X-Svc-Routing-Policy-Id must be a routing policy UUID.', 'X-Svc-Routing-Policy-Id');
-  if (headerPolicy !== null && gateway.routing_policy_id !== null && headerPolicy !== gateway.routing_policy_id) {
-    throw WireError.invalid('routing_policy_mismatch', 'routing_policy_id in the body and X-Svc-Routing-Policy-Id disagree; send one, or the same id in both.', 'routing_policy_id');
+  const input = {
+    fields: gateway,
+    headers: scopeHeaders(req),
+    caller: { keyCustomerId: key.customerId, keyProjectId: key.projectId, isTagDefined: (k: string, v: string) => org.tags.has(tagId(k, v)) },
+  };
+  namedPolicyId(input);
+  const { customerId, projectId } = resolveAttribution(input);
+  if (customerId !== null && customerId !== key.customerId) {
+    const customer = org.customers.get(customerId);
+    if (!customer) throw WireError.invalid('invalid_customer', `No customer ${customerId} exists in this organization; create it with POST /v1/customers.`, 'customer');
+    if (!customer.active) throw new GatewayError(403, 'permission_error', `Customer ${customerId} is inactive.`, 'customer_inactive');
   }
-  const bodyCustomer = gateway.customer;
-  if (bodyCustomer !== null && !isUuid(bodyCustomer)) throw WireError.invalid('invalid_customer', 'customer must be a customer UUID.', 'customer');
-  let customerId: string | null;
-  if (key.customerId) {
-    for (const asked of [headerCustomer, bodyCustomer]) {
-      if (asked !== null && asked !== key.customerId) throw WireError.invalid('customer_mismatch', 'This is a customer API key: the request belongs to its customer and cannot name another.', 'customer');
-    }
-    customerId = key.customerId;
-  } else {
-    if (headerCustomer !== null && bodyCustomer !== null && headerCustomer !== bodyCustomer) {
-      throw WireError.invalid('customer_mismatch', 'customer in the body and X-Svc-Customer disagree.', 'customer');
-    }
-    customerId = bodyCustomer ?? headerCustomer;
-    if (customerId !== null) {
-      const customer = org.customers.get(customerId);
-      if (!customer) throw WireError.invalid('invalid_customer', `No customer ${customerId} exists in this organization; create it with POST /v1/customers.`, 'customer');
-      if (!customer.active) throw new GatewayError(403, 'permission_error', `Customer ${customerId} is inactive.`, 'customer_inactive');
-    }
+  if (projectId !== null && projectId !== key.projectId && !org.projects.has(projectId)) {
+    throw WireError.invalid('project_mismatch', `No project ${projectId} exists in this organization.`, 'project_id');
   }
-  const headerProject = header(req, 'x-project-id');
-  const asked = gateway.project_id ?? headerProject;
-  if (gateway.project_id !== null && headerProject !== null && gateway.project_id !== headerProject) {
-    throw WireError.invalid('project_mismatch', 'project_id in the body and X-Project-Id disagree.', 'project_id');
-  }
-  let projectId = key.projectId;
-  if (asked !== null) {
-    if (key.projectId !== null && asked !== key.projectId) throw WireError.invalid('project_mismatch', 'This key belongs to another project than the one the request names.', 'project_id');
-    if (!isUuid(asked) || !org.projects.has(asked)) throw WireError.invalid('project_mismatch', `No project ${asked} exists in this organization.`, 'project_id');
-    projectId = asked;
-  }
-  if (customerId !== null && projectId !== null) {
-    throw WireError.invalid('customer_project_conflict', 'A request cannot belong to a customer and a project at once; drop the project or the customer.', 'customer');
-  }
-  const unknown = gateway.tags.filter((t) => !org.tags.has(tagId(t.key, t.value)));
-  if (unknown.length > 0) {
-    throw WireError.invalid('unknown_tags', `Tags not defined for the organization: ${unknown.map((t) => `${t.key}=${t.value}`).join(', ')}; define them with POST /v1/tags.`, 'tags');
-  }
+  checkTags(input);
   return { projectId, customerId, tags: gateway.tags };
 }
 
@@ -156,7 +145,8 @@ export interface Route {
  */
 export function resolveRoute(deps: ModelDeps, caller: Caller, gateway: GatewayFields, kind: 'chat' | 'embedding'): Route {
   if (gateway.model?.startsWith('@alias/')) {
-    throw WireError.invalid('model_unavailable', `${gateway.model}: model aliases come with routing policies, which this gateway does not serve yet; name a model as provider/model.`, 'model');
+    // The only caller left is count_tokens, which counts for one concrete model: no routing there.
+    throw WireError.invalid('alias_not_supported', `${gateway.model}: @alias/ models route requests on /v1/responses and the chat surfaces; count_tokens counts for one model, so name it as provider/model.`, 'model');
   }
   const model = deps.catalog.resolve(gateway.model);
   if (model.type !== kind) {

@@ -11,6 +11,7 @@ import {
   parseCountTokensRequest,
   parseSurfaceRequest,
   renderEmbeddings,
+  renderError,
   renderResponse,
   requestedMaxOutputTokens,
   streamVendor,
@@ -19,13 +20,18 @@ import {
   type GatewayErrorLike,
   type Surface,
   type VendorStream,
+  WireError,
 } from '@patchbay/model-wire';
 import { routingMetadata, runWithFailover } from '@patchbay/model-routing';
-import express, { Router, type Request, type Response } from 'express';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { beginRequest, requestContextStorage, type Logger } from '@patchbay/service-kit';
 import { microsToUsd, reserveMicros } from '../catalog/catalog';
-import { sendModelError, toGatewayErrorLike } from '../http/errors';
+import { GatewayError, sendModelError, toGatewayErrorLike } from '../http/errors';
+import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json-body';
 import { appRoute, decideRoutes } from '../routing/routing';
-import { guardRequest, GUARDRAILS_ALERT_HEADER, withGuardrailsMetadata } from '../guardrails/guardrails';
+import type { BatchLineEndpoint } from '../batches/batch-input';
+import { GuardrailBlock, guardCountTokensInput, guardEmbeddingsInput, guardRequest, GUARDRAILS_ALERT_HEADER, withGuardrailsMetadata } from '../guardrails/guardrails';
+import { StreamDlpBlock } from '../guardrails/stream-dlp';
 import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route } from './model-request';
 
 export const OVERHEAD_HEADER = 'X-Gateway-Overhead-Ms';
@@ -43,7 +49,33 @@ const CHAT_ROUTES: Array<[string, ChatSurface]> = [
 const EMBEDDING_ROUTES = ['/v1/embeddings', '/v1/openai/embeddings'];
 const COUNT_TOKENS_ROUTES = ['/v1/anthropic/v1/messages/count_tokens', '/v1/messages/count_tokens'];
 
-function abortOnClose(req: Request, res: Response): AbortSignal {
+/**
+ * One model request as the pipeline sees it, with or without an HTTP client on the other end: the
+ * HTTP endpoints answer on the connection, a batch line (src/batches) keeps the answer to store it.
+ * Same routing, budgets, guardrails and usage records either way: there is one request path.
+ */
+export interface ModelExchange {
+  /** The request's headers (scope: X-Svc-Customer, X-Project-Id, X-Svc-Routing-Policy-Id). */
+  readonly headers: IncomingHttpHeaders;
+  /** Aborts the vendor call when the client goes away (or a batch is cancelled). */
+  readonly signal: AbortSignal;
+  /** The client's connection, for streams; null where nobody holds one (a batch line never streams). */
+  readonly res: ServerResponse | null;
+  json(status: number, headers: Record<string, string>, body: unknown): void;
+  error(surface: Surface, err: unknown, headers: Record<string, string>): void;
+}
+
+function httpExchange(req: IncomingMessage, res: ServerResponse): ModelExchange {
+  return {
+    headers: req.headers,
+    signal: abortOnClose(req, res),
+    res,
+    json: (status, headers, body) => sendJson(res, status, headers, body),
+    error: (surface, err, headers) => sendModelError(res, surface, err, headers),
+  };
+}
+
+function abortOnClose(req: IncomingMessage, res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
@@ -52,24 +84,19 @@ function abortOnClose(req: Request, res: Response): AbortSignal {
   return controller.signal;
 }
 
-/** Set by the authentication step in front of the body parser. */
-function callerOf(res: Response): Caller {
-  return res.locals.caller as Caller;
-}
-
 function failureStatus(err: GatewayErrorLike): number {
   return err.status;
 }
 
-async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, res: Response): Promise<void> {
+async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchange, caller: Caller, body: unknown): Promise<void> {
   let ledger: RequestLedger | null = null;
   let headers: Record<string, string> = {};
   try {
-    const caller = callerOf(res);
-    const parsed = parseSurfaceRequest(surface, req.body as unknown);
+    const parsed = parseSurfaceRequest(surface, body);
     ledger = new RequestLedger(deps, caller, surface, parsed.gateway.stream);
+    if (parsed.gateway.stream && !ex.res) throw WireError.invalid('unsupported_params', 'A batch line cannot stream: drop "stream": true from its body.', 'stream');
     checkInlineMedia(parsed.request);
-    const scope = resolveScope(req, caller, parsed.gateway);
+    const scope = resolveScope(ex, caller, parsed.gateway);
     ledger.scope = scope;
     // Guardrails (issue 10 §3), from the organization's cached data: 422 before any vendor call, or a redacted prompt.
     const guarded = guardRequest(caller.org.guardrails, scope.customerId, parsed.request, parsed.gateway.include_guardrails_metadata, deps.guardrails);
@@ -78,10 +105,10 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
     const inputEstimate = estimateInputTokens(parsed.request);
     const requestedMax = requestedMaxOutputTokens(parsed.request);
     const decisionStart = ledger.elapsedMs();
-    const decision = decideRoutes(deps, req, caller, surface, parsed.gateway, parsed.request, { inputTokens: inputEstimate, outputTokens: requestedMax ?? 1024 });
+    const decision = decideRoutes(deps, ex, caller, surface, parsed.gateway, parsed.request, { inputTokens: inputEstimate, outputTokens: requestedMax ?? 1024 });
     const routingDecisionMs = ledger.elapsedMs() - decisionStart;
 
-    const signal = abortOnClose(req, res);
+    const signal = ex.signal;
     const stream = parsed.gateway.stream;
     const responseId = newResponseId();
     const requestLedger = ledger;
@@ -143,12 +170,13 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
       response.warnings.unshift(...parsed.warnings);
       guarded.answer(response, ledger);
       const cost = ledger.cost(response.usage);
-      const body = renderResponse(surface, { ...response, model: shownModel }, { costUsd: microsToUsd(cost), routing: metadata(cost) }, echo);
-      res.set(headers).set(OVERHEAD_HEADER, requestLedger.overheadMs()).status(200).json(withGuardrailsMetadata(body, guarded.metadata));
+      const rendered = renderResponse(surface, { ...response, model: shownModel }, { costUsd: microsToUsd(cost), routing: metadata(cost) }, echo);
+      ex.json(200, { ...headers, [OVERHEAD_HEADER]: requestLedger.overheadMs() }, withGuardrailsMetadata(rendered, guarded.metadata));
       ledger.finish('finished', 200, response.usage);
       return;
     }
 
+    const res = ex.res!;
     const vendorStream = result.value as VendorStream;
     ledger.firstTokenMs = requestLedger.elapsedMs();
     const renderer = createStreamRenderer(surface, {
@@ -168,7 +196,8 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
     if (result.attempts.length > 1 && renderer.restart) res.write(renderer.restart({ model: served.model.id, vendor: served.target.vendor }));
     let usage = null;
     try {
-      for await (const event of vendorStream) {
+      // DLP screens the answer as it flows (held back a little), when the organization has rules.
+      for await (const event of guarded.stream(vendorStream)) {
         if (event.type === 'finish') usage = event.usage;
         const frames = renderer.event(event);
         if (frames) res.write(frames);
@@ -177,6 +206,13 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
       res.end(renderer.finish({ costUsd: microsToUsd(cost), routing: metadata(cost) }));
       ledger.finish('finished', 200, usage);
     } catch (err) {
+      if (err instanceof StreamDlpBlock) {
+        // The surface's own error frame, never a clean finish; the vendor ran, so what it produced is billed.
+        const block = new GuardrailBlock('blocked_by_policy', err.message, 'dlp_blocked', null);
+        if (!res.writableEnded && !res.destroyed) res.end(renderer.error(block));
+        ledger.finish('failed', 422, err.usage(inputEstimate), 'dlp_blocked');
+        return;
+      }
       const error = err instanceof VendorError ? err : new VendorError({ kind: 'server', message: 'The stream failed inside the gateway.', vendor: served.target.vendor });
       if (!res.writableEnded && !res.destroyed) res.end(renderer.error(error));
       ledger.finish('cut', 200, error.usage ?? usage, error.code ?? error.kind);
@@ -184,87 +220,153 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, req: Request, r
   } catch (err) {
     const error = toGatewayErrorLike(err);
     const usage = err instanceof VendorError ? err.usage : null;
-    ledger?.finish('failed', failureStatus(error), usage, error.code ?? null, (req.body as { model?: string } | undefined)?.model ?? null);
-    if (res.headersSent) {
-      res.destroy();
+    ledger?.finish('failed', failureStatus(error), usage, error.code ?? null, requestedModelOf(body));
+    if (ex.res?.headersSent) {
+      ex.res.destroy();
       return;
     }
-    sendModelError(res, surface, error, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) });
+    ex.error(surface, error, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) });
   }
 }
 
-async function handleEmbeddings(deps: ModelDeps, req: Request, res: Response): Promise<void> {
+async function handleEmbeddings(deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown): Promise<void> {
   const surface: Surface = 'openai-embeddings';
   let ledger: RequestLedger | null = null;
   let headers: Record<string, string> = {};
   try {
-    const caller = callerOf(res);
-    const parsed = parseSurfaceRequest(surface, req.body as unknown);
+    const parsed = parseSurfaceRequest(surface, body);
     ledger = new RequestLedger(deps, caller, surface, false);
-    ledger.scope = resolveScope(req, caller, parsed.gateway);
+    ledger.scope = resolveScope(ex, caller, parsed.gateway);
+    // DLP on the texts to embed (the organization's inbound rules): redacted, or 422 dlp_blocked.
+    parsed.request = guardEmbeddingsInput(caller.org.guardrails, parsed.request);
     // Embeddings take one concrete model: aliases are refused and key bindings ignored (spec).
     const inputTokens = estimateEmbeddingTokens(parsed.request);
-    const decision = decideRoutes(deps, req, caller, surface, parsed.gateway, null, { inputTokens, outputTokens: 0 });
+    const decision = decideRoutes(deps, ex, caller, surface, parsed.gateway, null, { inputTokens, outputTokens: 0 });
     const route = appRoute(deps, caller, decision.routes[0]!);
     ledger.route = route;
     const admitted = await admit(deps.spend, spendSubject(caller, ledger.scope, route.byok), reserveMicros(route.price, inputTokens, 0));
     ledger.reservation = admitted.reservation;
     headers = admitted.headers;
     const vendorStart = ledger.elapsedMs();
-    const result = await embedVendor(route.target, parsed.request, { signal: abortOnClose(req, res), timeouts: deps.timeouts, http: route.http });
+    const result = await embedVendor(route.target, parsed.request, { signal: ex.signal, timeouts: deps.timeouts, http: route.http });
     ledger.vendorMs = ledger.elapsedMs() - vendorStart;
     const cost = ledger.cost(result.usage);
-    const body = renderEmbeddings(result, parsed.request.encodingFormat, parsed.gateway.model ?? route.model.id, { costUsd: microsToUsd(cost) });
-    res.set(headers).set(OVERHEAD_HEADER, ledger.overheadMs()).status(200).json(body);
+    const rendered = renderEmbeddings(result, parsed.request.encodingFormat, parsed.gateway.model ?? route.model.id, { costUsd: microsToUsd(cost) });
+    ex.json(200, { ...headers, [OVERHEAD_HEADER]: ledger.overheadMs() }, rendered);
     ledger.finish('finished', 200, result.usage);
   } catch (err) {
     const error = toGatewayErrorLike(err);
-    ledger?.finish('failed', error.status, err instanceof VendorError ? err.usage : null, error.code ?? null, (req.body as { model?: string } | undefined)?.model ?? null);
-    sendModelError(res, surface, error, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) });
+    ledger?.finish('failed', error.status, err instanceof VendorError ? err.usage : null, error.code ?? null, requestedModelOf(body));
+    ex.error(surface, error, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) });
   }
 }
 
 /** count_tokens costs nothing and is not a model request: no admission, no usage record. */
-async function handleCountTokens(deps: ModelDeps, req: Request, res: Response): Promise<void> {
+async function handleCountTokens(deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown): Promise<void> {
   try {
-    const caller = callerOf(res);
-    const parsed = parseCountTokensRequest(req.body as unknown);
-    resolveScope(req, caller, parsed.gateway);
+    const parsed = parseCountTokensRequest(body);
+    resolveScope(ex, caller, parsed.gateway);
+    // The text is sent to the vendor to count: the same DLP as a prompt.
+    parsed.request = guardCountTokensInput(caller.org.guardrails, parsed.request);
     const route = resolveRoute(deps, caller, parsed.gateway, 'chat');
-    const counted = await countTokensVendor(route.target, parsed.request, { signal: abortOnClose(req, res), timeouts: deps.timeouts, http: route.http });
-    res.status(200).json({ input_tokens: counted.inputTokens });
+    const counted = await countTokensVendor(route.target, parsed.request, { signal: ex.signal, timeouts: deps.timeouts, http: route.http });
+    ex.json(200, {}, { input_tokens: counted.inputTokens });
   } catch (err) {
-    sendModelError(res, 'anthropic-messages', err);
+    ex.error('anthropic-messages', err, {});
   }
 }
 
+/** What one request answered, kept instead of sent: a batch line's result. */
+export interface CapturedAnswer {
+  status: number;
+  body: unknown;
+}
+
 /**
- * The model endpoints. The body parser runs after authentication, so a bad key is refused before a
- * large body is read; inline media limits are checked from base64 lengths (model-wire) without decoding.
+ * Runs one request through the same handler as the HTTP endpoint of `url` (OpenAI's wire format:
+ * `/v1/responses` is the OpenAI responses surface here) and returns the answer instead of sending
+ * it: routing, budgets (reserve, settle), guardrails and the usage record are the single request's.
  */
-export function modelRouter(deps: ModelDeps, maxBodyBytes: number): Router {
-  const router = Router();
-  const json = express.json({ limit: maxBodyBytes, type: () => true });
-  const preAuth = (surface: Surface) => async (req: Request, res: Response, next: (err?: unknown) => void) => {
-    try {
-      res.locals.caller = await authenticateModelCaller(req, deps.caches);
-      next();
-    } catch (err) {
-      sendModelError(res, surface, err);
-    }
+export async function runCapturedRequest(deps: ModelDeps, caller: Caller, url: BatchLineEndpoint, body: unknown, headers: IncomingHttpHeaders, signal: AbortSignal): Promise<CapturedAnswer> {
+  let answer: CapturedAnswer | null = null;
+  const ex: ModelExchange = {
+    headers,
+    signal,
+    res: null,
+    json: (status, _headers, sent) => {
+      answer = { status, body: sent };
+    },
+    error: (surface, err) => {
+      const rendered = renderError(surface, toGatewayErrorLike(err));
+      const extra = err instanceof GatewayError ? err.bodyExtra : undefined;
+      answer = { status: rendered.status, body: extra && typeof rendered.body === 'object' && rendered.body !== null ? { ...rendered.body, ...extra } : rendered.body };
+    },
   };
-  const bodyErrors = (surface: Surface) => (err: unknown, _req: Request, res: Response, _next: (err?: unknown) => void) => sendModelError(res, surface, err);
-  for (const [path, surface] of CHAT_ROUTES) {
-    router.post(path, preAuth(surface), json, (req, res) => handleChat(deps, surface, req, res));
-    router.use(path, bodyErrors(surface));
-  }
-  for (const path of EMBEDDING_ROUTES) {
-    router.post(path, preAuth('openai-embeddings'), json, (req, res) => handleEmbeddings(deps, req, res));
-    router.use(path, bodyErrors('openai-embeddings'));
-  }
-  for (const path of COUNT_TOKENS_ROUTES) {
-    router.post(path, preAuth('anthropic-messages'), json, (req, res) => handleCountTokens(deps, req, res));
-    router.use(path, bodyErrors('anthropic-messages'));
-  }
-  return router;
+  if (url === '/v1/embeddings') await handleEmbeddings(deps, ex, caller, body);
+  else await handleChat(deps, url === '/v1/responses' ? 'openai-responses' : 'openai-chat', ex, caller, body);
+  if (!answer) throw new Error(`the ${url} handler answered nothing`);
+  return answer;
+}
+
+function requestedModelOf(body: unknown): string | null {
+  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+  return typeof model === 'string' ? model : null;
+}
+
+type ModelHandler = (deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown) => Promise<void>;
+
+/** Every model endpoint, by path (the edge forwards `/v1/*` here unchanged): its surface (for the error envelope) and handler. */
+function endpointTable(): Map<string, { surface: Surface; handle: ModelHandler }> {
+  const table = new Map<string, { surface: Surface; handle: ModelHandler }>();
+  for (const [path, surface] of CHAT_ROUTES) table.set(path, { surface, handle: (deps, ex, caller, body) => handleChat(deps, surface, ex, caller, body) });
+  for (const path of EMBEDDING_ROUTES) table.set(path, { surface: 'openai-embeddings', handle: handleEmbeddings });
+  for (const path of COUNT_TOKENS_ROUTES) table.set(path, { surface: 'anthropic-messages', handle: handleCountTokens });
+  return table;
+}
+
+/** Serves a request when it is a model request (POST on a model path); false leaves it to the express app. */
+export type ModelEndpoints = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * The model endpoints, served on the plain node request without express: the hot path of every
+ * model call, where express's routing, request decoration and body parser cost more CPU than the
+ * rest of a request to a fast vendor (the figures are in the README). The same behaviour as the
+ * app's other routes: X-Request-Id and the access log (service-kit's beginRequest), the key checked
+ * before the body is read (a bad key never costs a large upload), bodies up to `maxBodyBytes`
+ * (gzip, deflate, br), every failure in the surface's error envelope.
+ */
+export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number; logger: Logger }): ModelEndpoints {
+  const table = endpointTable();
+  const serve = async (endpoint: { surface: Surface; handle: ModelHandler }, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let caller: Caller;
+    let body: unknown;
+    try {
+      caller = await authenticateModelCaller(req, deps.caches);
+      body = await readJsonBody(req, options.maxBodyBytes);
+    } catch (err) {
+      // A body refused part-way (too large, corrupt): read off and discard the rest before answering,
+      // as express's body parser does, so a client or proxy still sending it gets the answer instead
+      // of a reset connection. (A key refused before reading leaves the body to node, which discards it.)
+      if (err instanceof BodyReadError && !req.complete) await discardRest(req);
+      sendModelError(res, endpoint.surface, err);
+      return;
+    }
+    await endpoint.handle(deps, httpExchange(req, res), caller, body);
+  };
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const endpoint = table.get(query === -1 ? url : url.slice(0, query));
+    if (!endpoint) return false;
+    const requestId = beginRequest(options.logger, req, res);
+    requestContextStorage.run({ requestId }, () => {
+      serve(endpoint, req, res).catch((err: unknown) => {
+        options.logger.error({ err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err } }, 'model request failed outside its handler');
+        if (!res.headersSent) sendModelError(res, endpoint.surface, err);
+        else res.destroy();
+      });
+    });
+    return true;
+  };
 }

@@ -7,12 +7,11 @@ import {
   type RouteHealth,
   type Route as RoutingRoute,
   type RoutingCatalog,
-  type TokenPrices,
 } from '@patchbay/model-routing';
 import type { CanonicalRequest, GatewayFields, Surface } from '@patchbay/model-wire';
-import type { Request } from 'express';
-import type { Catalog, Price } from '../catalog/catalog';
-import { modelMatches, routeFor, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import type { IncomingMessage } from 'node:http';
+import { tokenPrices, type Catalog } from '../catalog/catalog';
+import { modelMatches, routeFor, scopeHeaders, type Caller, type ModelDeps, type Route } from '../model/model-request';
 import { policyDirectory } from './policies';
 
 /** What the model endpoints need for routing, built once at boot. */
@@ -22,18 +21,10 @@ export interface RoutingDeps {
   health: RouteHealth | null;
 }
 
-function tokenPrices(price: Price): TokenPrices {
-  return {
-    inputPerMillion: price.input_per_million,
-    outputPerMillion: price.output_per_million,
-    cachedInputPerMillion: price.cached_input_per_million ?? null,
-    cacheWritePerMillion: price.cache_write_per_million ?? null,
-  };
-}
-
 /**
- * The app's catalog as routing reads it, converted once. The catalog lists no zero-data-retention
- * vendor, region or self-hosted route yet: every route reads zdr false, no region, priced.
+ * The app's catalog as routing reads it, converted once: each route's zero data retention, region
+ * and self-hosted flag come from the catalog's vendor table (overridable per model), so a policy's
+ * zero_data_retention, allowed_regions and strategy filter on them.
  */
 export function routingCatalog(catalog: Catalog): RoutingCatalog {
   return catalogFromModels(
@@ -47,8 +38,9 @@ export function routingCatalog(catalog: Catalog): RoutingCatalog {
           vendor: r.vendor,
           vendorModel: r.vendorModel,
           available: true,
-          zdr: false,
-          region: null,
+          zdr: r.zdr,
+          region: r.region,
+          selfHosted: r.selfHosted,
           contextWindow: m.contextWindow,
           maxOutputTokens: m.maxOutputTokens,
           capabilities: { tools: m.capabilities.supports_tool_calling, structuredOutputs: m.capabilities.supports_structured_outputs, streaming: m.capabilities.streaming, input: m.capabilities.input },
@@ -59,21 +51,16 @@ export function routingCatalog(catalog: Catalog): RoutingCatalog {
   );
 }
 
-function header(req: Request, name: string): string | null {
-  const value = req.headers[name];
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
 /**
  * The request's routes, first match wins (model, priority_order, @alias/, routing_policy_id, the
  * key's binding, customer, project and organization defaults), or the spec's 400/403/404.
  */
-export function decideRoutes(deps: ModelDeps, req: Request, caller: Caller, surface: Surface, gateway: GatewayFields, request: CanonicalRequest | null, estimate: { inputTokens: number; outputTokens: number }): RouteDecision {
+export function decideRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'headers'>, caller: Caller, surface: Surface, gateway: GatewayFields, request: CanonicalRequest | null, estimate: { inputTokens: number; outputTokens: number }): RouteDecision {
   const { key, org } = caller;
   return resolveRoutes({
     surface,
     fields: gateway,
-    headers: { routingPolicyId: header(req, 'x-svc-routing-policy-id'), customer: header(req, 'x-svc-customer'), projectId: header(req, 'x-project-id') },
+    headers: scopeHeaders(req),
     needs: request ? routeNeeds(request, estimate) : { tools: false, structuredOutputs: false, input: ['text'], stream: false, estimate },
     caller: {
       keyPolicyId: key.routingPolicyId,

@@ -20,6 +20,8 @@ function envName(vendor: string): string {
 export function platformVendorsFromEnv(catalog: Catalog, env: NodeJS.ProcessEnv = process.env): Map<string, VendorCredential> {
   const configured = new Map<string, VendorCredential>();
   for (const vendor of catalog.vendors.values()) {
+    // A self-hosted vendor is each organization's own endpoint: only its vendor key reaches it.
+    if (vendor.selfHosted) continue;
     const apiKey = env[`PATCHBAY_VENDOR_${envName(vendor.id)}_API_KEY`]?.trim();
     if (!apiKey) continue;
     const baseUrl = env[`PATCHBAY_VENDOR_${envName(vendor.id)}_BASE_URL`]?.trim() || vendor.defaultBaseUrl;

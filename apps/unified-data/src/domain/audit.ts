@@ -10,6 +10,8 @@ export const AUDIT = {
   credentialsInvalid: 'linked_account.credentials_invalid',
   fieldMappingCreated: 'field_mapping.created',
   fieldMappingDeleted: 'field_mapping.deleted',
+  modelSyncDisabled: 'linked_account.model_sync_disabled',
+  modelSyncEnabled: 'linked_account.model_sync_enabled',
 } as const;
 
 /** An audit event about a linked account caused by an access key, written in the caller's transaction. */

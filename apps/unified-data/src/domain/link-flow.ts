@@ -2,12 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { hashAccessKey, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { Platform } from '@patchbay/marketing-platforms';
+import { TokenExchangeError, authorizeUrl, createPkcePair, exchangeAuthorizationCode, randomOAuthState } from '@patchbay/oauth';
 import type { LinkToken, LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
 import { generateAccountToken } from './account-tokens';
 import { AUDIT, auditLinkedAccount } from './audit';
 import { insertLinkedAccount, parseEndUser, scheduleAfterCommit, toLinkedAccountView } from './linked-accounts';
 import { CREDENTIAL_FIELDS, isPlatform, parseCredentials, sealCredentials } from './platform-credentials';
+import { credentialsFromTokens, oauthClientFor } from './platform-oauth';
 import { checkCredentials } from './linked-accounts';
 
 export interface LinkTokenInput {
@@ -102,14 +104,26 @@ export async function openLinkToken(services: AppServices, token: string): Promi
  */
 export async function completeLink(services: AppServices, token: string, form: Record<string, unknown>): Promise<{ publicToken: string; account: LinkedAccount }> {
   const link = await openLinkToken(services, token);
-  const chosen = link.platform ?? form.platform;
-  const platform: Platform | null = isPlatform(chosen) ? chosen : null;
-  if (!platform) throw ValidationError.forField('platform', 'choose hubspot, zoom or eventbrite');
+  const platform = chosenPlatform(link, form.platform);
   const credentials = parseCredentials(
     platform,
     Object.fromEntries(Object.entries(form).filter(([k, v]) => k !== 'platform' && typeof v === 'string' && v.trim() !== '')),
     'credentials',
   );
+  return linkWithCredentials(services, link, platform, credentials);
+}
+
+function chosenPlatform(link: LinkToken, asked: unknown): Platform {
+  const chosen = link.platform ?? asked;
+  if (!isPlatform(chosen)) throw ValidationError.forField('platform', 'choose hubspot, zoom or eventbrite');
+  return chosen;
+}
+
+/**
+ * Links (or relinks) the link token's end user with checked credentials: the API token of the form,
+ * or the OAuth tokens of the sign-in. Returns the single-use public token.
+ */
+async function linkWithCredentials(services: AppServices, link: LinkToken, platform: Platform, credentials: Record<string, string>): Promise<{ publicToken: string; account: LinkedAccount }> {
   const info = await checkCredentials(services, platform, credentials);
   const principal: KeyPrincipal = {
     keyId: link.createdByKeyId,
@@ -202,4 +216,87 @@ export async function exchangePublicToken(services: AppServices, principal: KeyP
   });
   const view = toLinkedAccountView(account);
   return { account_token: token, id: account.id, integration: view.integration };
+}
+
+/** What is sealed in `oauth_pending_sealed` while the end user is at the platform's authorize page. */
+interface PendingOAuth {
+  platform: Platform;
+  code_verifier: string;
+  redirect_uri: string;
+}
+
+const pendingContext = (linkTokenId: string) => `mktg_link_token_oauth:${linkTokenId}`;
+
+/** Where the platform sends the browser back; register it as the OAuth app's redirect URI. */
+export const OAUTH_CALLBACK_PATH = '/api/mktg/v1/link/oauth/callback';
+
+/** The platforms the page may offer "Sign in with ..." for: those with an OAuth app configured. */
+export function oauthPlatforms(services: AppServices, link: LinkToken): Platform[] {
+  const candidates: Platform[] = link.platform && isPlatform(link.platform) ? [link.platform] : ['hubspot', 'zoom', 'eventbrite'];
+  return candidates.filter((p) => oauthClientFor(p, services.config) !== null);
+}
+
+/**
+ * The end user chose "Sign in with <platform>": a PKCE pair and a state for this link token (a new
+ * one replaces an unfinished one), the verifier sealed, and the platform's authorize URL to go to.
+ */
+export async function startOAuth(services: AppServices, token: string, askedPlatform: unknown, forwarded: { proto?: string; host?: string }): Promise<string> {
+  const link = await openLinkToken(services, token);
+  const platform = chosenPlatform(link, askedPlatform);
+  const client = oauthClientFor(platform, services.config);
+  if (!client) throw ValidationError.forField('platform', `${CREDENTIAL_FIELDS[platform].label} sign-in is not set up on this installation; enter an API token instead`);
+  const pkce = createPkcePair();
+  const state = randomOAuthState();
+  const redirectUri = `${publicBase(services, forwarded)}${OAUTH_CALLBACK_PATH}`;
+  const pending: PendingOAuth = { platform, code_verifier: pkce.verifier, redirect_uri: redirectUri };
+  const started = await services.db.linkToken.updateMany({
+    where: { id: link.id, completedAt: null },
+    data: { oauthState: state, oauthPendingSealed: services.box.sealJson(pending, pendingContext(link.id)) },
+  });
+  if (started.count !== 1) throw new LinkPageError('This link was already used. Ask for a new one to link again.');
+  return authorizeUrl(client.provider, { clientId: client.clientId, redirectUri, scopes: client.scopes, state, codeChallenge: pkce.challenge });
+}
+
+/**
+ * The platform sent the browser back with `code` (or `error`) and `state`: the state is claimed once,
+ * the code exchanged with the PKCE verifier, and the account linked with the tokens (sealed). Throws
+ * LinkPageError with a message for the end user.
+ */
+export async function finishOAuth(services: AppServices, query: Record<string, unknown>, fetchImpl: typeof fetch = fetch): Promise<{ publicToken: string; account: LinkedAccount; link: LinkToken }> {
+  const state = typeof query.state === 'string' ? query.state : '';
+  const unknownState = new LinkPageError('This sign-in is unknown, expired or was already finished. Open your link again to retry.');
+  if (state === '' || state.length > 200) throw unknownState;
+  const link = await services.db.linkToken.findUnique({ where: { oauthState: state } });
+  if (!link || link.oauthPendingSealed === null) throw unknownState;
+  // The state works once: a replayed callback (or a second tab) finds nothing.
+  const claimed = await services.db.linkToken.updateMany({ where: { id: link.id, oauthState: state }, data: { oauthState: null, oauthPendingSealed: null } });
+  if (claimed.count !== 1) throw unknownState;
+  if (link.expiresAt.getTime() <= Date.now()) throw new LinkPageError('This link has expired. Ask for a new one.');
+  if (link.completedAt) throw new LinkPageError('This link was already used. Ask for a new one to link again.');
+  const pending = services.box.openJson<PendingOAuth>(link.oauthPendingSealed, pendingContext(link.id));
+  const label = CREDENTIAL_FIELDS[pending.platform].label;
+  if (typeof query.error === 'string') {
+    const why = query.error === 'access_denied' ? 'You did not allow access.' : `${label} answered ${query.error.slice(0, 100)}.`;
+    throw new LinkPageError(`${why} Nothing was linked; open your link again to retry.`);
+  }
+  const code = typeof query.code === 'string' ? query.code : '';
+  if (code === '') throw new LinkPageError(`${label} sent no authorization code back. Open your link again to retry.`);
+  const client = oauthClientFor(pending.platform, services.config);
+  if (!client) throw new LinkPageError(`${label} sign-in is no longer set up on this installation. Enter an API token instead.`);
+  let credentials: Record<string, string>;
+  try {
+    const tokens = await exchangeAuthorizationCode(fetchImpl, client.provider, {
+      code,
+      redirectUri: pending.redirect_uri,
+      codeVerifier: pending.code_verifier,
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+    });
+    credentials = credentialsFromTokens(tokens, Date.now());
+  } catch (err) {
+    if (!(err instanceof TokenExchangeError)) throw err;
+    throw new LinkPageError(`Signing in with ${label} could not be finished. ${err.description} Nothing was linked; open your link again to retry.`);
+  }
+  const linked = await linkWithCredentials(services, link, pending.platform, credentials);
+  return { ...linked, link };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError, type FieldError } from '@patchbay/errors';
 import { PlatformError, verifyCredentials, type AccountInfo, type Platform } from '@patchbay/marketing-platforms';
+import { cursorList, decodeCursor, parseCursorPageSize, type CursorList } from '@patchbay/pagination';
 import { isUuid } from '@patchbay/service-kit';
 import type { Tx } from '../db';
 import type { LinkedAccount } from '../generated/prisma/client';
@@ -141,6 +142,8 @@ export async function insertLinkedAccount(
       environment: principal.environment,
       platform: input.platform,
       status: 'INCOMPLETE',
+      // Millisecond precision, as the list's cursors carry it (see the migration oauth_link_and_model_toggles).
+      createdAt: new Date(),
       endUserOriginId: input.originId,
       endUserOrganizationName: input.organizationName,
       endUserEmailAddress: input.email,
@@ -209,11 +212,35 @@ async function assertOriginFree(services: AppServices, principal: KeyPrincipal, 
   if (existing) throw originTaken(originId);
 }
 
-export async function listLinkedAccounts(services: AppServices, principal: KeyPrincipal): Promise<LinkedAccount[]> {
-  return services.db.linkedAccount.findMany({
-    where: { organizationId: principal.organizationId, environment: principal.environment },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+/**
+ * One page of the organization's linked accounts of the key's environment, oldest first (Merge's
+ * order, as for events): a keyset cursor on (created_at, id), page_size 1 to 100.
+ */
+export async function listLinkedAccounts(services: AppServices, principal: KeyPrincipal, query: { cursor?: string; page_size?: string }): Promise<CursorList<LinkedAccount>> {
+  const pageSize = parseCursorPageSize(query.page_size);
+  const from = query.cursor !== undefined && query.cursor !== '' ? decodeCursor(query.cursor) : null;
+  let after: { createdAt: Date; id: string } | null = null;
+  if (from) {
+    const [at, id] = from.key;
+    const createdAt = typeof at === 'string' ? new Date(at) : null;
+    if (!createdAt || Number.isNaN(createdAt.getTime()) || typeof id !== 'string' || !isUuid(id) || from.key.length !== 2) {
+      throw ValidationError.forField('query.cursor', 'is not a cursor this API returned; send the next or previous value of an earlier page unchanged');
+    }
+    after = { createdAt, id };
+  }
+  const back = from?.direction === 'previous';
+  const beyond = <T>(v: T) => (back ? { lt: v } : { gt: v });
+  const rows = await services.db.linkedAccount.findMany({
+    where: {
+      organizationId: principal.organizationId,
+      environment: principal.environment,
+      ...(after ? { OR: [{ createdAt: beyond(after.createdAt) }, { createdAt: after.createdAt, id: beyond(after.id) }] } : {}),
+    },
+    orderBy: back ? [{ createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: pageSize + 1,
   });
+  if (back) rows.reverse();
+  return cursorList(rows, { pageSize, from, keyOf: (r) => [r.createdAt.toISOString(), r.id] });
 }
 
 export async function getLinkedAccount(services: AppServices, principal: KeyPrincipal, id: string): Promise<LinkedAccount> {

@@ -126,6 +126,16 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Paginated_LinkedAccountView_": {
+        "dataType": "refObject",
+        "properties": {
+            "next": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "previous": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "results": {"dataType":"array","array":{"dataType":"refObject","ref":"LinkedAccountView"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "LinkTokenCreated": {
         "dataType": "refObject",
         "properties": {
@@ -335,6 +345,72 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsSyncStatusController_disableModel: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                model_id: {"in":"path","name":"model_id","required":true,"dataType":"string"},
+                _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+        };
+        app.post('/api/mktg/v1/sync-status/:model_id/disable',
+            authenticateMiddleware([{"access_key":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(SyncStatusController)),
+            ...(fetchMiddlewares<RequestHandler>(SyncStatusController.prototype.disableModel)),
+
+            async function SyncStatusController_disableModel(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsSyncStatusController_disableModel, request, response });
+
+                const controller = new SyncStatusController();
+
+              await templateService.apiHandler({
+                methodName: 'disableModel',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsSyncStatusController_enableModel: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                model_id: {"in":"path","name":"model_id","required":true,"dataType":"string"},
+                _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+        };
+        app.post('/api/mktg/v1/sync-status/:model_id/enable',
+            authenticateMiddleware([{"access_key":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(SyncStatusController)),
+            ...(fetchMiddlewares<RequestHandler>(SyncStatusController.prototype.enableModel)),
+
+            async function SyncStatusController_enableModel(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsSyncStatusController_enableModel, request, response });
+
+                const controller = new SyncStatusController();
+
+              await templateService.apiHandler({
+                methodName: 'enableModel',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsLinkedAccountsController_createLinkedAccount: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"LinkedAccountInput"},
@@ -369,6 +445,8 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsLinkedAccountsController_listLinkedAccounts: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                cursor: {"in":"query","name":"cursor","dataType":"string"},
+                page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/mktg/v1/linked-accounts',
             authenticateMiddleware([{"access_key":[]}]),

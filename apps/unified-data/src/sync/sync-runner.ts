@@ -5,13 +5,15 @@ import type { SecretBox } from '@patchbay/secrets';
 import type Redis from 'ioredis';
 import type { Db } from '../db';
 import { AUDIT, auditSystemEvent } from '../domain/audit';
-import { connectionFor, openCredentials } from '../domain/platform-credentials';
+import { connectionFor, openCredentials, sealCredentials } from '../domain/platform-credentials';
+import { refreshPlatformTokens } from '../domain/platform-oauth';
 import { Prisma, type LinkedAccount } from '../generated/prisma/client';
 import type { PlatformConfig } from '../services';
 import { SyncLease } from './lease';
+import { RedisRequestGate, allowanceOf } from './request-gate';
 import type { SyncScheduler } from './scheduler';
-import { PostgresSyncSink, markMissingAsDeleted } from './sync-sink';
-import { setSyncStatuses } from './sync-status';
+import { PostgresSyncSink, markMissingAsDeleted, type SinkOptions } from './sync-sink';
+import { setModelStatus, setSyncStatuses } from './sync-status';
 
 export interface SyncWorkerDeps {
   db: Db;
@@ -29,11 +31,29 @@ export interface SyncWorkerDeps {
   /** The platform walk (H5's runSync); injectable so a test can stop a sync mid-way. */
   runSync?: (opts: RunSyncOptions) => Promise<SyncOutcome>;
   tuning?: SyncTuning;
+  /** How the sink batches pages into statements. */
+  sinkOptions?: SinkOptions;
   /** Aborts running syncs at shutdown (their last page stays committed). */
   shutdown?: AbortSignal;
+  /** HTTP client of OAuth token refreshes (default: the global fetch; the token URLs are the operator's). */
+  fetch?: typeof fetch;
 }
 
-export type SyncJobResult = 'done' | 'skipped_busy' | 'skipped_missing' | 'rate_limited' | 'transient' | 'credentials_invalid' | 'failed' | 'aborted';
+export type SyncJobResult =
+  | 'done'
+  | 'partially_synced'
+  | 'skipped_busy'
+  | 'skipped_missing'
+  | 'skipped_paused'
+  | 'skipped_disabled'
+  | 'rate_limited'
+  | 'transient'
+  | 'credentials_invalid'
+  | 'failed'
+  | 'aborted';
+
+/** Syncs failing for longer than this (since the last successful one) pause the account's scheduled syncs. */
+export const PAUSE_AFTER_FAILING_MS = 14 * 86_400_000;
 
 export const leaseKey = (prefix: string, linkedAccountId: string) => `${prefix}:mktg-sync-lease:${linkedAccountId}`;
 
@@ -46,6 +66,13 @@ export const leaseKey = (prefix: string, linkedAccountId: string) => `${prefix}:
 export async function processSyncJob(deps: SyncWorkerDeps, job: UnifiedDataSyncJob): Promise<SyncJobResult> {
   const account = await deps.db.linkedAccount.findUnique({ where: { id: job.linked_account_id } });
   if (!account) return 'skipped_missing';
+  // PAUSED (refused credentials, or syncs failing for two weeks): scheduled syncs wait for a relink or a
+  // manual resync, which still run.
+  if (job.trigger === 'schedule' && (account.status === 'RELINK_NEEDED' || (await deps.db.syncStatus.count({ where: { linkedAccountId: account.id, status: 'PAUSED' } })) > 0)) {
+    return 'skipped_paused';
+  }
+  // Contacts are found through events: with Event disabled nothing is synced.
+  if (account.disabledModels.includes('events')) return 'skipped_disabled';
   const lease = await SyncLease.acquire(deps.redis, leaseKey(deps.lockPrefix, account.id), deps.leaseTtlMs ?? 30_000);
   if (!lease) {
     // Another worker is syncing this account: it continues any open run. A manual resync asked for a
@@ -80,13 +107,25 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
   const mappings = await db.fieldMapping.findMany({ where: { linkedAccountId: account.id } });
   const fieldMappings: FieldMapping[] = mappings.map((m) => ({ model: m.model as FieldMapping['model'], target: m.targetFieldName, remotePath: m.remoteFieldPath }));
   const signal = deps.shutdown ? AbortSignal.any([lease.signal, deps.shutdown]) : lease.signal;
-  const sink = new PostgresSyncSink(db, { linkedAccountId: account.id, runId }, signal);
+  const sink = new PostgresSyncSink(db, { linkedAccountId: account.id, runId }, signal, { ...deps.sinkOptions, touchUnchanged: kind === 'full' });
 
   let outcome: SyncOutcome;
   try {
-    const credentials = openCredentials(deps.box, account.id, account.credentialsSealed);
+    let credentials = openCredentials(deps.box, account.id, account.credentialsSealed);
+    const platform = account.platform as Platform;
+    const conn = connectionFor(platform, credentials, deps.config);
+    // OAuth tokens: a refreshed pair is sealed and stored at once (Zoom's old refresh token dies with the refresh).
+    conn.refreshAccessToken = async () => {
+      credentials = await refreshPlatformTokens(deps.fetch ?? fetch, platform, deps.config, credentials, () => Date.now());
+      await db.linkedAccount.update({ where: { id: account.id }, data: { credentialsSealed: sealCredentials(deps.box, account.id, credentials) } });
+      const expiresAt = Number(credentials.expires_at);
+      return { accessToken: credentials.access_token ?? '', expiresAt: Number.isFinite(expiresAt) ? expiresAt : null };
+    };
     outcome = await (deps.runSync ?? defaultRunSync)({
-      conn: connectionFor(account.platform as Platform, credentials, deps.config),
+      // Keyed by the credentials the run starts with (a refreshed OAuth token keeps counting there until the next run).
+      gate: new RedisRequestGate(deps.redis, deps.lockPrefix, allowanceOf(platform, credentials)),
+      conn,
+      models: account.disabledModels.includes('contacts') ? ['events'] : ['events', 'contacts'],
       kind,
       modifiedSince: run.modifiedSince,
       checkpoint: run.checkpoint ?? null,
@@ -98,6 +137,13 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
   } catch (err) {
     outcome = { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
   }
+  try {
+    // Pages the walk handed over may still be on their way into the database: an outcome (and the
+    // checkpoint a pause stores) only holds once they are committed.
+    await sink.flush();
+  } catch (err) {
+    outcome = { kind: 'failed', message: `The sink could not store a page: ${err instanceof Error ? err.message : String(err)}` };
+  }
   if (signal.aborted) {
     // Shutdown or a lost lease: the last committed page is the checkpoint; whoever runs next resumes.
     deps.logger.info({ linked_account_id: account.id, pages: sink.pages }, 'sync stopped; it resumes from its checkpoint');
@@ -108,8 +154,9 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
   const finished = new Date();
   switch (outcome.kind) {
     case 'done': {
+      const partial = (outcome.skippedListings ?? 0) > 0;
       await db.$transaction(async (tx) => {
-        if (outcome.completeFullPass) await markMissingAsDeleted(tx, { linkedAccountId: account.id, runId });
+        if (outcome.completeFullPass) await markMissingAsDeleted(tx, { linkedAccountId: account.id, runId }, { contacts: !account.disabledModels.includes('contacts') });
         await tx.syncRun.update({
           where: { linkedAccountId: account.id },
           data: { runId: null, kind: null, checkpoint: Prisma.DbNull, lastSuccessStartedAt: run.startedAt, ...(kind === 'full' ? { fullResyncRequested: false } : {}) },
@@ -121,10 +168,12 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
           isInitialSync: false,
           nextSyncStart: await deps.scheduler.nextRun(account.id),
         });
+        // Some contact listings were refused and skipped: the contacts are only partly there.
+        if (partial) await setModelStatus(tx, account.id, 'contacts', { status: 'PARTIALLY_SYNCED', lastSyncResult: 'PARTIALLY_SYNCED' });
         if (account.status !== 'COMPLETE') await tx.linkedAccount.update({ where: { id: account.id }, data: { status: 'COMPLETE', statusDetail: null } });
       });
-      deps.logger.info({ linked_account_id: account.id, kind, pages: sink.pages, records: sink.records }, 'sync done');
-      return 'done';
+      deps.logger.info({ linked_account_id: account.id, kind, pages: sink.pages, records: sink.records, skipped_listings: outcome.skippedListings ?? 0 }, 'sync done');
+      return partial ? 'partially_synced' : 'done';
     }
     case 'rate_limited':
     case 'transient': {
@@ -139,7 +188,8 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
     case 'credentials_invalid': {
       await db.$transaction(async (tx) => {
         await tx.linkedAccount.update({ where: { id: account.id }, data: { status: 'RELINK_NEEDED', statusDetail: outcome.message } });
-        await setSyncStatuses(tx, account.id, { status: 'FAILED', lastSyncResult: 'FAILED', lastSyncFinished: finished });
+        // The open run stays: after a relink it resumes from its checkpoint. Until then scheduled syncs are PAUSED.
+        await setSyncStatuses(tx, account.id, { status: 'PAUSED', lastSyncResult: 'FAILED', lastSyncFinished: finished, nextSyncStart: null });
         if (account.status !== 'RELINK_NEEDED') {
           await auditSystemEvent(tx, account, AUDIT.credentialsInvalid, account.id, { platform: account.platform, message: outcome.message });
         }
@@ -149,7 +199,15 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
     case 'failed': {
       // The run starts over next time: a failure mid-pass must never let a later pass judge deletions on partial data.
       await db.syncRun.update({ where: { linkedAccountId: account.id }, data: { runId: null, kind: null, checkpoint: Prisma.DbNull, ...(kind === 'full' ? { fullResyncRequested: true } : {}) } });
-      await setSyncStatuses(db, account.id, { status: 'FAILED', lastSyncResult: 'FAILED', lastSyncFinished: finished, nextSyncStart: await deps.scheduler.nextRun(account.id) });
+      // Merge pauses an account whose syncs have failed for more than two weeks; so do we (a resync resumes it).
+      const failingSince = run.lastSuccessStartedAt ?? account.createdAt;
+      const paused = finished.getTime() - failingSince.getTime() > PAUSE_AFTER_FAILING_MS;
+      await setSyncStatuses(db, account.id, {
+        status: paused ? 'PAUSED' : 'FAILED',
+        lastSyncResult: 'FAILED',
+        lastSyncFinished: finished,
+        nextSyncStart: paused ? null : await deps.scheduler.nextRun(account.id),
+      });
       deps.logger.warn({ linked_account_id: account.id, reason: outcome.message }, 'sync failed');
       return 'failed';
     }

@@ -57,7 +57,7 @@ const CONTACT_ROW = `ord int, remote_id text, first_name text, last_name text, e
  * statement, and `shell_<side>`, shell rows for ends neither stored nor written by this page.
  */
 const SHELLS = (table: 'events' | 'contacts', end: 'e' | 'c', side: 'ev' | 'co') => `
-old_${side} AS (SELECT id, remote_id FROM ${table} WHERE linked_account_id = $1::uuid AND remote_id IN (SELECT ${end} FROM lk)),
+old_${side} AS (SELECT id, remote_id FROM ${table} WHERE linked_account_id = $1::uuid AND remote_id = ANY(ARRAY(SELECT DISTINCT ${end} FROM lk))),
 shell_${side} AS (
   INSERT INTO ${table} (id, linked_account_id, remote_id, created_at, modified_at, is_shell)
   SELECT gen_random_uuid(), $1::uuid, x.${end}, (SELECT t FROM base_${side}), ${NOW_MS}, true
@@ -65,6 +65,14 @@ shell_${side} AS (
   WHERE EXISTS (SELECT 1 FROM fence) AND x.${end} NOT IN (SELECT remote_id FROM ${side}) AND x.${end} NOT IN (SELECT remote_id FROM old_${side})
   ON CONFLICT (linked_account_id, remote_id) DO NOTHING
   RETURNING id, remote_id
+)`;
+
+/** Records this run saw unchanged: only the run's bookkeeping moves (no new content, so no JSON to send, parse or store). */
+const TOUCH = (table: 'events' | 'contacts', param: string, side: 'ev' | 'co') => `
+touch_${side} AS (
+  UPDATE ${table} AS t SET run_writes = CASE WHEN t.last_run_id = $2::uuid THEN t.run_writes + 1 ELSE 1 END, last_run_id = $2::uuid
+  WHERE t.linked_account_id = $1::uuid AND t.remote_id = ANY(${param}::text[]) AND EXISTS (SELECT 1 FROM fence)
+  RETURNING t.id, t.remote_id
 )`;
 
 /**
@@ -77,7 +85,7 @@ const PAGE_SQL = `
 WITH base_ev AS (SELECT ${NEXT_CREATED_AT('events')} AS t),
 base_co AS (SELECT ${NEXT_CREATED_AT('contacts')} AS t),
 fence AS (
-  UPDATE sync_runs SET checkpoint = $3::jsonb, pages_written = pages_written + 1
+  UPDATE sync_runs SET checkpoint = $3::jsonb, pages_written = pages_written + $9::int
   WHERE linked_account_id = $1::uuid AND run_id = $2::uuid
   RETURNING 1
 ),
@@ -110,11 +118,13 @@ co AS (
     ${CHANGE_SET}
   RETURNING t.id, t.remote_id
 ),
+${TOUCH('events', '$7', 'ev')},
+${TOUCH('contacts', '$8', 'co')},
 lk AS (SELECT DISTINCT r.e, r.c FROM jsonb_to_recordset($6::jsonb) AS r(e text, c text)),
 ${SHELLS('events', 'e', 'ev')},
 ${SHELLS('contacts', 'c', 'co')},
-all_ev AS (SELECT id, remote_id FROM ev UNION SELECT id, remote_id FROM old_ev UNION SELECT id, remote_id FROM shell_ev),
-all_co AS (SELECT id, remote_id FROM co UNION SELECT id, remote_id FROM old_co UNION SELECT id, remote_id FROM shell_co),
+all_ev AS (SELECT id, remote_id FROM ev UNION SELECT id, remote_id FROM touch_ev UNION SELECT id, remote_id FROM old_ev UNION SELECT id, remote_id FROM shell_ev),
+all_co AS (SELECT id, remote_id FROM co UNION SELECT id, remote_id FROM touch_co UNION SELECT id, remote_id FROM old_co UNION SELECT id, remote_id FROM shell_co),
 links AS (
   INSERT INTO event_contacts (event_id, contact_id, linked_account_id)
   SELECT DISTINCT e.id, c.id, $1::uuid
@@ -153,42 +163,162 @@ function contactRows(contacts: FetchedContact[]): string {
 const linkRows = (links: EventContactLink[]) => JSON.stringify(links.map((l) => ({ e: l.eventRemoteId, c: l.contactRemoteId })));
 
 /**
- * The SyncSink of one run: each page's records and its checkpoint commit in ONE transaction, so a sync
- * killed at any point resumes after the last committed page and writes nothing twice. The checkpoint
- * update names the run: a run that was superseded (or whose account was deleted) writes nothing.
+ * The stored hash of each of a batch's records that is neither a shell nor marked deleted: one index scan
+ * (`remote_id = ANY(...)` on the (linked_account_id, remote_id) key); the sink compares them with what it
+ * fetched. (A join with unnest() of the fetched pairs was planned as a scan of the account's rows.)
+ */
+const STORED_HASHES_SQL = (table: 'events' | 'contacts') => `
+SELECT remote_id, hash FROM ${table} WHERE linked_account_id = $1::uuid AND remote_id = ANY($2::text[]) AND NOT is_shell AND NOT remote_was_deleted`;
+
+/** What one statement writes: one or more pages in order, with the checkpoint of the last. */
+interface Batch {
+  events: FetchedEvent[];
+  contacts: FetchedContact[];
+  links: EventContactLink[];
+  checkpoint: SyncPage['checkpoint'];
+  pages: number;
+}
+
+function batchOf(pages: SyncPage[]): Batch {
+  return {
+    events: pages.flatMap((p) => p.events),
+    contacts: pages.flatMap((p) => p.contacts),
+    links: pages.flatMap((p) => p.links),
+    checkpoint: pages[pages.length - 1]!.checkpoint,
+    pages: pages.length,
+  };
+}
+
+export interface SinkOptions {
+  /**
+   * Pages wait (while the previous write runs) and are written together, up to about this many records
+   * per statement; a page that would go past it waits for the write in progress (default 1000).
+   */
+  batchRecords?: number;
+  /**
+   * Whether records seen unchanged are marked as seen by this run (default true). A full pass must:
+   * deletes are judged by what it did not see. An incremental pass judges nothing, so the rows it finds
+   * unchanged are left alone (no write at all).
+   */
+  touchUnchanged?: boolean;
+}
+
+/**
+ * The SyncSink of one run. Every statement writes whole pages and the checkpoint of the last of them
+ * atomically, so a sync killed at any point resumes after the last committed page and writes nothing
+ * twice. The checkpoint update names the run: a run that was superseded (or whose account was deleted)
+ * writes nothing.
+ *
+ * Writes are pipelined: `writePage` queues the page and returns while an earlier write is still running
+ * (the walk fetches on meanwhile), and the pages that queued up during one write go out together in the
+ * next statement. Records a page repeats unchanged (same hash) are not sent again: one read of the stored
+ * hashes per statement picks them out. A failed write surfaces on the next `writePage` or on `flush`,
+ * which the caller awaits before it trusts the walk's outcome.
  */
 export class PostgresSyncSink implements SyncSink {
   pages = 0;
   records = 0;
+  /** Statements written (each one or more pages). */
+  statements = 0;
+  private queued: SyncPage[] = [];
+  private queuedRecords = 0;
+  private writing: Promise<void> | null = null;
+  private failure: Error | null = null;
+  private readonly batchRecords: number;
+  private readonly touchUnchanged: boolean;
 
   constructor(
     private readonly db: Db,
     private readonly run: SinkRun,
     private readonly signal?: AbortSignal,
-  ) {}
+    options: SinkOptions = {},
+  ) {
+    this.batchRecords = Math.max(1, options.batchRecords ?? 1000);
+    this.touchUnchanged = options.touchUnchanged ?? true;
+  }
 
   async writePage(page: SyncPage): Promise<void> {
+    this.throwIfFailed();
     if (this.signal?.aborted) throw new RunSupersededError();
+    // Room for it in the next statement, or wait for the write in progress (the walk must not run far ahead of what is stored).
+    while (this.writing && this.queuedRecords > 0 && this.queuedRecords + recordsOf(page) > this.batchRecords) await this.writing;
+    this.throwIfFailed();
+    this.queued.push(page);
+    this.queuedRecords += recordsOf(page);
+    this.writing ??= this.drain();
+  }
+
+  /** Waits until every page handed over is committed; throws what a write failed with. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queued.length > 0 && !this.failure) {
+        const pages = this.queued;
+        this.queued = [];
+        this.queuedRecords = 0;
+        try {
+          if (this.signal?.aborted) throw new RunSupersededError();
+          await this.write(batchOf(pages));
+          this.pages += pages.length;
+          this.records += pages.reduce((n, p) => n + recordsOf(p), 0);
+        } catch (err) {
+          this.failure = err instanceof Error ? err : new Error(String(err));
+          this.queued = [];
+          this.queuedRecords = 0;
+        }
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private async unchanged(table: 'events' | 'contacts', records: Array<FetchedEvent | FetchedContact>): Promise<Set<string>> {
+    if (records.length === 0) return new Set();
+    const rows = await this.db.$queryRawUnsafe<Array<{ remote_id: string; hash: string | null }>>(
+      STORED_HASHES_SQL(table),
+      this.run.linkedAccountId,
+      records.map((r) => r.remoteId),
+    );
+    const stored = new Map(rows.map((r) => [r.remote_id, r.hash]));
+    return new Set(records.filter((r) => stored.get(r.remoteId) === r.hash).map((r) => r.remoteId));
+  }
+
+  private async write(batch: Batch): Promise<void> {
+    const events = lastByRemoteId(batch.events);
+    const contacts = lastByRemoteId(batch.contacts);
+    const [sameEvents, sameContacts] = [await this.unchanged('events', events), await this.unchanged('contacts', contacts)];
     const [result] = await this.db.$queryRawUnsafe<Array<{ fenced: number }>>(
       PAGE_SQL,
       this.run.linkedAccountId,
       this.run.runId,
-      JSON.stringify(page.checkpoint ?? null),
-      eventRows(page.events),
-      contactRows(page.contacts),
-      linkRows(page.links),
+      JSON.stringify(batch.checkpoint ?? null),
+      eventRows(events.filter((e) => !sameEvents.has(e.remoteId))),
+      contactRows(contacts.filter((c) => !sameContacts.has(c.remoteId))),
+      linkRows(batch.links),
+      this.touchUnchanged ? [...sameEvents] : [],
+      this.touchUnchanged ? [...sameContacts] : [],
+      batch.pages,
     );
     if (result?.fenced !== 1) throw new RunSupersededError();
-    this.pages += 1;
-    this.records += page.events.length + page.contacts.length;
+    this.statements += 1;
   }
 }
+
+const recordsOf = (page: SyncPage) => page.events.length + page.contacts.length;
 
 /**
  * After a complete, successful full pass: what the pass did not see is gone from the platform.
  * Shell records were never fetched, so they are not judged.
  */
-export async function markMissingAsDeleted(db: Db | Tx, run: SinkRun): Promise<{ events: number; contacts: number }> {
+export async function markMissingAsDeleted(db: Db | Tx, run: SinkRun, options: { contacts?: boolean } = {}): Promise<{ events: number; contacts: number }> {
   const mark = (table: 'events' | 'contacts') =>
     db.$executeRawUnsafe(
       `UPDATE ${table} SET remote_was_deleted = true, modified_at = ${NOW_MS}
@@ -196,5 +326,6 @@ export async function markMissingAsDeleted(db: Db | Tx, run: SinkRun): Promise<{
       run.linkedAccountId,
       run.runId,
     );
-  return { events: await mark('events'), contacts: await mark('contacts') };
+  // Contacts not walked (the model is disabled) are not judged.
+  return { events: await mark('events'), contacts: options.contacts === false ? 0 : await mark('contacts') };
 }

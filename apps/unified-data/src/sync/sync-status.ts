@@ -43,11 +43,14 @@ export async function syncStatusesOf(db: Db | Tx, linkedAccountId: string): Prom
   return SYNC_MODELS.flatMap((m) => rows.filter((r) => r.model === m));
 }
 
-/** Sets the same fields on every model's status of an account. */
-export async function setSyncStatuses(
-  db: Db | Tx,
-  linkedAccountId: string,
-  data: Partial<Pick<SyncStatus, 'status' | 'lastSyncStart' | 'lastSyncFinished' | 'lastSyncResult' | 'nextSyncStart' | 'isInitialSync'>>,
-): Promise<void> {
-  await db.syncStatus.updateMany({ where: { linkedAccountId }, data });
+type StatusFields = Partial<Pick<SyncStatus, 'status' | 'lastSyncStart' | 'lastSyncFinished' | 'lastSyncResult' | 'nextSyncStart' | 'isInitialSync'>>;
+
+/** Sets the same fields on the status of every model of an account that is not DISABLED. */
+export async function setSyncStatuses(db: Db | Tx, linkedAccountId: string, data: StatusFields): Promise<void> {
+  await db.syncStatus.updateMany({ where: { linkedAccountId, status: { not: 'DISABLED' } }, data });
+}
+
+/** Sets fields on one model's status (unless it is DISABLED). */
+export async function setModelStatus(db: Db | Tx, linkedAccountId: string, model: SyncModel, data: StatusFields): Promise<void> {
+  await db.syncStatus.updateMany({ where: { linkedAccountId, model, status: { not: 'DISABLED' } }, data });
 }

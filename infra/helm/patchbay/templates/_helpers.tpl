@@ -103,7 +103,7 @@ consumers the worker now runs).
 {{- $appEnv := deepCopy (get $svc "env" | default dict) -}}
 {{- range $worker, $w := (get $svc "workers" | default dict) -}}
 {{- if get $w "enabled" -}}
-{{- $inherited := deepCopy (pick $svc "secretEnv" "existingSecret" "image" "vendorKeys" "extraEnv") -}}
+{{- $inherited := deepCopy (pick $svc "secretEnv" "existingSecret" "image" "vendorKeys" "platformOAuth" "extraEnv") -}}
 {{- $env := mergeOverwrite (deepCopy (get $svc "env" | default dict)) (get $w "env" | default dict) -}}
 {{- $own := omit $w "env" "appEnv" "enabled" -}}
 {{- $_ := set $out (printf "%s-%s" $app $worker) (mergeOverwrite $inherited (deepCopy $own) (dict "env" $env "app" $app "kind" "worker")) -}}

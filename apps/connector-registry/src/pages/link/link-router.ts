@@ -17,7 +17,7 @@ import {
   type LinkAuthMethods,
   type PendingOAuthFlow,
 } from '../../domain/link-tokens';
-import { TokenExchangeError, authorizeUrl, createPkcePair, exchangeAuthorizationCode, randomOAuthState } from '../../domain/oauth-client';
+import { TokenExchangeError, authorizeUrl, createPkcePair, exchangeAuthorizationCode, randomOAuthState } from '@patchbay/oauth';
 import { publicBaseUrl } from '../../domain/public-base-url';
 import type { LinkToken } from '../../generated/prisma/client';
 import { afterCommit, credentialChange, type AppServices } from '../../services';

@@ -98,3 +98,21 @@ export type GuardrailSettings = Prisma.GuardrailSettingsModel
  * A customer's sparse prompt-injection override (absent fields inherit the organization's).
  */
 export type CustomerPiOverride = Prisma.CustomerPiOverrideModel
+/**
+ * Model BatchFile
+ * A file uploaded for a batch (purpose batch) or written by one (batch_output, batch_error): the
+ * OpenAI Files API's object. The content is kept in PostgreSQL (limit: GATEWAY_BATCH_FILE_MAX_BYTES).
+ */
+export type BatchFile = Prisma.BatchFileModel
+/**
+ * Model Batch
+ * An OpenAI-compatible batch. Its lines are copied from the input file when it is created, so
+ * deleting the file later does not change it.
+ */
+export type Batch = Prisma.BatchModel
+/**
+ * Model BatchLine
+ * One request line of a batch and, once run, its result: the (batch, line) key is what makes a
+ * redelivered line job a no-op instead of a second vendor call.
+ */
+export type BatchLine = Prisma.BatchLineModel

@@ -1,5 +1,5 @@
 import { principalOf } from '@patchbay/auth';
-import { Body, Controller, Delete, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { Body, Controller, Delete, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import {
   createLinkedAccount,
@@ -13,7 +13,7 @@ import {
   type LinkedAccountView,
 } from '../../domain/linked-accounts';
 import { servicesOf } from '../../services';
-import type { ErrorBody } from '../schemas';
+import type { ErrorBody, Paginated } from '../schemas';
 
 @Route('api/mktg/v1/linked-accounts')
 @Tags('Linked accounts')
@@ -37,11 +37,17 @@ export class LinkedAccountsController extends Controller {
     return created;
   }
 
-  /** The organization's linked accounts of the key's environment, oldest first. */
+  /**
+   * The organization's linked accounts of the key's environment, oldest first, as a cursor list
+   * (`next`, `previous`, `results`).
+   * @param cursor The `next` or `previous` of an earlier page, unchanged.
+   * @param page_size 1 to 100, default 100.
+   */
   @Get('/')
-  public async listLinkedAccounts(@Request() req: ExpressRequest): Promise<{ results: LinkedAccountView[] }> {
-    const rows = await listLinkedAccounts(servicesOf(req), principalOf(req));
-    return { results: rows.map(toLinkedAccountView) };
+  @Response<ErrorBody>(400, 'cursor or page_size is invalid: the error names it')
+  public async listLinkedAccounts(@Request() req: ExpressRequest, @Query() cursor?: string, @Query() page_size?: string): Promise<Paginated<LinkedAccountView>> {
+    const page = await listLinkedAccounts(servicesOf(req), principalOf(req), { cursor, page_size });
+    return { next: page.next, previous: page.previous, results: page.results.map(toLinkedAccountView) };
   }
 
   @Get('{id}')

@@ -1,5 +1,7 @@
-import { Controller, Get, Header, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import { principalOf } from '@patchbay/auth';
+import { Controller, Get, Header, Path, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
+import { disableModel, enableModel, parseModelId } from '../../domain/sync-models';
 import { setSyncStatuses, syncStatusesOf, toSyncStatusView, type SyncStatusView } from '../../sync/sync-status';
 import { servicesOf } from '../../services';
 import { accountOf, type ErrorBody, type Paginated } from '../schemas';
@@ -26,5 +28,27 @@ export class SyncStatusController extends Controller {
     await services.scheduler.enqueue(account, 'full', 'manual');
     await setSyncStatuses(services.db, account.id, { status: 'SYNCING', nextSyncStart: new Date() });
     return (await syncStatusesOf(services.db, account.id)).map(toSyncStatusView);
+  }
+
+  /**
+   * Stops syncing a model for the linked account (`mktg.Event` or `mktg.Contact`): its status becomes
+   * DISABLED and stays so until enabled; its records stay readable. Disabling Event disables Contact
+   * too (contacts are found through their events).
+   */
+  @Post('{model_id}/disable')
+  @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
+  public async disableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
+    const account = await accountOf(req);
+    const model = parseModelId(model_id);
+    return (await disableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);
+  }
+
+  /** Syncs a disabled model again: a full sync starts now (enabling Contact enables Event too). */
+  @Post('{model_id}/enable')
+  @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
+  public async enableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
+    const account = await accountOf(req);
+    const model = parseModelId(model_id);
+    return (await enableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);
   }
 }

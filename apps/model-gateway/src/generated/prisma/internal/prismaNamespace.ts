@@ -407,7 +407,10 @@ export const ModelName = {
   UsageRecord: 'UsageRecord',
   EventOutbox: 'EventOutbox',
   GuardrailSettings: 'GuardrailSettings',
-  CustomerPiOverride: 'CustomerPiOverride'
+  CustomerPiOverride: 'CustomerPiOverride',
+  BatchFile: 'BatchFile',
+  Batch: 'Batch',
+  BatchLine: 'BatchLine'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -423,7 +426,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride"
+    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1241,6 +1244,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    BatchFile: {
+      payload: Prisma.$BatchFilePayload<ExtArgs>
+      fields: Prisma.BatchFileFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchFileFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchFileFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>
+        }
+        findFirst: {
+          args: Prisma.BatchFileFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchFileFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>
+        }
+        findMany: {
+          args: Prisma.BatchFileFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>[]
+        }
+        create: {
+          args: Prisma.BatchFileCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>
+        }
+        createMany: {
+          args: Prisma.BatchFileCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchFileCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>[]
+        }
+        delete: {
+          args: Prisma.BatchFileDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>
+        }
+        update: {
+          args: Prisma.BatchFileUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchFileDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchFileUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchFileUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchFileUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchFilePayload>
+        }
+        aggregate: {
+          args: Prisma.BatchFileAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatchFile>
+        }
+        groupBy: {
+          args: Prisma.BatchFileGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchFileGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchFileCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchFileCountAggregateOutputType> | number
+        }
+      }
+    }
+    Batch: {
+      payload: Prisma.$BatchPayload<ExtArgs>
+      fields: Prisma.BatchFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        findFirst: {
+          args: Prisma.BatchFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        findMany: {
+          args: Prisma.BatchFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>[]
+        }
+        create: {
+          args: Prisma.BatchCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        createMany: {
+          args: Prisma.BatchCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>[]
+        }
+        delete: {
+          args: Prisma.BatchDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        update: {
+          args: Prisma.BatchUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchPayload>
+        }
+        aggregate: {
+          args: Prisma.BatchAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatch>
+        }
+        groupBy: {
+          args: Prisma.BatchGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchCountAggregateOutputType> | number
+        }
+      }
+    }
+    BatchLine: {
+      payload: Prisma.$BatchLinePayload<ExtArgs>
+      fields: Prisma.BatchLineFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BatchLineFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BatchLineFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>
+        }
+        findFirst: {
+          args: Prisma.BatchLineFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BatchLineFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>
+        }
+        findMany: {
+          args: Prisma.BatchLineFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>[]
+        }
+        create: {
+          args: Prisma.BatchLineCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>
+        }
+        createMany: {
+          args: Prisma.BatchLineCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BatchLineCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>[]
+        }
+        delete: {
+          args: Prisma.BatchLineDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>
+        }
+        update: {
+          args: Prisma.BatchLineUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>
+        }
+        deleteMany: {
+          args: Prisma.BatchLineDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BatchLineUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BatchLineUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>[]
+        }
+        upsert: {
+          args: Prisma.BatchLineUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BatchLinePayload>
+        }
+        aggregate: {
+          args: Prisma.BatchLineAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBatchLine>
+        }
+        groupBy: {
+          args: Prisma.BatchLineGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchLineGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BatchLineCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BatchLineCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1460,6 +1685,71 @@ export const CustomerPiOverrideScalarFieldEnum = {
 export type CustomerPiOverrideScalarFieldEnum = (typeof CustomerPiOverrideScalarFieldEnum)[keyof typeof CustomerPiOverrideScalarFieldEnum]
 
 
+export const BatchFileScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  customerId: 'customerId',
+  purpose: 'purpose',
+  filename: 'filename',
+  bytes: 'bytes',
+  lineCount: 'lineCount',
+  content: 'content',
+  createdAt: 'createdAt'
+} as const
+
+export type BatchFileScalarFieldEnum = (typeof BatchFileScalarFieldEnum)[keyof typeof BatchFileScalarFieldEnum]
+
+
+export const BatchScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  customerId: 'customerId',
+  keyHash: 'keyHash',
+  endpoint: 'endpoint',
+  inputFileId: 'inputFileId',
+  completionWindow: 'completionWindow',
+  metadata: 'metadata',
+  scopeHeaders: 'scopeHeaders',
+  status: 'status',
+  totalLines: 'totalLines',
+  completedLines: 'completedLines',
+  failedLines: 'failedLines',
+  outputFileId: 'outputFileId',
+  errorFileId: 'errorFileId',
+  errors: 'errors',
+  createdAt: 'createdAt',
+  inProgressAt: 'inProgressAt',
+  expiresAt: 'expiresAt',
+  finalizingAt: 'finalizingAt',
+  completedAt: 'completedAt',
+  failedAt: 'failedAt',
+  expiredAt: 'expiredAt',
+  cancellingAt: 'cancellingAt',
+  cancelledAt: 'cancelledAt'
+} as const
+
+export type BatchScalarFieldEnum = (typeof BatchScalarFieldEnum)[keyof typeof BatchScalarFieldEnum]
+
+
+export const BatchLineScalarFieldEnum = {
+  batchId: 'batchId',
+  line: 'line',
+  customId: 'customId',
+  url: 'url',
+  body: 'body',
+  status: 'status',
+  statusCode: 'statusCode',
+  response: 'response',
+  requestId: 'requestId',
+  claimedAt: 'claimedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type BatchLineScalarFieldEnum = (typeof BatchLineScalarFieldEnum)[keyof typeof BatchLineScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -1630,6 +1920,20 @@ export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'J
  * Reference to a field of type 'QueryMode'
  */
 export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
     
 
 
@@ -1808,6 +2112,9 @@ export type GlobalOmitConfig = {
   eventOutbox?: Prisma.EventOutboxOmit
   guardrailSettings?: Prisma.GuardrailSettingsOmit
   customerPiOverride?: Prisma.CustomerPiOverrideOmit
+  batchFile?: Prisma.BatchFileOmit
+  batch?: Prisma.BatchOmit
+  batchLine?: Prisma.BatchLineOmit
 }
 
 /* Types for Logging */

@@ -61,7 +61,10 @@ export const ModelName = {
   UsageRecord: 'UsageRecord',
   EventOutbox: 'EventOutbox',
   GuardrailSettings: 'GuardrailSettings',
-  CustomerPiOverride: 'CustomerPiOverride'
+  CustomerPiOverride: 'CustomerPiOverride',
+  BatchFile: 'BatchFile',
+  Batch: 'Batch',
+  BatchLine: 'BatchLine'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -258,6 +261,71 @@ export const CustomerPiOverrideScalarFieldEnum = {
 } as const
 
 export type CustomerPiOverrideScalarFieldEnum = (typeof CustomerPiOverrideScalarFieldEnum)[keyof typeof CustomerPiOverrideScalarFieldEnum]
+
+
+export const BatchFileScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  customerId: 'customerId',
+  purpose: 'purpose',
+  filename: 'filename',
+  bytes: 'bytes',
+  lineCount: 'lineCount',
+  content: 'content',
+  createdAt: 'createdAt'
+} as const
+
+export type BatchFileScalarFieldEnum = (typeof BatchFileScalarFieldEnum)[keyof typeof BatchFileScalarFieldEnum]
+
+
+export const BatchScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  customerId: 'customerId',
+  keyHash: 'keyHash',
+  endpoint: 'endpoint',
+  inputFileId: 'inputFileId',
+  completionWindow: 'completionWindow',
+  metadata: 'metadata',
+  scopeHeaders: 'scopeHeaders',
+  status: 'status',
+  totalLines: 'totalLines',
+  completedLines: 'completedLines',
+  failedLines: 'failedLines',
+  outputFileId: 'outputFileId',
+  errorFileId: 'errorFileId',
+  errors: 'errors',
+  createdAt: 'createdAt',
+  inProgressAt: 'inProgressAt',
+  expiresAt: 'expiresAt',
+  finalizingAt: 'finalizingAt',
+  completedAt: 'completedAt',
+  failedAt: 'failedAt',
+  expiredAt: 'expiredAt',
+  cancellingAt: 'cancellingAt',
+  cancelledAt: 'cancelledAt'
+} as const
+
+export type BatchScalarFieldEnum = (typeof BatchScalarFieldEnum)[keyof typeof BatchScalarFieldEnum]
+
+
+export const BatchLineScalarFieldEnum = {
+  batchId: 'batchId',
+  line: 'line',
+  customId: 'customId',
+  url: 'url',
+  body: 'body',
+  status: 'status',
+  statusCode: 'statusCode',
+  response: 'response',
+  requestId: 'requestId',
+  claimedAt: 'claimedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type BatchLineScalarFieldEnum = (typeof BatchLineScalarFieldEnum)[keyof typeof BatchLineScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1145,6 +1145,7 @@ export const LinkedAccountScalarFieldEnum = {
   credentialsSealed: 'credentialsSealed',
   syncFrequencySeconds: 'syncFrequencySeconds',
   statusDetail: 'statusDetail',
+  disabledModels: 'disabledModels',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -1168,6 +1169,8 @@ export const LinkTokenScalarFieldEnum = {
   publicTokenExpiresAt: 'publicTokenExpiresAt',
   publicTokenUsedAt: 'publicTokenUsedAt',
   linkedAccountId: 'linkedAccountId',
+  oauthState: 'oauthState',
+  oauthPendingSealed: 'oauthPendingSealed',
   createdAt: 'createdAt'
 } as const
 

@@ -93,6 +93,7 @@ export const LinkedAccountScalarFieldEnum = {
   credentialsSealed: 'credentialsSealed',
   syncFrequencySeconds: 'syncFrequencySeconds',
   statusDetail: 'statusDetail',
+  disabledModels: 'disabledModels',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -116,6 +117,8 @@ export const LinkTokenScalarFieldEnum = {
   publicTokenExpiresAt: 'publicTokenExpiresAt',
   publicTokenUsedAt: 'publicTokenUsedAt',
   linkedAccountId: 'linkedAccountId',
+  oauthState: 'oauthState',
+  oauthPendingSealed: 'oauthPendingSealed',
   createdAt: 'createdAt'
 } as const
 

@@ -40,6 +40,8 @@ export type LinkTokenMinAggregateOutputType = {
   publicTokenExpiresAt: Date | null
   publicTokenUsedAt: Date | null
   linkedAccountId: string | null
+  oauthState: string | null
+  oauthPendingSealed: string | null
   createdAt: Date | null
 }
 
@@ -59,6 +61,8 @@ export type LinkTokenMaxAggregateOutputType = {
   publicTokenExpiresAt: Date | null
   publicTokenUsedAt: Date | null
   linkedAccountId: string | null
+  oauthState: string | null
+  oauthPendingSealed: string | null
   createdAt: Date | null
 }
 
@@ -78,6 +82,8 @@ export type LinkTokenCountAggregateOutputType = {
   publicTokenExpiresAt: number
   publicTokenUsedAt: number
   linkedAccountId: number
+  oauthState: number
+  oauthPendingSealed: number
   createdAt: number
   _all: number
 }
@@ -99,6 +105,8 @@ export type LinkTokenMinAggregateInputType = {
   publicTokenExpiresAt?: true
   publicTokenUsedAt?: true
   linkedAccountId?: true
+  oauthState?: true
+  oauthPendingSealed?: true
   createdAt?: true
 }
 
@@ -118,6 +126,8 @@ export type LinkTokenMaxAggregateInputType = {
   publicTokenExpiresAt?: true
   publicTokenUsedAt?: true
   linkedAccountId?: true
+  oauthState?: true
+  oauthPendingSealed?: true
   createdAt?: true
 }
 
@@ -137,6 +147,8 @@ export type LinkTokenCountAggregateInputType = {
   publicTokenExpiresAt?: true
   publicTokenUsedAt?: true
   linkedAccountId?: true
+  oauthState?: true
+  oauthPendingSealed?: true
   createdAt?: true
   _all?: true
 }
@@ -229,6 +241,8 @@ export type LinkTokenGroupByOutputType = {
   publicTokenExpiresAt: Date | null
   publicTokenUsedAt: Date | null
   linkedAccountId: string | null
+  oauthState: string | null
+  oauthPendingSealed: string | null
   createdAt: Date
   _count: LinkTokenCountAggregateOutputType | null
   _min: LinkTokenMinAggregateOutputType | null
@@ -269,6 +283,8 @@ export type LinkTokenWhereInput = {
   publicTokenExpiresAt?: Prisma.DateTimeNullableFilter<"LinkToken"> | Date | string | null
   publicTokenUsedAt?: Prisma.DateTimeNullableFilter<"LinkToken"> | Date | string | null
   linkedAccountId?: Prisma.UuidNullableFilter<"LinkToken"> | string | null
+  oauthState?: Prisma.StringNullableFilter<"LinkToken"> | string | null
+  oauthPendingSealed?: Prisma.StringNullableFilter<"LinkToken"> | string | null
   createdAt?: Prisma.DateTimeFilter<"LinkToken"> | Date | string
 }
 
@@ -288,6 +304,8 @@ export type LinkTokenOrderByWithRelationInput = {
   publicTokenExpiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
   publicTokenUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   linkedAccountId?: Prisma.SortOrderInput | Prisma.SortOrder
+  oauthState?: Prisma.SortOrderInput | Prisma.SortOrder
+  oauthPendingSealed?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -295,6 +313,7 @@ export type LinkTokenWhereUniqueInput = Prisma.AtLeast<{
   id?: string
   tokenHash?: string
   publicTokenHash?: string
+  oauthState?: string
   AND?: Prisma.LinkTokenWhereInput | Prisma.LinkTokenWhereInput[]
   OR?: Prisma.LinkTokenWhereInput[]
   NOT?: Prisma.LinkTokenWhereInput | Prisma.LinkTokenWhereInput[]
@@ -310,8 +329,9 @@ export type LinkTokenWhereUniqueInput = Prisma.AtLeast<{
   publicTokenExpiresAt?: Prisma.DateTimeNullableFilter<"LinkToken"> | Date | string | null
   publicTokenUsedAt?: Prisma.DateTimeNullableFilter<"LinkToken"> | Date | string | null
   linkedAccountId?: Prisma.UuidNullableFilter<"LinkToken"> | string | null
+  oauthPendingSealed?: Prisma.StringNullableFilter<"LinkToken"> | string | null
   createdAt?: Prisma.DateTimeFilter<"LinkToken"> | Date | string
-}, "id" | "tokenHash" | "publicTokenHash">
+}, "id" | "tokenHash" | "publicTokenHash" | "oauthState">
 
 export type LinkTokenOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -329,6 +349,8 @@ export type LinkTokenOrderByWithAggregationInput = {
   publicTokenExpiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
   publicTokenUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   linkedAccountId?: Prisma.SortOrderInput | Prisma.SortOrder
+  oauthState?: Prisma.SortOrderInput | Prisma.SortOrder
+  oauthPendingSealed?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.LinkTokenCountOrderByAggregateInput
   _max?: Prisma.LinkTokenMaxOrderByAggregateInput
@@ -354,6 +376,8 @@ export type LinkTokenScalarWhereWithAggregatesInput = {
   publicTokenExpiresAt?: Prisma.DateTimeNullableWithAggregatesFilter<"LinkToken"> | Date | string | null
   publicTokenUsedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"LinkToken"> | Date | string | null
   linkedAccountId?: Prisma.UuidNullableWithAggregatesFilter<"LinkToken"> | string | null
+  oauthState?: Prisma.StringNullableWithAggregatesFilter<"LinkToken"> | string | null
+  oauthPendingSealed?: Prisma.StringNullableWithAggregatesFilter<"LinkToken"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"LinkToken"> | Date | string
 }
 
@@ -373,6 +397,8 @@ export type LinkTokenCreateInput = {
   publicTokenExpiresAt?: Date | string | null
   publicTokenUsedAt?: Date | string | null
   linkedAccountId?: string | null
+  oauthState?: string | null
+  oauthPendingSealed?: string | null
   createdAt?: Date | string
 }
 
@@ -392,6 +418,8 @@ export type LinkTokenUncheckedCreateInput = {
   publicTokenExpiresAt?: Date | string | null
   publicTokenUsedAt?: Date | string | null
   linkedAccountId?: string | null
+  oauthState?: string | null
+  oauthPendingSealed?: string | null
   createdAt?: Date | string
 }
 
@@ -411,6 +439,8 @@ export type LinkTokenUpdateInput = {
   publicTokenExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publicTokenUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   linkedAccountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthPendingSealed?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -430,6 +460,8 @@ export type LinkTokenUncheckedUpdateInput = {
   publicTokenExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publicTokenUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   linkedAccountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthPendingSealed?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -449,6 +481,8 @@ export type LinkTokenCreateManyInput = {
   publicTokenExpiresAt?: Date | string | null
   publicTokenUsedAt?: Date | string | null
   linkedAccountId?: string | null
+  oauthState?: string | null
+  oauthPendingSealed?: string | null
   createdAt?: Date | string
 }
 
@@ -468,6 +502,8 @@ export type LinkTokenUpdateManyMutationInput = {
   publicTokenExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publicTokenUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   linkedAccountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthPendingSealed?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -487,6 +523,8 @@ export type LinkTokenUncheckedUpdateManyInput = {
   publicTokenExpiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   publicTokenUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   linkedAccountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  oauthPendingSealed?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -506,6 +544,8 @@ export type LinkTokenCountOrderByAggregateInput = {
   publicTokenExpiresAt?: Prisma.SortOrder
   publicTokenUsedAt?: Prisma.SortOrder
   linkedAccountId?: Prisma.SortOrder
+  oauthState?: Prisma.SortOrder
+  oauthPendingSealed?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -525,6 +565,8 @@ export type LinkTokenMaxOrderByAggregateInput = {
   publicTokenExpiresAt?: Prisma.SortOrder
   publicTokenUsedAt?: Prisma.SortOrder
   linkedAccountId?: Prisma.SortOrder
+  oauthState?: Prisma.SortOrder
+  oauthPendingSealed?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -544,6 +586,8 @@ export type LinkTokenMinOrderByAggregateInput = {
   publicTokenExpiresAt?: Prisma.SortOrder
   publicTokenUsedAt?: Prisma.SortOrder
   linkedAccountId?: Prisma.SortOrder
+  oauthState?: Prisma.SortOrder
+  oauthPendingSealed?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -569,6 +613,8 @@ export type LinkTokenSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   publicTokenExpiresAt?: boolean
   publicTokenUsedAt?: boolean
   linkedAccountId?: boolean
+  oauthState?: boolean
+  oauthPendingSealed?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["linkToken"]>
 
@@ -588,6 +634,8 @@ export type LinkTokenSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   publicTokenExpiresAt?: boolean
   publicTokenUsedAt?: boolean
   linkedAccountId?: boolean
+  oauthState?: boolean
+  oauthPendingSealed?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["linkToken"]>
 
@@ -607,6 +655,8 @@ export type LinkTokenSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   publicTokenExpiresAt?: boolean
   publicTokenUsedAt?: boolean
   linkedAccountId?: boolean
+  oauthState?: boolean
+  oauthPendingSealed?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["linkToken"]>
 
@@ -626,10 +676,12 @@ export type LinkTokenSelectScalar = {
   publicTokenExpiresAt?: boolean
   publicTokenUsedAt?: boolean
   linkedAccountId?: boolean
+  oauthState?: boolean
+  oauthPendingSealed?: boolean
   createdAt?: boolean
 }
 
-export type LinkTokenOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "tokenHash" | "organizationId" | "environment" | "createdByKeyId" | "platform" | "endUserOriginId" | "endUserOrganizationName" | "endUserEmailAddress" | "expiresAt" | "completedAt" | "publicTokenHash" | "publicTokenExpiresAt" | "publicTokenUsedAt" | "linkedAccountId" | "createdAt", ExtArgs["result"]["linkToken"]>
+export type LinkTokenOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "tokenHash" | "organizationId" | "environment" | "createdByKeyId" | "platform" | "endUserOriginId" | "endUserOrganizationName" | "endUserEmailAddress" | "expiresAt" | "completedAt" | "publicTokenHash" | "publicTokenExpiresAt" | "publicTokenUsedAt" | "linkedAccountId" | "oauthState" | "oauthPendingSealed" | "createdAt", ExtArgs["result"]["linkToken"]>
 
 export type $LinkTokenPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "LinkToken"
@@ -659,6 +711,14 @@ export type $LinkTokenPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     publicTokenExpiresAt: Date | null
     publicTokenUsedAt: Date | null
     linkedAccountId: string | null
+    /**
+     * OAuth sign-in in progress: the `state` sent to the platform's authorize page (single use).
+     */
+    oauthState: string | null
+    /**
+     * The PKCE verifier, platform and redirect URI of that sign-in, sealed with @patchbay/secrets.
+     */
+    oauthPendingSealed: string | null
     createdAt: Date
   }, ExtArgs["result"]["linkToken"]>
   composites: {}
@@ -1098,6 +1158,8 @@ export interface LinkTokenFieldRefs {
   readonly publicTokenExpiresAt: Prisma.FieldRef<"LinkToken", 'DateTime'>
   readonly publicTokenUsedAt: Prisma.FieldRef<"LinkToken", 'DateTime'>
   readonly linkedAccountId: Prisma.FieldRef<"LinkToken", 'String'>
+  readonly oauthState: Prisma.FieldRef<"LinkToken", 'String'>
+  readonly oauthPendingSealed: Prisma.FieldRef<"LinkToken", 'String'>
   readonly createdAt: Prisma.FieldRef<"LinkToken", 'DateTime'>
 }
     

@@ -87,6 +87,7 @@ export type LinkedAccountCountAggregateOutputType = {
   credentialsSealed: number
   syncFrequencySeconds: number
   statusDetail: number
+  disabledModels: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -154,6 +155,7 @@ export type LinkedAccountCountAggregateInputType = {
   credentialsSealed?: true
   syncFrequencySeconds?: true
   statusDetail?: true
+  disabledModels?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -260,6 +262,7 @@ export type LinkedAccountGroupByOutputType = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail: string | null
+  disabledModels: string[]
   createdAt: Date
   updatedAt: Date
   _count: LinkedAccountCountAggregateOutputType | null
@@ -302,6 +305,7 @@ export type LinkedAccountWhereInput = {
   credentialsSealed?: Prisma.StringFilter<"LinkedAccount"> | string
   syncFrequencySeconds?: Prisma.IntFilter<"LinkedAccount"> | number
   statusDetail?: Prisma.StringNullableFilter<"LinkedAccount"> | string | null
+  disabledModels?: Prisma.StringNullableListFilter<"LinkedAccount">
   createdAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   events?: Prisma.EventListRelationFilter
@@ -326,6 +330,7 @@ export type LinkedAccountOrderByWithRelationInput = {
   credentialsSealed?: Prisma.SortOrder
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrderInput | Prisma.SortOrder
+  disabledModels?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   events?: Prisma.EventOrderByRelationAggregateInput
@@ -354,6 +359,7 @@ export type LinkedAccountWhereUniqueInput = Prisma.AtLeast<{
   credentialsSealed?: Prisma.StringFilter<"LinkedAccount"> | string
   syncFrequencySeconds?: Prisma.IntFilter<"LinkedAccount"> | number
   statusDetail?: Prisma.StringNullableFilter<"LinkedAccount"> | string | null
+  disabledModels?: Prisma.StringNullableListFilter<"LinkedAccount">
   createdAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   events?: Prisma.EventListRelationFilter
@@ -378,6 +384,7 @@ export type LinkedAccountOrderByWithAggregationInput = {
   credentialsSealed?: Prisma.SortOrder
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrderInput | Prisma.SortOrder
+  disabledModels?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.LinkedAccountCountOrderByAggregateInput
@@ -405,6 +412,7 @@ export type LinkedAccountScalarWhereWithAggregatesInput = {
   credentialsSealed?: Prisma.StringWithAggregatesFilter<"LinkedAccount"> | string
   syncFrequencySeconds?: Prisma.IntWithAggregatesFilter<"LinkedAccount"> | number
   statusDetail?: Prisma.StringNullableWithAggregatesFilter<"LinkedAccount"> | string | null
+  disabledModels?: Prisma.StringNullableListFilter<"LinkedAccount">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"LinkedAccount"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"LinkedAccount"> | Date | string
 }
@@ -424,6 +432,7 @@ export type LinkedAccountCreateInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -448,6 +457,7 @@ export type LinkedAccountUncheckedCreateInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -472,6 +482,7 @@ export type LinkedAccountUpdateInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -496,6 +507,7 @@ export type LinkedAccountUncheckedUpdateInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -520,6 +532,7 @@ export type LinkedAccountCreateManyInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -539,6 +552,7 @@ export type LinkedAccountUpdateManyMutationInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -558,8 +572,17 @@ export type LinkedAccountUncheckedUpdateManyInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type StringNullableListFilter<$PrismaModel = never> = {
+  equals?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel> | null
+  has?: string | Prisma.StringFieldRefInput<$PrismaModel> | null
+  hasEvery?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
+  hasSome?: string[] | Prisma.ListStringFieldRefInput<$PrismaModel>
+  isEmpty?: boolean
 }
 
 export type LinkedAccountOrganizationIdEnvironmentEndUserOriginIdCompoundUniqueInput = {
@@ -583,6 +606,7 @@ export type LinkedAccountCountOrderByAggregateInput = {
   credentialsSealed?: Prisma.SortOrder
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrder
+  disabledModels?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -638,6 +662,10 @@ export type LinkedAccountScalarRelationFilter = {
   isNot?: Prisma.LinkedAccountWhereInput
 }
 
+export type LinkedAccountCreatedisabledModelsInput = {
+  set: string[]
+}
+
 export type StringFieldUpdateOperationsInput = {
   set?: string
 }
@@ -656,6 +684,11 @@ export type IntFieldUpdateOperationsInput = {
   decrement?: number
   multiply?: number
   divide?: number
+}
+
+export type LinkedAccountUpdatedisabledModelsInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -747,6 +780,7 @@ export type LinkedAccountCreateWithoutEventsInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
@@ -770,6 +804,7 @@ export type LinkedAccountUncheckedCreateWithoutEventsInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -809,6 +844,7 @@ export type LinkedAccountUpdateWithoutEventsInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
@@ -832,6 +868,7 @@ export type LinkedAccountUncheckedUpdateWithoutEventsInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -855,6 +892,7 @@ export type LinkedAccountCreateWithoutContactsInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -878,6 +916,7 @@ export type LinkedAccountUncheckedCreateWithoutContactsInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -917,6 +956,7 @@ export type LinkedAccountUpdateWithoutContactsInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -940,6 +980,7 @@ export type LinkedAccountUncheckedUpdateWithoutContactsInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -963,6 +1004,7 @@ export type LinkedAccountCreateWithoutSyncStatusesInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -986,6 +1028,7 @@ export type LinkedAccountUncheckedCreateWithoutSyncStatusesInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -1025,6 +1068,7 @@ export type LinkedAccountUpdateWithoutSyncStatusesInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -1048,6 +1092,7 @@ export type LinkedAccountUncheckedUpdateWithoutSyncStatusesInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1071,6 +1116,7 @@ export type LinkedAccountCreateWithoutSyncRunInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -1094,6 +1140,7 @@ export type LinkedAccountUncheckedCreateWithoutSyncRunInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -1133,6 +1180,7 @@ export type LinkedAccountUpdateWithoutSyncRunInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -1156,6 +1204,7 @@ export type LinkedAccountUncheckedUpdateWithoutSyncRunInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1179,6 +1228,7 @@ export type LinkedAccountCreateWithoutFieldMappingsInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -1202,6 +1252,7 @@ export type LinkedAccountUncheckedCreateWithoutFieldMappingsInput = {
   credentialsSealed: string
   syncFrequencySeconds: number
   statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -1241,6 +1292,7 @@ export type LinkedAccountUpdateWithoutFieldMappingsInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -1264,6 +1316,7 @@ export type LinkedAccountUncheckedUpdateWithoutFieldMappingsInput = {
   credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1345,6 +1398,7 @@ export type LinkedAccountSelect<ExtArgs extends runtime.Types.Extensions.Interna
   credentialsSealed?: boolean
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
+  disabledModels?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   events?: boolean | Prisma.LinkedAccount$eventsArgs<ExtArgs>
@@ -1370,6 +1424,7 @@ export type LinkedAccountSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   credentialsSealed?: boolean
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
+  disabledModels?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["linkedAccount"]>
@@ -1389,6 +1444,7 @@ export type LinkedAccountSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   credentialsSealed?: boolean
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
+  disabledModels?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["linkedAccount"]>
@@ -1408,11 +1464,12 @@ export type LinkedAccountSelectScalar = {
   credentialsSealed?: boolean
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
+  disabledModels?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type LinkedAccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "platform" | "status" | "endUserOriginId" | "endUserOrganizationName" | "endUserEmailAddress" | "remoteAccountId" | "remoteAccountName" | "accountTokenHash" | "credentialsSealed" | "syncFrequencySeconds" | "statusDetail" | "createdAt" | "updatedAt", ExtArgs["result"]["linkedAccount"]>
+export type LinkedAccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "platform" | "status" | "endUserOriginId" | "endUserOrganizationName" | "endUserEmailAddress" | "remoteAccountId" | "remoteAccountName" | "accountTokenHash" | "credentialsSealed" | "syncFrequencySeconds" | "statusDetail" | "disabledModels" | "createdAt" | "updatedAt", ExtArgs["result"]["linkedAccount"]>
 export type LinkedAccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   events?: boolean | Prisma.LinkedAccount$eventsArgs<ExtArgs>
   contacts?: boolean | Prisma.LinkedAccount$contactsArgs<ExtArgs>
@@ -1457,6 +1514,10 @@ export type $LinkedAccountPayload<ExtArgs extends runtime.Types.Extensions.Inter
     credentialsSealed: string
     syncFrequencySeconds: number
     statusDetail: string | null
+    /**
+     * Models whose sync is turned off for this account ('events', 'contacts'): their sync status is DISABLED.
+     */
+    disabledModels: string[]
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["linkedAccount"]>
@@ -1901,6 +1962,7 @@ export interface LinkedAccountFieldRefs {
   readonly credentialsSealed: Prisma.FieldRef<"LinkedAccount", 'String'>
   readonly syncFrequencySeconds: Prisma.FieldRef<"LinkedAccount", 'Int'>
   readonly statusDetail: Prisma.FieldRef<"LinkedAccount", 'String'>
+  readonly disabledModels: Prisma.FieldRef<"LinkedAccount", 'String[]'>
   readonly createdAt: Prisma.FieldRef<"LinkedAccount", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"LinkedAccount", 'DateTime'>
 }

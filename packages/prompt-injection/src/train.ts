@@ -1,0 +1,162 @@
+/**
+ * Trains the learned half of the detector (src/model.ts) on the dev split of data/prompts.jsonl only
+ * and writes data/model.json. The held-out splits (test, holdout) are never read here.
+ *
+ *   pnpm --filter @patchbay/prompt-injection train
+ *
+ * 1. Features per dev prompt (src/model.ts), from the folded text and its decoded readings.
+ * 2. For each L2 strength of a small grid: 5-fold cross-validation on dev, out-of-fold probabilities.
+ * 3. The combined detector flags a prompt when the rules' score reaches 0.57 or the model's probability
+ *    reaches `blockAt`; the strength and `blockAt` are those with the best out-of-fold recall whose
+ *    out-of-fold precision is at least TARGET_PRECISION.
+ * 4. The model is retrained on all of dev with that strength and written with `blockAt`.
+ * Deterministic: fixed folds (by id), fixed example order, no randomness.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadDataset, type LabelledPrompt } from './dataset';
+import { BUCKETS, FNV_OFFSET, features, hashString, logit, modelText, modelWindows, type ModelWeights } from './model';
+import { normalize } from './normalize';
+import { scoreRules } from './score';
+
+const FOLDS = 5;
+const EPOCHS = 40;
+const TARGET_PRECISION = 0.975;
+const L2_GRID = [1e-4, 3e-4, 1e-3];
+const BLOCK_THRESHOLD = 0.57;
+/**
+ * The model adds nothing to the score below `alertAt`: at least an even chance, and above the out-of-fold
+ * probability of all but ALERT_BENIGN_SHARE of the dev benign prompts (short clean prompts carry little
+ * evidence and sit near the prior).
+ */
+const ALERT_BENIGN_SHARE = 0.05;
+
+interface Example {
+  id: string;
+  y: 0 | 1;
+  indirect: boolean;
+  feats: number[];
+  rule: number;
+}
+
+function toExample(row: LabelledPrompt): Example {
+  // Training sees the first window of a long text; scoring takes the strongest window.
+  const folded = modelWindows(modelText(normalize(row.text)))[0]!;
+  return { id: row.id, y: row.label === 'injection' ? 1 : 0, indirect: row.kind === 'indirect', feats: [...features(folded)], rule: scoreRules(row.text, { kind: row.kind }) };
+}
+
+interface Trained {
+  bias: number;
+  indirect: number;
+  table: Float64Array;
+}
+
+/** Logistic regression by Adagrad, L2 on the feature weights. */
+function train(examples: Example[], l2: number): Trained {
+  const table = new Float64Array(BUCKETS);
+  const g2 = new Float64Array(BUCKETS);
+  let bias = 0;
+  let indirect = 0;
+  let gBias = 1e-8;
+  let gInd = 1e-8;
+  const rate = 0.5;
+  for (let epoch = 0; epoch < EPOCHS; epoch++) {
+    // A fixed, epoch-dependent order (no randomness): rotate the list.
+    const offset = (epoch * 7919) % examples.length;
+    for (let k = 0; k < examples.length; k++) {
+      const ex = examples[(k + offset) % examples.length]!;
+      const z = logit({ bias, indirect, lookup: (b) => table[b]! }, new Set(ex.feats), ex.indirect ? 'indirect' : 'direct');
+      const p = 1 / (1 + Math.exp(-z));
+      const err = p - ex.y;
+      const scale = 1 / Math.sqrt(ex.feats.length || 1);
+      for (const f of ex.feats) {
+        const g = err * scale + l2 * table[f]!;
+        g2[f]! += g * g;
+        table[f]! -= (rate * g) / Math.sqrt(g2[f]! + 1e-8);
+      }
+      gBias += err * err;
+      bias -= (rate * err) / Math.sqrt(gBias);
+      if (ex.indirect) {
+        gInd += err * err;
+        indirect -= (rate * err) / Math.sqrt(gInd);
+      }
+    }
+  }
+  return { bias, indirect, table };
+}
+
+function probability(model: Trained, ex: Example): number {
+  const z = logit({ bias: model.bias, indirect: model.indirect, lookup: (b) => model.table[b]! }, new Set(ex.feats), ex.indirect ? 'indirect' : 'direct');
+  return 1 / (1 + Math.exp(-z));
+}
+
+function fold(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % FOLDS;
+}
+
+function counts(examples: Example[], oof: number[], blockAt: number) {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  examples.forEach((ex, i) => {
+    const flagged = ex.rule >= BLOCK_THRESHOLD || oof[i]! >= blockAt;
+    if (flagged && ex.y === 1) tp++;
+    else if (flagged) fp++;
+    else if (ex.y === 1) fn++;
+  });
+  return { tp, fp, fn, precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp / (tp + fn) };
+}
+
+function main(): void {
+  const rows = loadDataset('dev');
+  const examples = rows.map(toExample);
+  const rulesOnly = counts(examples, examples.map(() => 0), 2);
+  process.stdout.write(`dev: ${examples.filter((e) => e.y === 1).length} injections, ${examples.filter((e) => e.y === 0).length} benign; rules alone: precision ${rulesOnly.precision.toFixed(3)} recall ${rulesOnly.recall.toFixed(3)}\n`);
+  let best: { l2: number; blockAt: number; precision: number; recall: number; fp: number; alertAt: number } | null = null;
+  for (const l2 of L2_GRID) {
+    const oof = new Array<number>(examples.length).fill(0);
+    for (let k = 0; k < FOLDS; k++) {
+      const model = train(examples.filter((ex) => fold(ex.id) !== k), l2);
+      examples.forEach((ex, i) => {
+        if (fold(ex.id) === k) oof[i] = probability(model, ex);
+      });
+    }
+    const benign = examples.flatMap((ex, i) => (ex.y === 0 ? [oof[i]!] : [])).sort((a, b) => a - b);
+    const alertAt = Math.max(0.5, benign[Math.floor(benign.length * (1 - ALERT_BENIGN_SHARE))]!);
+    for (let t = 0.55; t <= 0.951; t += 0.025) {
+      const c = counts(examples, oof, t);
+      if (c.precision < TARGET_PRECISION || t <= alertAt) continue;
+      if (!best || c.recall > best.recall || (c.recall === best.recall && c.precision > best.precision)) best = { l2, blockAt: Math.round(t * 1000) / 1000, precision: c.precision, recall: c.recall, fp: c.fp, alertAt: Math.round(alertAt * 1000) / 1000 };
+    }
+    const at = (t: number) => counts(examples, oof, t);
+    const alone = (t: number) => counts(examples.map((ex) => ({ ...ex, rule: 0 })), oof, t);
+    for (const t of [0.5, 0.7, 0.85]) process.stdout.write(`  model alone ≥ ${t}: P ${alone(t).precision.toFixed(3)} R ${alone(t).recall.toFixed(3)} (${alone(t).fp} FP)\n`);
+    process.stdout.write(`l2 ${l2}: out-of-fold, rules OR model ≥ 0.5: P ${at(0.5).precision.toFixed(3)} R ${at(0.5).recall.toFixed(3)}; ≥ 0.7: P ${at(0.7).precision.toFixed(3)} R ${at(0.7).recall.toFixed(3)}\n`);
+  }
+  if (!best) throw new Error(`no setting reached out-of-fold precision ${TARGET_PRECISION} on dev`);
+  process.stdout.write(`chosen: l2 ${best.l2}, alertAt ${best.alertAt}, blockAt ${best.blockAt}: out-of-fold precision ${best.precision.toFixed(3)} recall ${best.recall.toFixed(3)} (${best.fp} false positives)\n`);
+
+  const model = train(examples, best.l2);
+  const weights: Record<string, number> = {};
+  model.table.forEach((w, bucket) => {
+    const rounded = Math.round(w * 10_000) / 10_000;
+    if (rounded !== 0) weights[String(bucket)] = rounded;
+  });
+  const out: ModelWeights = {
+    about: `logistic regression over hashed word 1-2-grams and character 3-5-grams, trained by src/train.ts on the ${examples.length} dev prompts of data/prompts.jsonl (never the test or holdout splits); l2 ${best.l2}, ${EPOCHS} epochs; blockAt chosen by ${FOLDS}-fold cross-validation on dev (out-of-fold, with the rules: precision ${best.precision.toFixed(3)}, recall ${best.recall.toFixed(3)})`,
+    trainedOn: { count: examples.length, idsHash: hashString(FNV_OFFSET, examples.map((e) => e.id).join('\n')) },
+    buckets: BUCKETS,
+    bias: Math.round(model.bias * 10_000) / 10_000,
+    indirect: Math.round(model.indirect * 10_000) / 10_000,
+    blockAt: best.blockAt,
+    alertAt: best.alertAt,
+    weights,
+  };
+  const path = join(__dirname, '..', 'data', 'model.json');
+  writeFileSync(path, `${JSON.stringify(out)}\n`);
+  process.stdout.write(`wrote ${path}: ${Object.keys(weights).length} non-zero weights\n`);
+}
+
+if (require.main === module) main();
