@@ -71,19 +71,23 @@ export async function resolveDatabase({ env, dataDir, say }: DatabaseOptions): P
     letPostgresWrite(dataDir);
   }
   const EmbeddedPostgres = loadEmbeddedPostgres();
-  const port = await freePort(54329 + portOffset(env));
   const password = 'patchbay-local';
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: isRoot,
-    onLog: () => undefined,
-    onError: (e: unknown) => process.stderr.write(`[postgres] ${String(e)}\n`),
-  });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  const embedded = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: 'postgres',
+      password,
+      persistent: true,
+      createPostgresUser: isRoot,
+      onLog: () => undefined,
+      onError: (e: unknown) => process.stderr.write(`[postgres] ${String(e)}\n`),
+    });
+  // initdb takes seconds and needs no port: the port is chosen after it, right before the server
+  // binds it, so no connection of another process can take it in between.
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await embedded(54329).initialise();
+  const port = await freePort(54329 + portOffset(env));
+  const pg = embedded(port);
   await pg.start();
   return { url: `postgresql://postgres:${password}@127.0.0.1:${port}/patchbay`, origin: 'embedded', stop: () => pg.stop() };
 }

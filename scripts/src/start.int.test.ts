@@ -18,6 +18,8 @@ import { REPO_ROOT } from './suite';
 
 const START = path.join(REPO_ROOT, 'scripts', 'dist', 'start.js');
 const APP_PORTS = [8080, 8081, 8082, 8083, 8084, 8085];
+/** Every port the suite listens on (the apps, then their workers). */
+const SUITE_PORTS = [...APP_PORTS, 8094, 8095];
 
 class Suite {
   output = '';
@@ -34,13 +36,19 @@ class Suite {
     return this.output.split('\n').filter((line) => line.startsWith('[patchbay]'));
   }
 
+  /** What a failure shows: the start script's lines, then the services' last log lines (why one exited). */
+  get story(): string {
+    const logs = this.output.split('\n').filter((line) => line.trim() && !line.startsWith('[patchbay]'));
+    return `${this.said.join('\n')}\n--- last service log lines ---\n${logs.slice(-30).join('\n')}`;
+  }
+
   async waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const match = pattern.exec(this.output);
       if (match) return match;
-      if (this.child.exitCode !== null) throw new Error(`pnpm start exited with ${this.child.exitCode}:\n${this.said.join('\n')}`);
-      if (Date.now() > deadline) throw new Error(`pnpm start did not print ${pattern} in time:\n${this.said.join('\n')}`);
+      if (this.child.exitCode !== null) throw new Error(`pnpm start exited with ${this.child.exitCode}:\n${this.story}`);
+      if (Date.now() > deadline) throw new Error(`pnpm start did not print ${pattern} in time:\n${this.story}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -51,11 +59,31 @@ class Suite {
   }
 }
 
-/** An offset whose six suite ports are free now, away from the ports people use. */
+/** The kernel's ephemeral range: its ports are handed to outgoing connections at any moment. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return [low, high];
+  } catch {
+    // not Linux: the IANA dynamic range
+  }
+  return [49152, 65535];
+}
+
+/**
+ * An offset whose suite ports are free now, away from the ports people use and below the ephemeral
+ * range. A port in that range can become the local end of any outgoing connection (the parallel test
+ * packages open hundreds to PostgreSQL and Redis, and so does the suite itself while it boots), and
+ * a connected socket's port cannot be listened on: that made an app exit with EADDRINUSE at random.
+ */
 async function freeOffset(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const lowest = 10_000;
+  const highest = Math.min(ephemeralLow, 65_536) - Math.max(...SUITE_PORTS) - 1;
+  if (highest <= lowest) throw new Error(`no port range below the ephemeral range (${ephemeralLow}) for the suite`);
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const offset = 20_000 + Math.floor(Math.random() * 20_000);
-    const free = await Promise.all(APP_PORTS.map(async (port) => (await freePort(port + offset)) === port + offset));
+    const offset = lowest + Math.floor(Math.random() * (highest - lowest));
+    const free = await Promise.all(SUITE_PORTS.map(async (port) => (await freePort(port + offset)) === port + offset));
     if (free.every(Boolean)) return offset;
   }
   throw new Error('no free port range for the suite');
