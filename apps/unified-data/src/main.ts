@@ -4,6 +4,7 @@ import { createRedis, runService, startHttpService } from '@patchbay/service-kit
 import { createApp } from './app';
 import { boot } from './boot';
 import { SERVICE_NAME } from './config';
+import { accountTokenCache } from './domain/account-tokens';
 import type { AppServices } from './services';
 
 async function main(): Promise<void> {
@@ -11,7 +12,10 @@ async function main(): Promise<void> {
   const subscriber = createRedis(rt.config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: rt.config.ACCESS_KEYS_URL, serviceToken: rt.config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
-  const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger };
+  // Same subscribed connection, its own channel.
+  const accountTokens = accountTokenCache(rt.db);
+  await accountTokens.subscribe(subscriber);
+  const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger, accountTokens };
   const app = createApp({ services, logger: rt.logger, verifier });
   await startHttpService({
     name: SERVICE_NAME,

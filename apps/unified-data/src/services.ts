@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db';
+import type { AccountTokens } from './domain/account-tokens';
 import type { SyncScheduler } from './sync/scheduler';
 
 /** What controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
@@ -18,6 +19,8 @@ export interface AppServices {
   /** Per-account schedules and on-demand sync jobs. */
   scheduler: SyncScheduler;
   logger: Pick<QueueLogger, 'warn' | 'info'>;
+  /** Account tokens from an in-process cache, invalidated over pub/sub (domain/account-tokens.ts). */
+  accountTokens: AccountTokens;
 }
 
 /** Where each platform's API is (the operator's settings, trusted). */

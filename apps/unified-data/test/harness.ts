@@ -12,6 +12,7 @@ import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrisma, type Db } from '../src/db';
+import { accountTokenCache } from '../src/domain/account-tokens';
 import type { AppServices } from '../src/services';
 import { SyncScheduler } from '../src/sync/scheduler';
 import { processSyncJob, type SyncJobResult, type SyncWorkerDeps } from '../src/sync/sync-runner';
@@ -42,6 +43,11 @@ export interface Harness {
   stopWorker(): Promise<void>;
   /** Waits for a sync job of the account to end with one of `results`. */
   waitForSync(linkedAccountId: string, results?: SyncJobResult[], timeoutMs?: number): Promise<SyncJobResult>;
+  /**
+   * A second API replica on the same PostgreSQL and Redis, with caches of its own (access keys and
+   * account tokens) subscribed to their invalidations, as another pod would be.
+   */
+  startReplica(): Promise<{ app: Express; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -62,6 +68,8 @@ export async function startHarness(): Promise<Harness> {
   const logger = createLogger('test', 'silent');
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
+  const accountTokens = accountTokenCache(db);
+  await accountTokens.subscribe(subscriber);
   const queues = new QueueSet({ connection: queueConnection, logger, prefix: QUEUE_PREFIX });
   const queue = queues.get(QUEUE_NAMES.unifiedDataSync) as Queue;
   await queue.obliterate({ force: true });
@@ -93,7 +101,7 @@ export async function startHarness(): Promise<Harness> {
     PATCHBAY_MKTG_EVENTBRITE_TOKEN_URL: eventbrite.oauthTokenUrl,
   };
   const box = new SecretBox({ test: randomBytes(32) }, 'test');
-  const services: AppServices = { db, redis, box, config, relay, scheduler, logger };
+  const services: AppServices = { db, redis, box, config, relay, scheduler, logger, accountTokens };
   const app = createApp({ services, logger, verifier });
   const results: Harness['results'] = [];
   const workerDeps: SyncWorkerDeps = {
@@ -160,6 +168,20 @@ export async function startHarness(): Promise<Harness> {
       );
       return found as SyncJobResult;
     },
+    async startReplica() {
+      const replicaSubscriber = createRedis(TEST_REDIS_URL);
+      const replicaVerifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
+      await replicaVerifier.subscribe(replicaSubscriber);
+      const replicaTokens = accountTokenCache(db);
+      await replicaTokens.subscribe(replicaSubscriber);
+      return {
+        app: createApp({ services: { ...services, accountTokens: replicaTokens }, logger, verifier: replicaVerifier }),
+        close: async () => {
+          await replicaVerifier.close();
+          await replicaTokens.close();
+        },
+      };
+    },
     async close() {
       await harness.stopWorker();
       await queue.obliterate({ force: true }).catch(() => undefined);
@@ -167,6 +189,7 @@ export async function startHarness(): Promise<Harness> {
       await queues.close();
       queueConnection.disconnect();
       await verifier.close();
+      await accountTokens.close();
       redis.disconnect();
       await db.$disconnect();
       await hubspot.close();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { hashAccessKey } from '@patchbay/auth';
 import { waitFor, type TestOrganization } from '@patchbay/testing';
 import { schedulerId } from '../src/sync/scheduler';
@@ -100,6 +101,39 @@ describe('account tokens', () => {
     }
     const fresh = await request(h.app).get('/api/mktg/v1/events').set(withAccount(org.master_key, regen.body.account_token));
     expect(fresh.status).toBe(200);
+  });
+
+  it('account tokens are cached per replica, and a regenerated or deleted account\'s old token stops working on every replica at once', async () => {
+    const replica = await h.startReplica();
+    try {
+      const events = (app: typeof h.app, token: string) => request(app).get('/api/mktg/v1/events').set(withAccount(org.master_key, token));
+      const regenerated = await linkHubspot(h, org.master_key);
+      const deleted = await linkHubspot(h, org.master_key);
+      const changedBehind = await linkHubspot(h, org.master_key);
+      // The replica has seen (and cached) all three tokens.
+      for (const account of [regenerated, deleted, changedBehind]) expect((await events(replica.app, account.account_token)).status).toBe(200);
+
+      // Cached: a hash changed in the database behind the API's back is not noticed until the entry expires.
+      await h.db.linkedAccount.update({ where: { id: changedBehind.id }, data: { accountTokenHash: randomBytes(32).toString('hex') } });
+      expect((await events(replica.app, changedBehind.account_token)).status).toBe(200);
+
+      // Through the API, the change is published: the replica refuses the old token without waiting for the entry to expire.
+      const regen = await request(h.app).post(`/api/mktg/v1/linked-accounts/${regenerated.id}/regenerate-account-token`).set(bearer(org.master_key)).expect(200);
+      await request(h.app).delete(`/api/mktg/v1/linked-accounts/${deleted.id}`).set(bearer(org.master_key)).expect(204);
+      const refusedOnReplica = async (token: string) => {
+        const deadline = Date.now() + 1_000;
+        for (;;) {
+          const status = (await events(replica.app, token)).status;
+          if (status === 401 || Date.now() > deadline) return status;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      expect(await refusedOnReplica(regenerated.account_token)).toBe(401);
+      expect(await refusedOnReplica(deleted.account_token)).toBe(401);
+      expect((await events(replica.app, regen.body.account_token)).status).toBe(200);
+    } finally {
+      await replica.close();
+    }
   });
 
   it('test keys see only test linked accounts, production keys only production ones', async () => {

@@ -27,6 +27,8 @@ export interface KeyVerifierOptions<P extends CacheablePrincipal = KeyPrincipal>
   negativeTtlMs?: number;
   maxEntries?: number;
   now?: () => number;
+  /** The pub/sub channel of invalidations (default the access keys'); another kind of key can have its own. */
+  channel?: string;
 }
 
 interface Entry<P> {
@@ -51,6 +53,7 @@ export class KeyVerifier<P extends CacheablePrincipal = KeyPrincipal> {
   private readonly negativeTtlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  private readonly channel: string;
   private subscriber: Redis | null = null;
 
   constructor(options: KeyVerifierOptions<P>) {
@@ -59,6 +62,7 @@ export class KeyVerifier<P extends CacheablePrincipal = KeyPrincipal> {
     this.negativeTtlMs = options.negativeTtlMs ?? 2_000;
     this.maxEntries = options.maxEntries ?? 50_000;
     this.now = options.now ?? Date.now;
+    this.channel = options.channel ?? KEY_INVALIDATION_CHANNEL;
   }
 
   /** Returns the principal of a raw key, or throws a 401. */
@@ -136,11 +140,14 @@ export class KeyVerifier<P extends CacheablePrincipal = KeyPrincipal> {
     return this.cache.size;
   }
 
-  /** Listens for invalidations on a dedicated Redis connection (a subscribed connection can do nothing else). */
+  /**
+   * Listens for invalidations on a dedicated Redis connection (a subscribed connection can do nothing
+   * else). Verifiers of different channels may share one connection.
+   */
   async subscribe(subscriber: Redis): Promise<void> {
     this.subscriber = subscriber;
     subscriber.on('message', (channel: string, payload: string) => {
-      if (channel !== KEY_INVALIDATION_CHANNEL) return;
+      if (channel !== this.channel) return;
       try {
         this.invalidate(JSON.parse(payload) as KeyInvalidation);
       } catch {
@@ -149,7 +156,7 @@ export class KeyVerifier<P extends CacheablePrincipal = KeyPrincipal> {
     });
     // Messages published while disconnected are lost: start from an empty cache after any reconnect.
     subscriber.on('ready', () => this.clear());
-    await subscriber.subscribe(KEY_INVALIDATION_CHANNEL);
+    await subscriber.subscribe(this.channel);
   }
 
   async close(): Promise<void> {
@@ -160,6 +167,6 @@ export class KeyVerifier<P extends CacheablePrincipal = KeyPrincipal> {
   }
 }
 
-export async function publishKeyInvalidation(redis: Redis, message: KeyInvalidation): Promise<void> {
-  await redis.publish(KEY_INVALIDATION_CHANNEL, JSON.stringify(message));
+export async function publishKeyInvalidation(redis: Redis, message: KeyInvalidation, channel = KEY_INVALIDATION_CHANNEL): Promise<void> {
+  await redis.publish(channel, JSON.stringify(message));
 }

@@ -1,6 +1,7 @@
 import { principalOf } from '@patchbay/auth';
 import type { Request } from 'express';
-import { ACCOUNT_TOKEN_HEADER, resolveAccountToken } from '../domain/account-tokens';
+import { AuthenticationError } from '@patchbay/errors';
+import { ACCOUNT_TOKEN_HEADER, ACCOUNT_TOKEN_INVALID, resolveAccountToken, type AccountIdentity } from '../domain/account-tokens';
 import type { LinkedAccount } from '../generated/prisma/client';
 import { servicesOf } from '../services';
 
@@ -21,6 +22,15 @@ export interface Paginated<T> {
 }
 
 /** The linked account named by X-Account-Token, within the key's organization and environment (else 401). */
-export function accountOf(req: Request): Promise<LinkedAccount> {
-  return resolveAccountToken(servicesOf(req).db, principalOf(req), req.headers[ACCOUNT_TOKEN_HEADER]);
+export function accountOf(req: Request): Promise<AccountIdentity> {
+  return resolveAccountToken(servicesOf(req).accountTokens, principalOf(req), req.headers[ACCOUNT_TOKEN_HEADER]);
+}
+
+/** The same, as the linked account's current row: for the routes that act on its sync settings. */
+export async function linkedAccountOf(req: Request): Promise<LinkedAccount> {
+  const { id } = await accountOf(req);
+  const account = await servicesOf(req).db.linkedAccount.findUnique({ where: { id } });
+  // Deleted a moment ago on another replica: the token is gone with it.
+  if (!account) throw new AuthenticationError(ACCOUNT_TOKEN_INVALID);
+  return account;
 }

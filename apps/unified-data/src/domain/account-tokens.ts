@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { hashAccessKey, type KeyPrincipal } from '@patchbay/auth';
+import { KeyVerifier, hashAccessKey, publishKeyInvalidation, type CacheablePrincipal, type KeyPrincipal } from '@patchbay/auth';
 import { AuthenticationError } from '@patchbay/errors';
-import type { Db, Tx } from '../db';
-import type { LinkedAccount } from '../generated/prisma/client';
+import type Redis from 'ioredis';
+import type { Db } from '../db';
 
 export const ACCOUNT_TOKEN_HEADER = 'x-account-token';
 
@@ -19,14 +19,49 @@ export function generateAccountToken(): { token: string; hash: string } {
   return { token, hash: hashAccessKey(token) };
 }
 
+/** What an account token stands for: the linked account, whose organization, environment and platform never change. */
+export interface AccountIdentity extends CacheablePrincipal {
+  /** The linked account's id (also `keyId`, so invalidating by it drops the account's token). */
+  id: string;
+  environment: string;
+  platform: string;
+}
+
+/** Where replicas hear that an account token changed (regenerated, relinked, or the account deleted). */
+export const ACCOUNT_TOKEN_INVALIDATION_CHANNEL = 'patchbay:unified-data:account-tokens:invalidate';
+
+export type AccountTokens = KeyVerifier<AccountIdentity>;
+
+/**
+ * Account tokens verified from an in-process cache, as access keys are: a page request costs no
+ * database lookup for its token. A token change is published after its transaction commits and
+ * drops the entry on every replica (the cache is not trusted while the subscription is down).
+ */
+export function accountTokenCache(db: Db, options: { ttlMs?: number } = {}): AccountTokens {
+  return new KeyVerifier<AccountIdentity>({
+    channel: ACCOUNT_TOKEN_INVALIDATION_CHANNEL,
+    ttlMs: options.ttlMs,
+    loader: async (hash) => {
+      const row = await db.linkedAccount.findUnique({ where: { accountTokenHash: hash }, select: { id: true, organizationId: true, environment: true, platform: true } });
+      return row ? { ...row, keyId: row.id, expiresAt: null } : null;
+    },
+  });
+}
+
+/** After the transaction that changed or removed an account's token: the old token stops working on every replica. */
+export async function accountTokenChanged(tokens: AccountTokens, redis: Redis, linkedAccountId: string): Promise<void> {
+  tokens.invalidate({ keyId: linkedAccountId });
+  await publishKeyInvalidation(redis, { keyId: linkedAccountId }, ACCOUNT_TOKEN_INVALIDATION_CHANNEL);
+}
+
 /**
  * The linked account an `X-Account-Token` designates, within the key's organization and environment.
  * Anything else is the same 401.
  */
-export async function resolveAccountToken(db: Db | Tx, principal: KeyPrincipal, header: string | string[] | undefined): Promise<LinkedAccount> {
+export async function resolveAccountToken(tokens: AccountTokens, principal: KeyPrincipal, header: string | string[] | undefined): Promise<AccountIdentity> {
   const token = Array.isArray(header) ? undefined : header?.trim();
   if (!token) throw new AuthenticationError(ACCOUNT_TOKEN_INVALID);
-  const account = await db.linkedAccount.findUnique({ where: { accountTokenHash: hashAccessKey(token) } });
+  const account = await tokens.lookup(hashAccessKey(token));
   if (!account || account.organizationId !== principal.organizationId || account.environment !== principal.environment) {
     throw new AuthenticationError(ACCOUNT_TOKEN_INVALID);
   }

@@ -3,7 +3,8 @@ import type { KeyPrincipal } from '@patchbay/auth';
 import { ConflictError, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import { checkFieldMapping, type Platform, type SyncModel } from '@patchbay/marketing-platforms';
 import { isUuid } from '@patchbay/service-kit';
-import type { FieldMapping, LinkedAccount } from '../generated/prisma/client';
+import type { FieldMapping } from '../generated/prisma/client';
+import type { AccountIdentity } from './account-tokens';
 import type { AppServices } from '../services';
 import { SYNC_MODELS } from '../sync/sync-status';
 import { AUDIT, auditLinkedAccount } from './audit';
@@ -33,13 +34,13 @@ export const toFieldMappingView = (m: FieldMapping): FieldMappingView => ({
   created_at: m.createdAt.toISOString(),
 });
 
-export async function listFieldMappings(services: AppServices, account: LinkedAccount): Promise<FieldMappingView[]> {
+export async function listFieldMappings(services: AppServices, account: Pick<AccountIdentity, 'id' | 'platform'>): Promise<FieldMappingView[]> {
   const rows = await services.db.fieldMapping.findMany({ where: { linkedAccountId: account.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   return rows.map(toFieldMappingView);
 }
 
 /** Adds a mapping; the next sync is a full one, so every record gets it (as Merge does). */
-export async function createFieldMapping(services: AppServices, principal: KeyPrincipal, account: LinkedAccount, body: FieldMappingInput): Promise<FieldMappingView> {
+export async function createFieldMapping(services: AppServices, principal: KeyPrincipal, account: Pick<AccountIdentity, 'id' | 'platform'>, body: FieldMappingInput): Promise<FieldMappingView> {
   const raw = body as unknown as Record<string, unknown>;
   const errors: FieldError[] = [];
   const model = raw.model;
@@ -71,7 +72,7 @@ export async function createFieldMapping(services: AppServices, principal: KeyPr
   }
 }
 
-export async function deleteFieldMapping(services: AppServices, principal: KeyPrincipal, account: LinkedAccount, id: string): Promise<void> {
+export async function deleteFieldMapping(services: AppServices, principal: KeyPrincipal, account: Pick<AccountIdentity, 'id' | 'platform'>, id: string): Promise<void> {
   const notFound = new NotFoundError(`No field mapping ${id} on this linked account.`);
   if (!isUuid(id)) throw notFound;
   await services.db.$transaction(async (tx) => {

@@ -5,7 +5,7 @@ import type { Platform } from '@patchbay/marketing-platforms';
 import { TokenExchangeError, authorizeUrl, createPkcePair, exchangeAuthorizationCode, randomOAuthState } from '@patchbay/oauth';
 import type { LinkToken, LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
-import { generateAccountToken } from './account-tokens';
+import { accountTokenChanged, generateAccountToken } from './account-tokens';
 import { AUDIT, auditLinkedAccount } from './audit';
 import { insertLinkedAccount, parseEndUser, scheduleAfterCommit, toLinkedAccountView } from './linked-accounts';
 import { CREDENTIAL_FIELDS, isPlatform, parseCredentials, sealCredentials } from './platform-credentials';
@@ -214,6 +214,8 @@ export async function exchangePublicToken(services: AppServices, principal: KeyP
     if (updated.count !== 1) throw notFound;
     return tx.linkedAccount.findUniqueOrThrow({ where: { id: link.linkedAccountId } });
   });
+  // A relinked account had a token already: that one stops working now.
+  await accountTokenChanged(services.accountTokens, services.redis, account.id);
   const view = toLinkedAccountView(account);
   return { account_token: token, id: account.id, integration: view.integration };
 }

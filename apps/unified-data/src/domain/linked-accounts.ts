@@ -9,7 +9,7 @@ import type { LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
 import { enqueueSyncInTx } from '../sync/scheduler';
 import { SYNC_MODELS } from '../sync/sync-status';
-import { generateAccountToken } from './account-tokens';
+import { accountTokenChanged, generateAccountToken } from './account-tokens';
 import { AUDIT, auditLinkedAccount } from './audit';
 import { CREDENTIAL_FIELDS, connectionFor, parseCredentials, platformField, sealCredentials } from './platform-credentials';
 
@@ -263,16 +263,18 @@ export async function deleteLinkedAccount(services: AppServices, principal: KeyP
     await tx.linkedAccount.delete({ where: { id: row.id } });
     await auditLinkedAccount(tx, principal, AUDIT.deleted, row.id, { platform: row.platform, end_user_origin_id: row.endUserOriginId });
   });
+  await accountTokenChanged(services.accountTokens, services.redis, row.id);
   void services.relay.kick();
 }
 
 /** A new account token for the account; the old one stops working at once. */
-export async function regenerateAccountToken(services: AppServices, principal: KeyPrincipal, account: LinkedAccount): Promise<{ linked_account_id: string; account_token: string }> {
+export async function regenerateAccountToken(services: AppServices, principal: KeyPrincipal, account: Pick<LinkedAccount, 'id'>): Promise<{ linked_account_id: string; account_token: string }> {
   const { token, hash } = generateAccountToken();
   await services.db.$transaction(async (tx) => {
     await tx.linkedAccount.update({ where: { id: account.id }, data: { accountTokenHash: hash } });
     await auditLinkedAccount(tx, principal, AUDIT.tokenRegenerated, account.id, {});
   });
+  await accountTokenChanged(services.accountTokens, services.redis, account.id);
   void services.relay.kick();
   return { linked_account_id: account.id, account_token: token };
 }

@@ -4,7 +4,7 @@ import type { Request as ExpressRequest } from 'express';
 import { disableModel, enableModel, parseModelId } from '../../domain/sync-models';
 import { setSyncStatuses, syncStatusesOf, toSyncStatusView, type SyncStatusView } from '../../sync/sync-status';
 import { servicesOf } from '../../services';
-import { accountOf, type ErrorBody, type Paginated } from '../schemas';
+import { accountOf, linkedAccountOf, type ErrorBody, type Paginated } from '../schemas';
 
 @Route('api/mktg/v1/sync-status')
 @Tags('Sync status')
@@ -23,7 +23,7 @@ export class SyncStatusController extends Controller {
   @Post('resync')
   public async resync(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
     const services = servicesOf(req);
-    const account = await accountOf(req);
+    const account = await linkedAccountOf(req);
     await services.db.syncRun.updateMany({ where: { linkedAccountId: account.id }, data: { fullResyncRequested: true } });
     await services.scheduler.enqueue(account, 'full', 'manual');
     await setSyncStatuses(services.db, account.id, { status: 'SYNCING', nextSyncStart: new Date() });
@@ -38,7 +38,7 @@ export class SyncStatusController extends Controller {
   @Post('{model_id}/disable')
   @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
   public async disableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
-    const account = await accountOf(req);
+    const account = await linkedAccountOf(req);
     const model = parseModelId(model_id);
     return (await disableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);
   }
@@ -47,7 +47,7 @@ export class SyncStatusController extends Controller {
   @Post('{model_id}/enable')
   @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
   public async enableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
-    const account = await accountOf(req);
+    const account = await linkedAccountOf(req);
     const model = parseModelId(model_id);
     return (await enableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);
   }
