@@ -49,6 +49,11 @@ const schema = z.object({
   PATCHBAY_MKTG_EVENTBRITE_TOKEN_URL: z.string().url().default('https://www.eventbrite.com/oauth/token'),
   /** Default interval of a linked account's incremental sync; each account may set its own. */
   MKTG_SYNC_FREQUENCY_SECONDS: z.coerce.number().int().min(10).max(7 * 86_400).default(3600),
+  /**
+   * Scheduled syncs of an account whose token has made no request for this many days are PAUSED, as
+   * Merge pauses idle accounts; the next request resumes them. 0 never pauses.
+   */
+  MKTG_PAUSE_IDLE_DAYS: z.coerce.number().int().min(0).max(3650).default(14),
   /** How long a link token (magic link) stays valid, and the public token after it. */
   LINK_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(1800),
   PUBLIC_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(600),

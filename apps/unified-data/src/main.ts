@@ -4,6 +4,7 @@ import { createRedis, runService, startHttpService } from '@patchbay/service-kit
 import { createApp } from './app';
 import { boot } from './boot';
 import { SERVICE_NAME } from './config';
+import { AccountActivity } from './domain/account-activity';
 import { accountTokenCache } from './domain/account-tokens';
 import type { AppServices } from './services';
 
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   // Same subscribed connection, its own channel.
   const accountTokens = accountTokenCache(rt.db);
   await accountTokens.subscribe(subscriber);
-  const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger, accountTokens };
+  const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger, accountTokens, activity: new AccountActivity({ db: rt.db, scheduler: rt.scheduler, logger: rt.logger }) };
   const app = createApp({ services, logger: rt.logger, verifier });
   await startHttpService({
     name: SERVICE_NAME,

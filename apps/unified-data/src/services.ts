@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db';
+import type { AccountActivity } from './domain/account-activity';
 import type { AccountTokens } from './domain/account-tokens';
 import type { SyncScheduler } from './sync/scheduler';
 
@@ -21,6 +22,8 @@ export interface AppServices {
   logger: Pick<QueueLogger, 'warn' | 'info'>;
   /** Account tokens from an in-process cache, invalidated over pub/sub (domain/account-tokens.ts). */
   accountTokens: AccountTokens;
+  /** Last-request times for the idle pause (domain/account-activity.ts). */
+  activity: AccountActivity;
 }
 
 /** Where each platform's API is (the operator's settings, trusted). */

@@ -14,7 +14,7 @@ const WORKER_NAME = `${SERVICE_NAME}-worker`;
 async function main(): Promise<void> {
   const rt = await boot('worker');
   const shutdown = new AbortController();
-  const deps = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, scheduler: rt.scheduler, logger: rt.logger, lockPrefix: rt.config.QUEUE_PREFIX, leaseTtlMs: rt.config.MKTG_SYNC_LEASE_TTL_MS, tuning: { concurrency: rt.config.MKTG_SYNC_FETCH_CONCURRENCY }, shutdown: shutdown.signal };
+  const deps = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, scheduler: rt.scheduler, logger: rt.logger, lockPrefix: rt.config.QUEUE_PREFIX, leaseTtlMs: rt.config.MKTG_SYNC_LEASE_TTL_MS, tuning: { concurrency: rt.config.MKTG_SYNC_FETCH_CONCURRENCY }, shutdown: shutdown.signal, pauseIdleMs: rt.config.MKTG_PAUSE_IDLE_DAYS * 86_400_000 };
   // Schedules live in Redis: recreate any that a Redis without persistence lost (upsert is idempotent).
   for (const account of await rt.db.linkedAccount.findMany()) await rt.scheduler.schedule(account);
   const worker = createConsumer({

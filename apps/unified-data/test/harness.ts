@@ -12,6 +12,7 @@ import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrisma, type Db } from '../src/db';
+import { AccountActivity } from '../src/domain/account-activity';
 import { accountTokenCache } from '../src/domain/account-tokens';
 import type { AppServices } from '../src/services';
 import { SyncScheduler } from '../src/sync/scheduler';
@@ -101,7 +102,7 @@ export async function startHarness(): Promise<Harness> {
     PATCHBAY_MKTG_EVENTBRITE_TOKEN_URL: eventbrite.oauthTokenUrl,
   };
   const box = new SecretBox({ test: randomBytes(32) }, 'test');
-  const services: AppServices = { db, redis, box, config, relay, scheduler, logger, accountTokens };
+  const services: AppServices = { db, redis, box, config, relay, scheduler, logger, accountTokens, activity: new AccountActivity({ db, scheduler, logger }) };
   const app = createApp({ services, logger, verifier });
   const results: Harness['results'] = [];
   const workerDeps: SyncWorkerDeps = {

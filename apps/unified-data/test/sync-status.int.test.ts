@@ -77,6 +77,35 @@ describe('sync status values', () => {
     expect((await statuses(auth)).map((s) => s[1])).toEqual(['DONE', 'DONE']);
   });
 
+  it('PAUSED when no request came with the account token for two weeks, as Merge pauses idle accounts; the next request resumes the syncs', async () => {
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000);
+    const idle = await linked(2, 1);
+    const active = await linked(2, 1);
+    for (const { account } of [idle, active]) expect(await sync(account.id)).toBe('done');
+    // Set behind the API (a request through it is itself activity): both linked 16 days ago, one last used 15 days ago, one 13.
+    await h.db.linkedAccount.update({ where: { id: idle.account.id }, data: { createdAt: days(16), lastApiRequestAt: days(15) } });
+    await h.db.linkedAccount.update({ where: { id: active.account.id }, data: { createdAt: days(16), lastApiRequestAt: days(13) } });
+    const scheduled = async (id: string) => processSyncJob(h.workerDeps, syncJob(await h.db.linkedAccount.findUniqueOrThrow({ where: { id } }), 'incremental', 'schedule'));
+    const stored = async (id: string) => (await h.db.syncStatus.findMany({ where: { linkedAccountId: id }, orderBy: { model: 'desc' } })).map((s) => s.status);
+
+    expect(await scheduled(active.account.id)).toBe('done');
+    expect(await scheduled(idle.account.id)).toBe('skipped_paused');
+    expect(await stored(idle.account.id)).toEqual(['PAUSED', 'PAUSED']);
+    expect(await scheduled(idle.account.id)).toBe('skipped_paused');
+
+    // The next request with the token: its own answer shows the syncs resumed, and an incremental sync is queued now.
+    expect((await statuses(idle.auth)).map((s) => s[1])).toEqual(['SYNCING', 'SYNCING']);
+    const queued = (await h.queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter(
+      (j) => j.data.linked_account_id === idle.account.id && j.data.mode === 'incremental' && j.data.trigger === 'manual',
+    );
+    expect(queued).toHaveLength(1);
+    const row = await h.db.linkedAccount.findUniqueOrThrow({ where: { id: idle.account.id } });
+    expect(row.idlePausedAt).toBeNull();
+    expect(Date.now() - row.lastApiRequestAt!.getTime()).toBeLessThan(60_000);
+    expect(await scheduled(idle.account.id)).toBe('done');
+    expect((await statuses(idle.auth)).map((s) => s[1])).toEqual(['DONE', 'DONE']);
+  });
+
   it('PARTIALLY_SYNCED when one event\'s contacts were refused and skipped: the other events\' contacts are there, no deletion is judged', async () => {
     const { portal, account, auth } = await linked(4, 3);
     expect(await sync(account.id)).toBe('done');

@@ -22,8 +22,12 @@ export interface Paginated<T> {
 }
 
 /** The linked account named by X-Account-Token, within the key's organization and environment (else 401). */
-export function accountOf(req: Request): Promise<AccountIdentity> {
-  return resolveAccountToken(servicesOf(req).accountTokens, principalOf(req), req.headers[ACCOUNT_TOKEN_HEADER]);
+export async function accountOf(req: Request): Promise<AccountIdentity> {
+  const services = servicesOf(req);
+  const account = await resolveAccountToken(services.accountTokens, principalOf(req), req.headers[ACCOUNT_TOKEN_HEADER]);
+  // An inbound request keeps the account's syncs from pausing for idleness (and resumes them if they had).
+  await services.activity.touch(account.id);
+  return account;
 }
 
 /** The same, as the linked account's current row: for the routes that act on its sync settings. */

@@ -37,6 +37,8 @@ export interface SyncWorkerDeps {
   shutdown?: AbortSignal;
   /** HTTP client of OAuth token refreshes (default: the global fetch; the token URLs are the operator's). */
   fetch?: typeof fetch;
+  /** Scheduled syncs pause after this long without a request made with the account's token (0: never). Default 14 days. */
+  pauseIdleMs?: number;
 }
 
 export type SyncJobResult =
@@ -55,6 +57,25 @@ export type SyncJobResult =
 /** Syncs failing for longer than this (since the last successful one) pause the account's scheduled syncs. */
 export const PAUSE_AFTER_FAILING_MS = 14 * 86_400_000;
 
+/** Merge's rule: no inbound API request for two weeks pauses an account's syncs. */
+export const PAUSE_IDLE_MS = 14 * 86_400_000;
+
+/** No request with the account's token (or, before the first, since it was linked) for longer than `idleMs`. */
+function isIdle(account: LinkedAccount, idleMs: number): boolean {
+  if (idleMs <= 0) return false;
+  const lastActivity = account.lastApiRequestAt ?? account.createdAt;
+  return Date.now() - lastActivity.getTime() > idleMs;
+}
+
+/** PAUSED until the next request made with the account's token (domain/account-activity.ts resumes it). */
+async function pauseIdle(deps: SyncWorkerDeps, account: LinkedAccount): Promise<void> {
+  await deps.db.$transaction(async (tx) => {
+    await tx.linkedAccount.update({ where: { id: account.id }, data: { idlePausedAt: new Date() } });
+    await setSyncStatuses(tx, account.id, { status: 'PAUSED', nextSyncStart: null });
+  });
+  deps.logger.info({ linked_account_id: account.id, last_api_request_at: account.lastApiRequestAt?.toISOString() ?? null }, 'scheduled syncs paused: no request with the account token for the idle period');
+}
+
 export const leaseKey = (prefix: string, linkedAccountId: string) => `${prefix}:mktg-sync-lease:${linkedAccountId}`;
 
 /**
@@ -69,6 +90,10 @@ export async function processSyncJob(deps: SyncWorkerDeps, job: UnifiedDataSyncJ
   // PAUSED (refused credentials, or syncs failing for two weeks): scheduled syncs wait for a relink or a
   // manual resync, which still run.
   if (job.trigger === 'schedule' && (account.status === 'RELINK_NEEDED' || (await deps.db.syncStatus.count({ where: { linkedAccountId: account.id, status: 'PAUSED' } })) > 0)) {
+    return 'skipped_paused';
+  }
+  if (job.trigger === 'schedule' && isIdle(account, deps.pauseIdleMs ?? PAUSE_IDLE_MS)) {
+    await pauseIdle(deps, account);
     return 'skipped_paused';
   }
   // Contacts are found through events: with Event disabled nothing is synced.

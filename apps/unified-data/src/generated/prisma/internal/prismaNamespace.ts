@@ -1146,6 +1146,8 @@ export const LinkedAccountScalarFieldEnum = {
   syncFrequencySeconds: 'syncFrequencySeconds',
   statusDetail: 'statusDetail',
   disabledModels: 'disabledModels',
+  lastApiRequestAt: 'lastApiRequestAt',
+  idlePausedAt: 'idlePausedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

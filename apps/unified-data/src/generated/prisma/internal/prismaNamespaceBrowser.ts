@@ -94,6 +94,8 @@ export const LinkedAccountScalarFieldEnum = {
   syncFrequencySeconds: 'syncFrequencySeconds',
   statusDetail: 'statusDetail',
   disabledModels: 'disabledModels',
+  lastApiRequestAt: 'lastApiRequestAt',
+  idlePausedAt: 'idlePausedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

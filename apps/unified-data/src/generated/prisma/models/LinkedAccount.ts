@@ -49,6 +49,8 @@ export type LinkedAccountMinAggregateOutputType = {
   credentialsSealed: string | null
   syncFrequencySeconds: number | null
   statusDetail: string | null
+  lastApiRequestAt: Date | null
+  idlePausedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -68,6 +70,8 @@ export type LinkedAccountMaxAggregateOutputType = {
   credentialsSealed: string | null
   syncFrequencySeconds: number | null
   statusDetail: string | null
+  lastApiRequestAt: Date | null
+  idlePausedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -88,6 +92,8 @@ export type LinkedAccountCountAggregateOutputType = {
   syncFrequencySeconds: number
   statusDetail: number
   disabledModels: number
+  lastApiRequestAt: number
+  idlePausedAt: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -117,6 +123,8 @@ export type LinkedAccountMinAggregateInputType = {
   credentialsSealed?: true
   syncFrequencySeconds?: true
   statusDetail?: true
+  lastApiRequestAt?: true
+  idlePausedAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -136,6 +144,8 @@ export type LinkedAccountMaxAggregateInputType = {
   credentialsSealed?: true
   syncFrequencySeconds?: true
   statusDetail?: true
+  lastApiRequestAt?: true
+  idlePausedAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -156,6 +166,8 @@ export type LinkedAccountCountAggregateInputType = {
   syncFrequencySeconds?: true
   statusDetail?: true
   disabledModels?: true
+  lastApiRequestAt?: true
+  idlePausedAt?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -263,6 +275,8 @@ export type LinkedAccountGroupByOutputType = {
   syncFrequencySeconds: number
   statusDetail: string | null
   disabledModels: string[]
+  lastApiRequestAt: Date | null
+  idlePausedAt: Date | null
   createdAt: Date
   updatedAt: Date
   _count: LinkedAccountCountAggregateOutputType | null
@@ -306,6 +320,8 @@ export type LinkedAccountWhereInput = {
   syncFrequencySeconds?: Prisma.IntFilter<"LinkedAccount"> | number
   statusDetail?: Prisma.StringNullableFilter<"LinkedAccount"> | string | null
   disabledModels?: Prisma.StringNullableListFilter<"LinkedAccount">
+  lastApiRequestAt?: Prisma.DateTimeNullableFilter<"LinkedAccount"> | Date | string | null
+  idlePausedAt?: Prisma.DateTimeNullableFilter<"LinkedAccount"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   events?: Prisma.EventListRelationFilter
@@ -331,6 +347,8 @@ export type LinkedAccountOrderByWithRelationInput = {
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrderInput | Prisma.SortOrder
   disabledModels?: Prisma.SortOrder
+  lastApiRequestAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  idlePausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   events?: Prisma.EventOrderByRelationAggregateInput
@@ -360,6 +378,8 @@ export type LinkedAccountWhereUniqueInput = Prisma.AtLeast<{
   syncFrequencySeconds?: Prisma.IntFilter<"LinkedAccount"> | number
   statusDetail?: Prisma.StringNullableFilter<"LinkedAccount"> | string | null
   disabledModels?: Prisma.StringNullableListFilter<"LinkedAccount">
+  lastApiRequestAt?: Prisma.DateTimeNullableFilter<"LinkedAccount"> | Date | string | null
+  idlePausedAt?: Prisma.DateTimeNullableFilter<"LinkedAccount"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"LinkedAccount"> | Date | string
   events?: Prisma.EventListRelationFilter
@@ -385,6 +405,8 @@ export type LinkedAccountOrderByWithAggregationInput = {
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrderInput | Prisma.SortOrder
   disabledModels?: Prisma.SortOrder
+  lastApiRequestAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  idlePausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.LinkedAccountCountOrderByAggregateInput
@@ -413,6 +435,8 @@ export type LinkedAccountScalarWhereWithAggregatesInput = {
   syncFrequencySeconds?: Prisma.IntWithAggregatesFilter<"LinkedAccount"> | number
   statusDetail?: Prisma.StringNullableWithAggregatesFilter<"LinkedAccount"> | string | null
   disabledModels?: Prisma.StringNullableListFilter<"LinkedAccount">
+  lastApiRequestAt?: Prisma.DateTimeNullableWithAggregatesFilter<"LinkedAccount"> | Date | string | null
+  idlePausedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"LinkedAccount"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"LinkedAccount"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"LinkedAccount"> | Date | string
 }
@@ -433,6 +457,8 @@ export type LinkedAccountCreateInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -458,6 +484,8 @@ export type LinkedAccountUncheckedCreateInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -483,6 +511,8 @@ export type LinkedAccountUpdateInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -508,6 +538,8 @@ export type LinkedAccountUncheckedUpdateInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -533,6 +565,8 @@ export type LinkedAccountCreateManyInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -553,6 +587,8 @@ export type LinkedAccountUpdateManyMutationInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -573,6 +609,8 @@ export type LinkedAccountUncheckedUpdateManyInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -607,6 +645,8 @@ export type LinkedAccountCountOrderByAggregateInput = {
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrder
   disabledModels?: Prisma.SortOrder
+  lastApiRequestAt?: Prisma.SortOrder
+  idlePausedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -630,6 +670,8 @@ export type LinkedAccountMaxOrderByAggregateInput = {
   credentialsSealed?: Prisma.SortOrder
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrder
+  lastApiRequestAt?: Prisma.SortOrder
+  idlePausedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -649,6 +691,8 @@ export type LinkedAccountMinOrderByAggregateInput = {
   credentialsSealed?: Prisma.SortOrder
   syncFrequencySeconds?: Prisma.SortOrder
   statusDetail?: Prisma.SortOrder
+  lastApiRequestAt?: Prisma.SortOrder
+  idlePausedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -689,6 +733,10 @@ export type IntFieldUpdateOperationsInput = {
 export type LinkedAccountUpdatedisabledModelsInput = {
   set?: string[]
   push?: string | string[]
+}
+
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -781,6 +829,8 @@ export type LinkedAccountCreateWithoutEventsInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
@@ -805,6 +855,8 @@ export type LinkedAccountUncheckedCreateWithoutEventsInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -845,6 +897,8 @@ export type LinkedAccountUpdateWithoutEventsInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
@@ -869,6 +923,8 @@ export type LinkedAccountUncheckedUpdateWithoutEventsInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -893,6 +949,8 @@ export type LinkedAccountCreateWithoutContactsInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -917,6 +975,8 @@ export type LinkedAccountUncheckedCreateWithoutContactsInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -957,6 +1017,8 @@ export type LinkedAccountUpdateWithoutContactsInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -981,6 +1043,8 @@ export type LinkedAccountUncheckedUpdateWithoutContactsInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1005,6 +1069,8 @@ export type LinkedAccountCreateWithoutSyncStatusesInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -1029,6 +1095,8 @@ export type LinkedAccountUncheckedCreateWithoutSyncStatusesInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -1069,6 +1137,8 @@ export type LinkedAccountUpdateWithoutSyncStatusesInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -1093,6 +1163,8 @@ export type LinkedAccountUncheckedUpdateWithoutSyncStatusesInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1117,6 +1189,8 @@ export type LinkedAccountCreateWithoutSyncRunInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -1141,6 +1215,8 @@ export type LinkedAccountUncheckedCreateWithoutSyncRunInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -1181,6 +1257,8 @@ export type LinkedAccountUpdateWithoutSyncRunInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -1205,6 +1283,8 @@ export type LinkedAccountUncheckedUpdateWithoutSyncRunInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1229,6 +1309,8 @@ export type LinkedAccountCreateWithoutFieldMappingsInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
@@ -1253,6 +1335,8 @@ export type LinkedAccountUncheckedCreateWithoutFieldMappingsInput = {
   syncFrequencySeconds: number
   statusDetail?: string | null
   disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
@@ -1293,6 +1377,8 @@ export type LinkedAccountUpdateWithoutFieldMappingsInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
@@ -1317,6 +1403,8 @@ export type LinkedAccountUncheckedUpdateWithoutFieldMappingsInput = {
   syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
   statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
@@ -1399,6 +1487,8 @@ export type LinkedAccountSelect<ExtArgs extends runtime.Types.Extensions.Interna
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
   disabledModels?: boolean
+  lastApiRequestAt?: boolean
+  idlePausedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   events?: boolean | Prisma.LinkedAccount$eventsArgs<ExtArgs>
@@ -1425,6 +1515,8 @@ export type LinkedAccountSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
   disabledModels?: boolean
+  lastApiRequestAt?: boolean
+  idlePausedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["linkedAccount"]>
@@ -1445,6 +1537,8 @@ export type LinkedAccountSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
   disabledModels?: boolean
+  lastApiRequestAt?: boolean
+  idlePausedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["linkedAccount"]>
@@ -1465,11 +1559,13 @@ export type LinkedAccountSelectScalar = {
   syncFrequencySeconds?: boolean
   statusDetail?: boolean
   disabledModels?: boolean
+  lastApiRequestAt?: boolean
+  idlePausedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type LinkedAccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "platform" | "status" | "endUserOriginId" | "endUserOrganizationName" | "endUserEmailAddress" | "remoteAccountId" | "remoteAccountName" | "accountTokenHash" | "credentialsSealed" | "syncFrequencySeconds" | "statusDetail" | "disabledModels" | "createdAt" | "updatedAt", ExtArgs["result"]["linkedAccount"]>
+export type LinkedAccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "platform" | "status" | "endUserOriginId" | "endUserOrganizationName" | "endUserEmailAddress" | "remoteAccountId" | "remoteAccountName" | "accountTokenHash" | "credentialsSealed" | "syncFrequencySeconds" | "statusDetail" | "disabledModels" | "lastApiRequestAt" | "idlePausedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["linkedAccount"]>
 export type LinkedAccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   events?: boolean | Prisma.LinkedAccount$eventsArgs<ExtArgs>
   contacts?: boolean | Prisma.LinkedAccount$contactsArgs<ExtArgs>
@@ -1518,6 +1614,14 @@ export type $LinkedAccountPayload<ExtArgs extends runtime.Types.Extensions.Inter
      * Models whose sync is turned off for this account ('events', 'contacts'): their sync status is DISABLED.
      */
     disabledModels: string[]
+    /**
+     * The last request made with the account's token (written at most hourly per replica); null before the first.
+     */
+    lastApiRequestAt: Date | null
+    /**
+     * Set while scheduled syncs are PAUSED because no request came for MKTG_PAUSE_IDLE_DAYS; the next request clears it.
+     */
+    idlePausedAt: Date | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["linkedAccount"]>
@@ -1963,6 +2067,8 @@ export interface LinkedAccountFieldRefs {
   readonly syncFrequencySeconds: Prisma.FieldRef<"LinkedAccount", 'Int'>
   readonly statusDetail: Prisma.FieldRef<"LinkedAccount", 'String'>
   readonly disabledModels: Prisma.FieldRef<"LinkedAccount", 'String[]'>
+  readonly lastApiRequestAt: Prisma.FieldRef<"LinkedAccount", 'DateTime'>
+  readonly idlePausedAt: Prisma.FieldRef<"LinkedAccount", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"LinkedAccount", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"LinkedAccount", 'DateTime'>
 }
