@@ -8,6 +8,7 @@ import { generateEncryptionKey } from '@patchbay/secrets';
 import Redis from 'ioredis';
 import OpenAI, { toFile } from 'openai';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN, freePort } from '@patchbay/testing';
+import { sweepExpiredBatches } from '../src/batches/batch-runner';
 import { submitSlotKey } from '../src/batches/submit-slots';
 import { call, createKey, createOrg, eventually, startHarness, type Harness } from './harness';
 
@@ -414,6 +415,41 @@ describe('workers', () => {
       const calls = vendorCallsByCustomId();
       expect([...calls.keys()].sort()).toEqual(output.map((l) => l.custom_id).sort());
       await expect(client.batches.cancel(batch.id)).resolves.toMatchObject({ status: 'cancelled' });
+    } finally {
+      await workers.close();
+    }
+  });
+});
+
+describe('expiry', () => {
+  test('a batch whose jobs were lost expires when its 24h window closes: the sweep fails its lines as batch_expired and it ends expired, with them in its error file', async () => {
+    const org = await createOrg(h);
+    const client = sdk((await createKey(h, org)).key);
+    h.openai.script({ text: 'on time', times: Infinity, match: { operation: 'chat.completions' } });
+    const db = h.runtime.batchRunner.db;
+    // No worker runs yet: both wait in validating, as batches whose jobs were lost would forever.
+    const lost = await submit(client, [chatLine('e-1'), chatLine('e-2')]);
+    const live = await submit(client, [chatLine('l-1')]);
+    await db.batch.update({ where: { id: lost.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await sweepExpiredBatches(h.runtime.batchRunner);
+    expect((await client.batches.retrieve(live.id)).status).toBe('validating');
+    expect((await client.batches.retrieve(lost.id)).status).toBe('finalizing');
+
+    const workers = h.runtime.startBatchWorkers({ concurrency: 1, sweepIntervalMs: 0 });
+    try {
+      const done = await waitFor(client, lost.id, ['expired']);
+      expect(done.request_counts).toEqual({ total: 2, completed: 0, failed: 2 });
+      expect(done.expired_at).not.toBeNull();
+      expect(done.output_file_id).toBeNull();
+      const errors = await resultLines(client, done.error_file_id);
+      expect(errors.map((e) => [e.custom_id, e.error.code])).toEqual([
+        ['e-1', 'batch_expired'],
+        ['e-2', 'batch_expired'],
+      ]);
+      // The lost batch's jobs, delivered after all, find nothing to run; the live batch runs as usual.
+      expect((await waitFor(client, live.id, ['completed'])).request_counts).toEqual({ total: 1, completed: 1, failed: 0 });
+      expect(vendorCallsByCustomId().get('e-1')).toBeUndefined();
+      expect(vendorCallsByCustomId().get('l-1')).toBe(1);
     } finally {
       await workers.close();
     }

@@ -26,12 +26,18 @@ export interface BatchWorkerOptions {
   /** BullMQ lock settings: how soon another worker takes over the lines of one that died. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** How often this process looks for batches past their window (sweepExpiredBatches); 0 never. Default a minute. */
+  sweepIntervalMs?: number;
 }
 
 /** Line jobs need not stay in Redis once done: the line's row is what says it ran. */
 const LINE_JOB_OPTIONS = { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } } as const;
 const STEP_JOB_OPTIONS = { attempts: 10, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } } as const;
 const ENQUEUE_CHUNK = 500;
+/** A line still running this long after its batch's window closed belongs to a worker that is gone. */
+const RUNNING_GRACE_MS = 15 * 60_000;
+const SWEEP_INTERVAL_MS = 60_000;
+const EXPIRED_ERROR = { error: { code: 'batch_expired', message: 'The batch reached the end of its 24h completion window before this line ran.' } };
 const STORE_ATTEMPTS = 4;
 
 export function lineJobId(batchId: string, line: number): string {
@@ -104,7 +110,7 @@ async function runLine(deps: BatchRunnerDeps, job: GatewayBatchLineJob): Promise
   let answer: CapturedAnswer;
   const requestId = randomUUID();
   if (claimed.expires_at.getTime() <= Date.now()) {
-    answer = { status: 0, body: { error: { code: 'batch_expired', message: 'The batch reached the end of its 24h completion window before this line ran.' } } };
+    answer = { status: 0, body: EXPIRED_ERROR };
   } else {
     answer = await requestContextStorage.run({ requestId }, async () => {
       try {
@@ -223,6 +229,44 @@ async function finalizeBatch(deps: BatchRunnerDeps, batchId: string): Promise<vo
 class FinalizedElsewhere extends Error {}
 
 /**
+ * Batches whose 24h window has closed while lines never ran, because their jobs were lost (a Redis
+ * that lost its data) or too few workers ran: the pending lines fail as `batch_expired`, lines
+ * running long past the window as interrupted, and the batch finalizes as `expired` with them in
+ * its error file, as OpenAI's does. Without this such a batch would stay in_progress forever. Safe
+ * beside live workers: a line changes state only from pending (or running) in one statement, so a
+ * line job arriving later finds nothing to run. Returns how many batches it moved on.
+ */
+export async function sweepExpiredBatches(deps: BatchRunnerDeps, now = new Date()): Promise<number> {
+  const { db } = deps;
+  const due = await db.batch.findMany({ where: { status: { in: ['validating', 'in_progress'] }, expiresAt: { lte: now } }, select: { id: true }, take: 100 });
+  const interrupted = { error: { code: 'batch_line_interrupted', message: 'The line was still running when its batch\'s window closed; the worker running it is gone.' } };
+  for (const { id } of due) {
+    // The batch row is locked first: a cancel that got there before wins, and this batch is left alone.
+    await db.$queryRaw`
+      WITH batch AS (
+        SELECT "id" FROM "batches" WHERE "id" = ${id}::uuid AND "status" IN ('validating', 'in_progress') FOR UPDATE
+      ), expired AS (
+        UPDATE "batch_lines" SET "status" = 'failed', "response" = ${JSON.stringify(EXPIRED_ERROR)}::jsonb, "finished_at" = now()
+        WHERE "batch_id" IN (SELECT "id" FROM batch) AND "status" = 'pending'
+        RETURNING 1
+      ), stuck AS (
+        UPDATE "batch_lines" SET "status" = 'failed', "response" = ${JSON.stringify(interrupted)}::jsonb, "finished_at" = now()
+        WHERE "batch_id" IN (SELECT "id" FROM batch) AND "status" = 'running' AND "claimed_at" < ${new Date(now.getTime() - RUNNING_GRACE_MS)}
+        RETURNING 1
+      )
+      UPDATE "batches" SET
+        "failed_lines" = "failed_lines" + (SELECT count(*) FROM expired)::int + (SELECT count(*) FROM stuck)::int,
+        "status" = 'in_progress',
+        "in_progress_at" = COALESCE("in_progress_at", now())
+      WHERE "id" IN (SELECT "id" FROM batch)
+      RETURNING 1`;
+    await finishIfDone(deps, id);
+  }
+  if (due.length > 0) deps.logger.warn({ batches: due.map((b) => b.id) }, 'batches past their window expired by the sweep');
+  return due.length;
+}
+
+/**
  * The batch workers: one consumer for batch steps (start, finalize), one for lines. Run them in the
  * worker process (src/worker.ts); `close()` waits for running lines, `close(true)` does not.
  */
@@ -252,10 +296,19 @@ export function startBatchWorkers(deps: BatchRunnerDeps, options: BatchWorkerOpt
     workerOptions,
     handler: (payload: GatewayBatchLineJob) => runLine(deps, payload),
   });
+  const sweepEvery = options.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
+  const sweeper =
+    sweepEvery > 0
+      ? setInterval(() => {
+          sweepExpiredBatches(deps).catch((err: unknown) => deps.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'expired batch sweep failed; it runs again'));
+        }, sweepEvery)
+      : null;
+  sweeper?.unref();
   return {
     lines,
     steps,
     async close(force = false) {
+      if (sweeper) clearInterval(sweeper);
       await Promise.all([lines.close(force), steps.close(force)]);
     },
   };
