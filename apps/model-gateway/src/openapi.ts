@@ -83,7 +83,7 @@ function batchPaths(base: string) {
       get: gatewayGet('Batches', 'List batches, newest first {object: list, data, first_id, last_id, has_more}', listParams),
     },
     [`${base}/batches/{batch_id}`]: {
-      get: gatewayGet('Batches', 'The batch object: status validating | in_progress | finalizing | completed | failed | cancelling | cancelled | expired, request_counts {total, completed, failed}, output_file_id, error_file_id, timestamps in Unix seconds', [p('batch_id')]),
+      get: gatewayGet('Batches', 'The batch object: status validating | in_progress | finalizing | completed | failed | cancelling | cancelled | expired, request_counts {total, completed, failed}, output_file_id, error_file_id, timestamps in Unix seconds; once finalized, model (when every answered line named the same) and usage {input_tokens, input_tokens_details.cached_tokens, output_tokens, output_tokens_details.reasoning_tokens, total_tokens}', [p('batch_id')]),
     },
     [`${base}/batches/{batch_id}/cancel`]: {
       post: gatewayGet('Batches', 'Cancel: lines not started never run; the batch is cancelling until running lines finish, then cancelled with the files of what ran', [p('batch_id')], {

@@ -102,6 +102,10 @@ describe('the openai SDK, unmodified', () => {
       expect(done.finalizing_at).not.toBeNull();
       expect(done.completed_at).not.toBeNull();
       expect(done.error_file_id).toBeNull();
+      // OpenAI's optional model and usage, once finalized: the answered lines' tokens added up.
+      expect(created.usage).toBeUndefined();
+      expect(done.model).toBe('openai/gpt-4o');
+      expect(done.usage).toEqual({ input_tokens: 36, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 45 });
       const output = await resultLines(client, done.output_file_id);
       expect(output.map((l) => l.custom_id)).toEqual(['a-1', 'a-2', 'a-3']);
       for (const line of output) {

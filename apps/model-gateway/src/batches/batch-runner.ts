@@ -194,11 +194,13 @@ async function finalizeBatch(deps: BatchRunnerDeps, batchId: string): Promise<vo
   const output: string[] = [];
   const errors: string[] = [];
   let expired = false;
+  const usage = new BatchUsageSum();
   for (const line of lines) {
     const id = `batch_req_${derivedUuid(`${batchId}:${line.line}`).replace(/-/g, '')}`;
     const response = line.statusCode === null ? null : { status_code: line.statusCode, request_id: line.requestId, body: line.response };
     if (line.status === 'succeeded') {
       output.push(JSON.stringify({ id, custom_id: line.customId, response, error: null }));
+      usage.add(line.response);
     } else {
       const error = errorOf(line.response, line.statusCode ?? 0);
       if (error.code === 'batch_expired') expired = true;
@@ -218,7 +220,7 @@ async function finalizeBatch(deps: BatchRunnerDeps, batchId: string): Promise<vo
     };
     const now = new Date();
     const final = batch.status === 'cancelling' ? { status: 'cancelled', cancelledAt: now } : expired ? { status: 'expired', expiredAt: now } : { status: 'completed', completedAt: now };
-    const moved = await tx.batch.updateMany({ where: { id: batchId, status: batch.status }, data: { ...final, outputFileId: await writeFile('output', output), errorFileId: await writeFile('error', errors) } });
+    const moved = await tx.batch.updateMany({ where: { id: batchId, status: batch.status }, data: { ...final, model: usage.model(), usage: usage.total(), outputFileId: await writeFile('output', output), errorFileId: await writeFile('error', errors) } });
     // Another finalize got there first: its files stand, these are dropped with the transaction.
     if (moved.count === 0) throw new FinalizedElsewhere();
   }).catch((err: unknown) => {
@@ -227,6 +229,55 @@ async function finalizeBatch(deps: BatchRunnerDeps, batchId: string): Promise<vo
 }
 
 class FinalizedElsewhere extends Error {}
+
+/** OpenAI's BatchUsage: the tokens of a batch's answered lines (a type, so Prisma takes it as JSON). */
+export type BatchUsage = {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+};
+
+/**
+ * Adds up the usage of answered lines, whatever the line's endpoint named it: chat completions and
+ * embeddings say prompt/completion tokens, responses input/output tokens. Also tracks the model the
+ * answers named, which the batch reports when all of them agree.
+ */
+export class BatchUsageSum {
+  private input = 0;
+  private cached = 0;
+  private output = 0;
+  private reasoning = 0;
+  private readonly models = new Set<string>();
+
+  add(body: unknown): void {
+    if (typeof body !== 'object' || body === null) return;
+    const { usage, model } = body as { usage?: Record<string, unknown>; model?: unknown };
+    if (typeof model === 'string') this.models.add(model);
+    if (!usage) return;
+    const count = (...values: unknown[]) => values.find((v): v is number => typeof v === 'number') ?? 0;
+    const details = (key: string) => (typeof usage[key] === 'object' && usage[key] !== null ? (usage[key] as Record<string, unknown>) : {});
+    this.input += count(usage.input_tokens, usage.prompt_tokens);
+    this.output += count(usage.output_tokens, usage.completion_tokens);
+    this.cached += count(details('input_tokens_details').cached_tokens, details('prompt_tokens_details').cached_tokens);
+    this.reasoning += count(details('output_tokens_details').reasoning_tokens, details('completion_tokens_details').reasoning_tokens);
+  }
+
+  model(): string | null {
+    return this.models.size === 1 ? [...this.models][0]! : null;
+  }
+
+  total(): BatchUsage {
+    return {
+      input_tokens: this.input,
+      input_tokens_details: { cached_tokens: this.cached },
+      output_tokens: this.output,
+      output_tokens_details: { reasoning_tokens: this.reasoning },
+      total_tokens: this.input + this.output,
+    };
+  }
+}
 
 /**
  * Batches whose 24h window has closed while lines never ran, because their jobs were lost (a Redis

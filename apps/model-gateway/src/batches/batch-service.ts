@@ -42,6 +42,9 @@ export function renderBatch(row: BatchRow): Record<string, unknown> {
     cancelled_at: seconds(row.cancelledAt),
     request_counts: { total: row.totalLines, completed: row.completedLines, failed: row.failedLines },
     metadata: row.metadata ?? null,
+    // Optional in OpenAI's object: present once the batch has finalized.
+    ...(row.model ? { model: row.model } : {}),
+    ...(row.usage ? { usage: row.usage } : {}),
   };
 }
 

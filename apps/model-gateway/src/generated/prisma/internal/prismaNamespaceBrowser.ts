@@ -297,6 +297,8 @@ export const BatchScalarFieldEnum = {
   outputFileId: 'outputFileId',
   errorFileId: 'errorFileId',
   errors: 'errors',
+  model: 'model',
+  usage: 'usage',
   createdAt: 'createdAt',
   inProgressAt: 'inProgressAt',
   expiresAt: 'expiresAt',

@@ -54,6 +54,7 @@ export type BatchMinAggregateOutputType = {
   failedLines: number | null
   outputFileId: string | null
   errorFileId: string | null
+  model: string | null
   createdAt: Date | null
   inProgressAt: Date | null
   expiresAt: Date | null
@@ -80,6 +81,7 @@ export type BatchMaxAggregateOutputType = {
   failedLines: number | null
   outputFileId: string | null
   errorFileId: string | null
+  model: string | null
   createdAt: Date | null
   inProgressAt: Date | null
   expiresAt: Date | null
@@ -109,6 +111,8 @@ export type BatchCountAggregateOutputType = {
   outputFileId: number
   errorFileId: number
   errors: number
+  model: number
+  usage: number
   createdAt: number
   inProgressAt: number
   expiresAt: number
@@ -149,6 +153,7 @@ export type BatchMinAggregateInputType = {
   failedLines?: true
   outputFileId?: true
   errorFileId?: true
+  model?: true
   createdAt?: true
   inProgressAt?: true
   expiresAt?: true
@@ -175,6 +180,7 @@ export type BatchMaxAggregateInputType = {
   failedLines?: true
   outputFileId?: true
   errorFileId?: true
+  model?: true
   createdAt?: true
   inProgressAt?: true
   expiresAt?: true
@@ -204,6 +210,8 @@ export type BatchCountAggregateInputType = {
   outputFileId?: true
   errorFileId?: true
   errors?: true
+  model?: true
+  usage?: true
   createdAt?: true
   inProgressAt?: true
   expiresAt?: true
@@ -320,6 +328,8 @@ export type BatchGroupByOutputType = {
   outputFileId: string | null
   errorFileId: string | null
   errors: runtime.JsonValue | null
+  model: string | null
+  usage: runtime.JsonValue | null
   createdAt: Date
   inProgressAt: Date | null
   expiresAt: Date
@@ -372,6 +382,8 @@ export type BatchWhereInput = {
   outputFileId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   errorFileId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   errors?: Prisma.JsonNullableFilter<"Batch">
+  model?: Prisma.StringNullableFilter<"Batch"> | string | null
+  usage?: Prisma.JsonNullableFilter<"Batch">
   createdAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
   inProgressAt?: Prisma.DateTimeNullableFilter<"Batch"> | Date | string | null
   expiresAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
@@ -402,6 +414,8 @@ export type BatchOrderByWithRelationInput = {
   outputFileId?: Prisma.SortOrderInput | Prisma.SortOrder
   errorFileId?: Prisma.SortOrderInput | Prisma.SortOrder
   errors?: Prisma.SortOrderInput | Prisma.SortOrder
+  model?: Prisma.SortOrderInput | Prisma.SortOrder
+  usage?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   inProgressAt?: Prisma.SortOrderInput | Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
@@ -435,6 +449,8 @@ export type BatchWhereUniqueInput = Prisma.AtLeast<{
   outputFileId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   errorFileId?: Prisma.UuidNullableFilter<"Batch"> | string | null
   errors?: Prisma.JsonNullableFilter<"Batch">
+  model?: Prisma.StringNullableFilter<"Batch"> | string | null
+  usage?: Prisma.JsonNullableFilter<"Batch">
   createdAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
   inProgressAt?: Prisma.DateTimeNullableFilter<"Batch"> | Date | string | null
   expiresAt?: Prisma.DateTimeFilter<"Batch"> | Date | string
@@ -465,6 +481,8 @@ export type BatchOrderByWithAggregationInput = {
   outputFileId?: Prisma.SortOrderInput | Prisma.SortOrder
   errorFileId?: Prisma.SortOrderInput | Prisma.SortOrder
   errors?: Prisma.SortOrderInput | Prisma.SortOrder
+  model?: Prisma.SortOrderInput | Prisma.SortOrder
+  usage?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   inProgressAt?: Prisma.SortOrderInput | Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
@@ -502,6 +520,8 @@ export type BatchScalarWhereWithAggregatesInput = {
   outputFileId?: Prisma.UuidNullableWithAggregatesFilter<"Batch"> | string | null
   errorFileId?: Prisma.UuidNullableWithAggregatesFilter<"Batch"> | string | null
   errors?: Prisma.JsonNullableWithAggregatesFilter<"Batch">
+  model?: Prisma.StringNullableWithAggregatesFilter<"Batch"> | string | null
+  usage?: Prisma.JsonNullableWithAggregatesFilter<"Batch">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Batch"> | Date | string
   inProgressAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Batch"> | Date | string | null
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"Batch"> | Date | string
@@ -531,6 +551,8 @@ export type BatchCreateInput = {
   outputFileId?: string | null
   errorFileId?: string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   inProgressAt?: Date | string | null
   expiresAt: Date | string
@@ -561,6 +583,8 @@ export type BatchUncheckedCreateInput = {
   outputFileId?: string | null
   errorFileId?: string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   inProgressAt?: Date | string | null
   expiresAt: Date | string
@@ -591,6 +615,8 @@ export type BatchUpdateInput = {
   outputFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errorFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   inProgressAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -621,6 +647,8 @@ export type BatchUncheckedUpdateInput = {
   outputFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errorFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   inProgressAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -651,6 +679,8 @@ export type BatchCreateManyInput = {
   outputFileId?: string | null
   errorFileId?: string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   inProgressAt?: Date | string | null
   expiresAt: Date | string
@@ -680,6 +710,8 @@ export type BatchUpdateManyMutationInput = {
   outputFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errorFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   inProgressAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -709,6 +741,8 @@ export type BatchUncheckedUpdateManyInput = {
   outputFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errorFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   inProgressAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -738,6 +772,8 @@ export type BatchCountOrderByAggregateInput = {
   outputFileId?: Prisma.SortOrder
   errorFileId?: Prisma.SortOrder
   errors?: Prisma.SortOrder
+  model?: Prisma.SortOrder
+  usage?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   inProgressAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
@@ -770,6 +806,7 @@ export type BatchMaxOrderByAggregateInput = {
   failedLines?: Prisma.SortOrder
   outputFileId?: Prisma.SortOrder
   errorFileId?: Prisma.SortOrder
+  model?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   inProgressAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
@@ -796,6 +833,7 @@ export type BatchMinOrderByAggregateInput = {
   failedLines?: Prisma.SortOrder
   outputFileId?: Prisma.SortOrder
   errorFileId?: Prisma.SortOrder
+  model?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   inProgressAt?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
@@ -850,6 +888,8 @@ export type BatchCreateWithoutLinesInput = {
   outputFileId?: string | null
   errorFileId?: string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   inProgressAt?: Date | string | null
   expiresAt: Date | string
@@ -879,6 +919,8 @@ export type BatchUncheckedCreateWithoutLinesInput = {
   outputFileId?: string | null
   errorFileId?: string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   inProgressAt?: Date | string | null
   expiresAt: Date | string
@@ -924,6 +966,8 @@ export type BatchUpdateWithoutLinesInput = {
   outputFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errorFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   inProgressAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -953,6 +997,8 @@ export type BatchUncheckedUpdateWithoutLinesInput = {
   outputFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errorFileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   errors?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  usage?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   inProgressAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1013,6 +1059,8 @@ export type BatchSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   outputFileId?: boolean
   errorFileId?: boolean
   errors?: boolean
+  model?: boolean
+  usage?: boolean
   createdAt?: boolean
   inProgressAt?: boolean
   expiresAt?: boolean
@@ -1044,6 +1092,8 @@ export type BatchSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   outputFileId?: boolean
   errorFileId?: boolean
   errors?: boolean
+  model?: boolean
+  usage?: boolean
   createdAt?: boolean
   inProgressAt?: boolean
   expiresAt?: boolean
@@ -1073,6 +1123,8 @@ export type BatchSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   outputFileId?: boolean
   errorFileId?: boolean
   errors?: boolean
+  model?: boolean
+  usage?: boolean
   createdAt?: boolean
   inProgressAt?: boolean
   expiresAt?: boolean
@@ -1102,6 +1154,8 @@ export type BatchSelectScalar = {
   outputFileId?: boolean
   errorFileId?: boolean
   errors?: boolean
+  model?: boolean
+  usage?: boolean
   createdAt?: boolean
   inProgressAt?: boolean
   expiresAt?: boolean
@@ -1113,7 +1167,7 @@ export type BatchSelectScalar = {
   cancelledAt?: boolean
 }
 
-export type BatchOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "customerId" | "keyHash" | "endpoint" | "inputFileId" | "completionWindow" | "metadata" | "scopeHeaders" | "status" | "totalLines" | "completedLines" | "failedLines" | "outputFileId" | "errorFileId" | "errors" | "createdAt" | "inProgressAt" | "expiresAt" | "finalizingAt" | "completedAt" | "failedAt" | "expiredAt" | "cancellingAt" | "cancelledAt", ExtArgs["result"]["batch"]>
+export type BatchOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "customerId" | "keyHash" | "endpoint" | "inputFileId" | "completionWindow" | "metadata" | "scopeHeaders" | "status" | "totalLines" | "completedLines" | "failedLines" | "outputFileId" | "errorFileId" | "errors" | "model" | "usage" | "createdAt" | "inProgressAt" | "expiresAt" | "finalizingAt" | "completedAt" | "failedAt" | "expiredAt" | "cancellingAt" | "cancelledAt", ExtArgs["result"]["batch"]>
 export type BatchInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   lines?: boolean | Prisma.Batch$linesArgs<ExtArgs>
   _count?: boolean | Prisma.BatchCountOutputTypeDefaultArgs<ExtArgs>
@@ -1159,6 +1213,14 @@ export type $BatchPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      * The batch-level errors object ({object: list, data: [...]}) when the batch failed.
      */
     errors: runtime.JsonValue | null
+    /**
+     * Set when it finalizes: the model every answered line named (null when they differ or none answered).
+     */
+    model: string | null
+    /**
+     * Set when it finalizes: the answered lines' tokens, in OpenAI's BatchUsage shape.
+     */
+    usage: runtime.JsonValue | null
     createdAt: Date
     inProgressAt: Date | null
     expiresAt: Date
@@ -1609,6 +1671,8 @@ export interface BatchFieldRefs {
   readonly outputFileId: Prisma.FieldRef<"Batch", 'String'>
   readonly errorFileId: Prisma.FieldRef<"Batch", 'String'>
   readonly errors: Prisma.FieldRef<"Batch", 'Json'>
+  readonly model: Prisma.FieldRef<"Batch", 'String'>
+  readonly usage: Prisma.FieldRef<"Batch", 'Json'>
   readonly createdAt: Prisma.FieldRef<"Batch", 'DateTime'>
   readonly inProgressAt: Prisma.FieldRef<"Batch", 'DateTime'>
   readonly expiresAt: Prisma.FieldRef<"Batch", 'DateTime'>

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "batches" ADD COLUMN     "model" TEXT,
+ADD COLUMN     "usage" JSONB;
