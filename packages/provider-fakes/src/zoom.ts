@@ -204,13 +204,17 @@ interface Account {
   clientSecret: string;
   users: User[];
   disabled: boolean;
-  /** Access tokens issued before this instant are revoked. */
+  /**
+   * Access tokens with a serial number below this are revoked. Serials, not the clock: a token issued
+   * in the same millisecond as a revocation but after it must work (the client's new token).
+   */
   revokedBefore: number;
 }
 
 interface AccessToken {
   account: Account;
-  issuedAt: number;
+  /** The token's place in issue order, compared with the account's revokedBefore. */
+  serial: number;
   expiresAt: number;
 }
 
@@ -550,10 +554,13 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     return { body: { access_token: issue(account), token_type: 'bearer', expires_in: TOKEN_TTL_MS / 1000, scope: 'user:read:admin webinar:read:admin report:read:admin', api_url: 'https://api.zoom.us' } };
   });
 
+  /** Tokens issued so far: each one's serial. */
+  let issued = 0;
   const issue = (account: Account, expiresAt?: number): string => {
     const token = `eyJ${makeToken('', 24)}`;
     const now = clock.now();
-    accessTokens.set(token, { account, issuedAt: now, expiresAt: expiresAt ?? now + TOKEN_TTL_MS });
+    issued += 1;
+    accessTokens.set(token, { account, serial: issued, expiresAt: expiresAt ?? now + TOKEN_TTL_MS });
     return token;
   };
 
@@ -596,7 +603,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
         const target = accounts.get(typeof body.accountId === 'string' ? body.accountId : ZOOM_FAKE_CREDENTIALS.accountId);
         if (!target) throw new Error('Send {"accountId"?: an account of the fake, "app"?: true}.');
         if (body.app === true) target.disabled = true;
-        else target.revokedBefore = clock.now() + 1;
+        else target.revokedBefore = issued + 1;
       },
     });
   }
@@ -612,7 +619,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
       const token = bearerToken(req);
       if (!token) return { reply: zoomError(401, 124, 'Invalid access token.') };
       const entry = accessTokens.get(token);
-      if (!entry || entry.account.disabled || entry.issuedAt < entry.account.revokedBefore) return { reply: zoomError(401, 124, 'Invalid access token.') };
+      if (!entry || entry.account.disabled || entry.serial < entry.account.revokedBefore) return { reply: zoomError(401, 124, 'Invalid access token.') };
       if (clock.now() >= entry.expiresAt) return { reply: zoomError(401, 124, 'Access token is expired.') };
       return { identity: entry.account };
     },
@@ -701,7 +708,7 @@ export async function startFakeZoom(options: FakeZoomOptions = {}): Promise<Fake
     },
     issueAccessToken: () => issue(account),
     revokeAccessTokens: () => {
-      account.revokedBefore = clock.now() + 1;
+      account.revokedBefore = issued + 1;
     },
     disableApp: () => {
       account.disabled = true;
