@@ -143,27 +143,36 @@ return reply(0)
 `);
 
 /**
- * Settles (or releases, with actual 0) one reservation.
+ * Settles (or releases, with actual 0) reservations of one scope, each as if settled alone: the
+ * gateway gathers the settles of a few milliseconds into one call (RedisSpendControl.settle).
  *
- * KEYS  1 t, 2 f (then the fence). ARGV 1 the reservation member, 2 actual micro-USD, 3 now ms, 4 lease end ms.
- * Returns 0 when the reservation belongs to a lost epoch (nothing to do: its record carries the cost),
- * 1 settled (counters moved by actual - reserved), 2 its lease had run out and it was released
- * already (counters moved by actual), 3 settled before (nothing done).
+ * KEYS  1 t, 2 f (then the fence). ARGV 1 now ms, then three per reservation: its member, actual
+ * micro-USD, lease end ms.
+ * Returns one code per reservation, in order: 0 when it belongs to a lost epoch (nothing to do: its
+ * record carries the cost), 1 settled (counters moved by actual - reserved), 2 its lease had run
+ * out and it was released already (counters moved by actual), 3 settled before (nothing done).
  */
 export const SETTLE_SCRIPT = counterScript(`
 ${LUA_RESERVATIONS}
-local parts = split(ARGV[1])
-if parts[2] ~= fence_epoch then return 0 end
-local actual = tonumber(ARGV[2])
-if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
-  adjust(parts, actual - tonumber(parts[3]))
-  return 1
+local now = tonumber(ARGV[1])
+local function settle(member, actual, lease_end)
+  local parts = split(member)
+  if parts[2] ~= fence_epoch then return 0 end
+  if redis.call('ZREM', KEYS[2], member) == 1 then
+    adjust(parts, actual - tonumber(parts[3]))
+    return 1
+  end
+  if now >= lease_end then
+    adjust(parts, actual)
+    return 2
+  end
+  return 3
 end
-if tonumber(ARGV[3]) >= tonumber(ARGV[4]) then
-  adjust(parts, actual)
-  return 2
+local out = {}
+for i = 2, #ARGV - 1, 3 do
+  out[#out + 1] = settle(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]))
 end
-return 3
+return out
 `);
 
 /**

@@ -107,6 +107,8 @@ export interface SpendControl {
   settle(reservation: Reservation, actualMicros: number, recordId?: string): Promise<void>;
   /** Nothing was spent (failed attempt). */
   release(reservation: Reservation): Promise<void>;
+  /** Settles and releases still gathered for one call, sent now; resolves when they are in Redis (shutdown). */
+  flushSettles?(): Promise<void>;
   keyUsage(organizationId: string, keyHash: string, now?: number): Promise<KeyUsage>;
   /** After usage records commit: records of an epoch Redis has lost since are added to the rebuilt counters. */
   noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void>;
