@@ -40,8 +40,9 @@ export interface RedisSpendControlOptions {
   /**
    * How long settles (and releases) are gathered before one script applies them, per organization.
    * Default 2 ms. A settle is the second Redis call of every model request: one call for the
-   * settles of a few milliseconds costs the gateway and Redis a fraction of one call each. The
-   * reservation holds that much longer, which can only make a concurrent admit stricter.
+   * settles of a few milliseconds costs the gateway and Redis a fraction of one call each. An admit
+   * of the same organization sends the gathered settles first (same connection, so Redis runs them
+   * before it): a request is never judged without the settles of requests that ended before it here.
    */
   settleBatchMs?: number;
 }
@@ -111,6 +112,9 @@ export class RedisSpendControl implements SpendControl {
     // The member's epoch is the fence's, which the script writes in: see ADMIT_SCRIPT.
     const rest = [req.reserveMicros, subject.key.byok ? 1 : 0, subject.key.hash, projectField, customerField, periods.day.label, periods.week.label, periods.month.label].join('|');
 
+    // Settles of this organization still gathered go first, on the same connection: Redis runs them
+    // before this admit, so a client's next request is judged on what its last one cost.
+    this.sendPendingSettles(scope);
     const { epoch, reply } = await this.counters.run<AdmitReply>(
       ADMIT_SCRIPT,
       scope,
@@ -284,12 +288,19 @@ export class RedisSpendControl implements SpendControl {
       }
       batch.push({ member: reservation.member, actualMicros, leaseUntilMs: reservation.leaseUntilMs, resolve, reject });
       if (batch.length >= SETTLE_BATCH_MAX) {
-        this.pendingSettles.delete(scope);
-        void this.sendSettles(scope, batch);
+        this.sendPendingSettles(scope);
       } else {
         this.settleTimer ??= setTimeout(() => void this.flushSettles(), this.settleBatchMs);
       }
     });
+  }
+
+  /** Sends the scope's gathered settles now, in this tick (before a command that must come after them). */
+  private sendPendingSettles(scope: string): void {
+    const batch = this.pendingSettles.get(scope);
+    if (!batch) return;
+    this.pendingSettles.delete(scope);
+    void this.sendSettles(scope, batch);
   }
 
   /** Sends every settle still waiting for its batch now (shutdown, tests); resolves when they are in Redis. */

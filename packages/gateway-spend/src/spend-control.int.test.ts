@@ -14,7 +14,7 @@ let ledger: MemoryLedger;
 let spend: RedisSpendControl;
 const opened: RedisSpendControl[] = [];
 
-function control(connection: Redis = redis, options: { clock?: () => number; leaseMs?: number } = {}): RedisSpendControl {
+function control(connection: Redis = redis, options: { clock?: () => number; leaseMs?: number; settleBatchMs?: number } = {}): RedisSpendControl {
   const c = new RedisSpendControl(connection, { ledger, keyPrefix: prefix, settleDelaysMs: [], ...options });
   opened.push(c);
   return c;
@@ -59,6 +59,32 @@ async function request(subject: SpendSubject, reserveMicros: number, costMicros:
 }
 
 const noon = Date.parse('2026-11-25T12:00:00Z'); // a Wednesday
+
+describe('gathered settles', () => {
+  it('a settle still gathered for its batch reaches Redis before the next admit of the organization, so the next request is judged on what the last one cost', async () => {
+    // A batch window far longer than the test: only the admit can send the settle.
+    const slow = control(redis, { settleBatchMs: 60_000 });
+    const subject = subjectOf({ creditMicros: 1 * USD });
+    const first = admitted(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    // The request cost far more than it reserved; the client sends its next one as soon as it has the answer.
+    const settled = slow.settle(first, 1 * USD);
+    const next = refused(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    expect(next).toMatchObject({ status: 402, limit: 'organization_credit' });
+    await settled;
+  });
+
+  it('settles and releases of one organization within the window are applied together, each as if alone', async () => {
+    const batched = control(redis, { settleBatchMs: 5 });
+    const subject = subjectOf({ creditMicros: 1 * USD });
+    const reservations: Reservation[] = [];
+    for (let i = 0; i < 5; i++) reservations.push(admitted(await batched.admit({ subject, reserveMicros: 150_000, countsAsModelRequest: true })));
+    const costs = [100_000, 200_000, 300_000, 150_000];
+    await Promise.all(reservations.map((r, i) => (i < costs.length ? batched.settle(r, costs[i]!) : batched.release(r))));
+    // 0.75 spent, the fifth released: 0.25 left of 1.00.
+    const after = await batched.admit({ subject, reserveMicros: 0, countsAsModelRequest: true });
+    expect(after.headers['X-Credit-Balance-USD']).toBe('0.25');
+  });
+});
 
 describe('organization credit', () => {
   it('returns 402 budget_exceeded once the credit is spent, and admits again when settled spend leaves some', async () => {
