@@ -40,9 +40,10 @@ export interface RedisSpendControlOptions {
   /**
    * How long settles (and releases) are gathered before one script applies them, per organization.
    * Default 2 ms. A settle is the second Redis call of every model request: one call for the
-   * settles of a few milliseconds costs the gateway and Redis a fraction of one call each. An admit
-   * of the same organization sends the gathered settles first (same connection, so Redis runs them
-   * before it): a request is never judged without the settles of requests that ended before it here.
+   * settles of a few milliseconds costs the gateway and Redis a fraction of one call each. Only
+   * settles within their reservation wait (meanwhile every admit is judged stricter, on any replica);
+   * one that cost more is sent at once. An admit of the same organization also sends the gathered
+   * settles first (same connection, so Redis runs them before it).
    */
   settleBatchMs?: number;
 }
@@ -287,7 +288,9 @@ export class RedisSpendControl implements SpendControl {
         this.pendingSettles.set(scope, batch);
       }
       batch.push({ member: reservation.member, actualMicros, leaseUntilMs: reservation.leaseUntilMs, resolve, reject });
-      if (batch.length >= SETTLE_BATCH_MAX) {
+      // Gathering is safe while the reservation holds at least the real cost: every admit, on any
+      // replica, is judged stricter meanwhile. One that cost more goes now, with the others.
+      if (batch.length >= SETTLE_BATCH_MAX || actualMicros > reservation.reservedMicros) {
         this.sendPendingSettles(scope);
       } else {
         this.settleTimer ??= setTimeout(() => void this.flushSettles(), this.settleBatchMs);

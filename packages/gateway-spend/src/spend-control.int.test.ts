@@ -73,6 +73,21 @@ describe('gathered settles', () => {
     await settled;
   });
 
+  it('a settle that cost more than its reservation is not gathered: another replica\'s next admit sees it', async () => {
+    const replicaA = control(redis, { settleBatchMs: 60_000 });
+    const replicaB = control(redis, { settleBatchMs: 60_000 });
+    const subject = subjectOf({ creditMicros: 1 * USD });
+    const within = admitted(await replicaA.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    const over = admitted(await replicaA.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    // Within its reservation: it may wait, and B meanwhile counts the full 0.10 reserved.
+    const waiting = replicaA.settle(within, 50_000);
+    // Resolves without any admit on A: it went to Redis at once.
+    await replicaA.settle(over, 1 * USD);
+    const next = refused(await replicaB.admit({ subject, reserveMicros: 1, countsAsModelRequest: true }));
+    expect(next).toMatchObject({ status: 402, limit: 'organization_credit' });
+    await waiting;
+  });
+
   it('settles and releases of one organization within the window are applied together, each as if alone', async () => {
     const batched = control(redis, { settleBatchMs: 5 });
     const subject = subjectOf({ creditMicros: 1 * USD });
