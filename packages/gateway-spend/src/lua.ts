@@ -49,6 +49,22 @@ local function adjust(parts, delta)
     end
   end
 end
+-- Settles one reservation as if alone (f: the in-flight set). Returns 0 when it belongs to a lost
+-- epoch (its record carries the cost), 1 settled (counters moved by actual - reserved), 2 its
+-- lease had run out and it was released already (counters moved by actual), 3 settled before.
+local function settle(f, now, member, actual, lease_end)
+  local parts = split(member)
+  if parts[2] ~= fence_epoch then return 0 end
+  if redis.call('ZREM', f, member) == 1 then
+    adjust(parts, actual - tonumber(parts[3]))
+    return 1
+  end
+  if now >= lease_end then
+    adjust(parts, actual)
+    return 2
+  end
+  return 3
+end
 `;
 
 /**
@@ -59,9 +75,13 @@ end
  *       7 credit, 8 plan, 9 project field ('-'), 10 project budget (''), 11 customer field ('-'),
  *       12 customer budget (''), 13 customer rpm (''), 14 counts as a model request 1|0,
  *       15 free daily cap, 16 reservation id, 17 lease end ms, 18-22 TTLs of d, w, m, r, f in ms,
- *       23 the reservation member after its id and epoch (the script puts the scope's epoch in it)
+ *       23 the reservation member after its id and epoch (the script puts the scope's epoch in it),
+ *       24 now ms for the settles, then three per gathered settle of the scope, as SETTLE_SCRIPT takes them
+ *       (member, actual, lease end)
  *
- * First releases up to 16 reservations whose lease ran out (their replica died before settling).
+ * First applies the gathered settles, each as SETTLE_SCRIPT would: they ride on the admit instead of
+ * costing Redis and the gateway a call of their own. Then releases up to 16 reservations whose
+ * lease ran out (their replica died before settling).
  * Then the checks, in order: free plan daily cap, customer rate limit, org credit (not for BYOK),
  * project budget, key limit in its window, customer budget. A limit is reached once what is
  * counted (settled plus in flight) is at or over it. Nothing is counted when one refuses.
@@ -73,6 +93,8 @@ end
 export const ADMIT_SCRIPT = counterScript(`
 ${LUA_RESERVATIONS}
 local now = tonumber(ARGV[1])
+local settle_now = tonumber(ARGV[24])
+for i = 25, #ARGV - 1, 3 do settle(KEYS[6], settle_now, ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])) end
 local expired = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now, 'LIMIT', 0, 16)
 for _, member in ipairs(expired) do
   redis.call('ZREM', KEYS[6], member)
@@ -155,22 +177,9 @@ return reply(0)
 export const SETTLE_SCRIPT = counterScript(`
 ${LUA_RESERVATIONS}
 local now = tonumber(ARGV[1])
-local function settle(member, actual, lease_end)
-  local parts = split(member)
-  if parts[2] ~= fence_epoch then return 0 end
-  if redis.call('ZREM', KEYS[2], member) == 1 then
-    adjust(parts, actual - tonumber(parts[3]))
-    return 1
-  end
-  if now >= lease_end then
-    adjust(parts, actual)
-    return 2
-  end
-  return 3
-end
 local out = {}
 for i = 2, #ARGV - 1, 3 do
-  out[#out + 1] = settle(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]))
+  out[#out + 1] = settle(KEYS[2], now, ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]))
 end
 return out
 `);

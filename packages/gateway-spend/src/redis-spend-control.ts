@@ -42,8 +42,9 @@ export interface RedisSpendControlOptions {
    * Default 2 ms. A settle is the second Redis call of every model request: one call for the
    * settles of a few milliseconds costs the gateway and Redis a fraction of one call each. Only
    * settles within their reservation wait (meanwhile every admit is judged stricter, on any replica);
-   * one that cost more is sent at once. An admit of the same organization also sends the gathered
-   * settles first (same connection, so Redis runs them before it).
+   * one that cost more is sent at once, and the organization's next admit on this replica waits for
+   * its answer. An admit of the organization carries the gathered settles in its own call, and its
+   * script applies them before judging it.
    */
   settleBatchMs?: number;
 }
@@ -78,6 +79,12 @@ export class RedisSpendControl implements SpendControl {
   /** Settles waiting for the next flush, by scope (organization). */
   private pendingSettles = new Map<string, PendingSettle[]>();
   private settleTimer: NodeJS.Timeout | null = null;
+  /**
+   * Settles sent on their own (one cost more than its reservation) and not yet answered, by scope:
+   * an admit of the scope waits for them. Sending first is not enough: a script Redis no longer
+   * knows (NOSCRIPT after a restart) is sent again after the answer, behind a later admit.
+   */
+  private sendingSettles = new Map<string, Promise<void>>();
 
   constructor(redis: Redis | Cluster, options: RedisSpendControlOptions) {
     this.ledger = options.ledger;
@@ -113,40 +120,47 @@ export class RedisSpendControl implements SpendControl {
     // The member's epoch is the fence's, which the script writes in: see ADMIT_SCRIPT.
     const rest = [req.reserveMicros, subject.key.byok ? 1 : 0, subject.key.hash, projectField, customerField, periods.day.label, periods.week.label, periods.month.label].join('|');
 
-    // Settles of this organization still gathered go first, on the same connection: Redis runs them
-    // before this admit, so a client's next request is judged on what its last one cost.
-    this.sendPendingSettles(scope);
-    const { epoch, reply } = await this.counters.run<AdmitReply>(
-      ADMIT_SCRIPT,
-      scope,
-      names(periods),
-      [
-        now,
-        req.reserveMicros,
-        subject.key.byok ? '1' : '0',
-        subject.key.hash,
-        subject.key.limitMicros ?? '',
-        windowOf(subject.key.limitReset, subject.key.limitMicros),
-        String(subject.creditMicros),
-        subject.plan,
-        projectField,
-        subject.project?.budgetMicros ?? '',
-        customerField,
-        subject.customer?.budgetMicros ?? '',
-        rpm ?? '',
-        req.countsAsModelRequest ? '1' : '0',
-        FREE_PLAN_DAILY_REQUESTS,
-        id,
-        leaseUntilMs,
-        periods.day.endMs + DAY_GRACE_MS - now,
-        periods.week.endMs + WEEK_GRACE_MS - now,
-        periods.month.endMs + MONTH_GRACE_MS - now,
-        periods.minute.endMs + MINUTE_GRACE_MS - now,
-        this.leaseMs * 2,
-        rest,
-      ],
-      req.now === undefined ? {} : { nowMs: req.now },
-    );
+    // Settles of this organization still gathered ride on this admit, and the script applies them
+    // first: a client's next request is judged on what its last one cost, in one call instead of two.
+    const sending = this.sendingSettles.get(scope);
+    if (sending) await sending;
+    const riding = this.takePendingSettles(scope);
+    const args: Array<string | number> = [
+      now,
+      req.reserveMicros,
+      subject.key.byok ? '1' : '0',
+      subject.key.hash,
+      subject.key.limitMicros ?? '',
+      windowOf(subject.key.limitReset, subject.key.limitMicros),
+      String(subject.creditMicros),
+      subject.plan,
+      projectField,
+      subject.project?.budgetMicros ?? '',
+      customerField,
+      subject.customer?.budgetMicros ?? '',
+      rpm ?? '',
+      req.countsAsModelRequest ? '1' : '0',
+      FREE_PLAN_DAILY_REQUESTS,
+      id,
+      leaseUntilMs,
+      periods.day.endMs + DAY_GRACE_MS - now,
+      periods.week.endMs + WEEK_GRACE_MS - now,
+      periods.month.endMs + MONTH_GRACE_MS - now,
+      periods.minute.endMs + MINUTE_GRACE_MS - now,
+      this.leaseMs * 2,
+      rest,
+      this.clock(),
+    ];
+    if (riding) for (const settle of riding) args.push(settle.member, settle.actualMicros, settle.leaseUntilMs);
+    let ran: { epoch: string; reply: AdmitReply };
+    try {
+      ran = await this.counters.run<AdmitReply>(ADMIT_SCRIPT, scope, names(periods), args, req.now === undefined ? {} : { nowMs: req.now });
+    } catch (err) {
+      if (riding) for (const settle of riding) settle.reject(err);
+      throw err;
+    }
+    if (riding) for (const settle of riding) settle.resolve();
+    const { epoch, reply } = ran;
     const [refusal, requestsToday, rateWindowCount, creditDrawn, projectSpent, customerSpent, keySpent] = reply;
     const headers = this.headersOf(subject, periods, { requestsToday, rateWindowCount, creditDrawn, projectSpent, keySpent }, req.countsAsModelRequest);
     if (refusal !== 0) return this.refusalOf(refusal, subject, periods, now, headers, { creditDrawn, projectSpent, customerSpent, keySpent });
@@ -298,12 +312,28 @@ export class RedisSpendControl implements SpendControl {
     });
   }
 
-  /** Sends the scope's gathered settles now, in this tick (before a command that must come after them). */
+  /** Sends the scope's gathered settles now, on their own; the scope's next admit waits for their answer. */
   private sendPendingSettles(scope: string): void {
-    const batch = this.pendingSettles.get(scope);
+    const batch = this.takePendingSettles(scope);
     if (!batch) return;
+    const before = this.sendingSettles.get(scope);
+    const sent = this.sendSettles(scope, batch).then(() => before);
+    this.sendingSettles.set(scope, sent);
+    void sent.then(() => {
+      if (this.sendingSettles.get(scope) === sent) this.sendingSettles.delete(scope);
+    });
+  }
+
+  /** Takes the scope's gathered settles off the batch (to send them now); the timer stops when none are left. */
+  private takePendingSettles(scope: string): PendingSettle[] | undefined {
+    const batch = this.pendingSettles.get(scope);
+    if (!batch) return undefined;
     this.pendingSettles.delete(scope);
-    void this.sendSettles(scope, batch);
+    if (this.pendingSettles.size === 0 && this.settleTimer) {
+      clearTimeout(this.settleTimer);
+      this.settleTimer = null;
+    }
+    return batch;
   }
 
   /** Sends every settle still waiting for its batch now (shutdown, tests); resolves when they are in Redis. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { refusalBody } from './errors';
+import { ADMIT_SCRIPT } from './lua';
 import { keyUsageFields, RedisSpendControl, usageInWindow } from './redis-spend-control';
 import { deleteKeys, subjectOf, USD } from './test-support/fixtures';
 import { MemoryLedger } from './test-support/memory-ledger';
@@ -67,6 +68,34 @@ describe('gathered settles', () => {
     const subject = subjectOf({ creditMicros: 1 * USD });
     const first = admitted(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
     // The request cost far more than it reserved; the client sends its next one as soon as it has the answer.
+    const settled = slow.settle(first, 1 * USD);
+    const next = refused(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    expect(next).toMatchObject({ status: 402, limit: 'organization_credit' });
+    await settled;
+  });
+
+  it('a gathered settle rides on the organization\'s next admit, which applies it before judging the request', async () => {
+    const slow = control(redis, { settleBatchMs: 60_000 });
+    const subject = subjectOf({ creditMicros: 1 * USD });
+    const first = admitted(await slow.admit({ subject, reserveMicros: 600_000, countsAsModelRequest: true }));
+    const settled = slow.settle(first, 100_000);
+    // 0.10 spent and 0.60 reserved now: 0.30 left. Without the settle it would be 1.20 drawn, nothing left.
+    const next = admitted(await slow.admit({ subject, reserveMicros: 600_000, countsAsModelRequest: true }));
+    expect(next).toBeDefined();
+    const after = await slow.admit({ subject, reserveMicros: 0, countsAsModelRequest: true });
+    expect(after.headers['X-Credit-Balance-USD']).toBe('0.30');
+    // Resolved by the admit's answer, long before its batch window.
+    await settled;
+  });
+
+  it('an admit waits for a settle sent on its own, even when Redis forgot the settle script and it is sent again', async () => {
+    const slow = control(redis, { settleBatchMs: 60_000 });
+    const subject = subjectOf({ creditMicros: 1 * USD });
+    const first = admitted(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    // After a Redis restart EVALSHA answers NOSCRIPT and the script goes again with EVAL, a round trip
+    // later; an admit script loaded again meanwhile (another replica's) would run before it.
+    await redis.script('FLUSH');
+    await redis.script('LOAD', ADMIT_SCRIPT.lua.source);
     const settled = slow.settle(first, 1 * USD);
     const next = refused(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
     expect(next).toMatchObject({ status: 402, limit: 'organization_credit' });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { ensureDatabase } from '@patchbay/db';
 import Redis from 'ioredis';
 
@@ -44,4 +45,23 @@ export async function prepareBackends(env: NodeJS.ProcessEnv = process.env): Pro
     redis.disconnect();
   }
   return { databaseUrl, redisUrl };
+}
+
+/**
+ * The Redis server's process when it runs on this machine (its pid from INFO server, readable in
+ * /proc), so a benchmark can show the CPU each request costs Redis beside the services' own; null
+ * for a remote Redis or without /proc.
+ */
+export async function localRedisProcess(redisUrl: string): Promise<{ name: string; pid: number } | null> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+    return Number.isSafeInteger(pid) && pid > 0 && existsSync(`/proc/${pid}/stat`) ? { name: 'redis', pid } : null;
+  } catch {
+    return null;
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -75,7 +75,7 @@ export function roundSeconds(options: LoadOptions): number {
  * Warms every target up, then measures them in interleaved rounds (A B C, A B C, ...), so targets that
  * are compared run seconds apart and a change in the machine's other work hits them alike.
  */
-export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: RunningService[]): Promise<TargetResult[]> {
+export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: Array<Pick<RunningService, 'name' | 'pid'>>): Promise<TargetResult[]> {
   const requests = targets.map((target) => {
     const connections = target.connections ?? options.connections;
     return { url: target.url, method: target.method, headers: target.headers, body: target.body, connections, threads: Math.min(options.threads, connections), rawLatency: target.rawLatency };
@@ -108,7 +108,7 @@ export async function measureInterleaved(tool: LoadTool, options: LoadOptions, t
   return targets.map((target, i) => summarizeTarget(target.label, requests[i]!.connections, rounds[i]!, watched));
 }
 
-function summarizeTarget(label: string, connections: number, rounds: RoundResult[], watched: RunningService[]): TargetResult {
+function summarizeTarget(label: string, connections: number, rounds: RoundResult[], watched: Array<Pick<RunningService, 'name' | 'pid'>>): TargetResult {
   const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
   const elapsedS = rounds.reduce((sum, r) => sum + r.requests / (r.requestsPerSecond || Infinity), 0);
   const cpuUsPerRequest: Record<string, number | null> = {};
