@@ -92,7 +92,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const producer = new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger });
-  const recorder = new UsageRecorder(producer);
+  const recorder = new UsageRecorder(producer, config.GATEWAY_USAGE_FLUSH_MS);
   // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
   const spend = options.spend ?? new RedisSpendControl(redis, { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) });
   const consumer = config.GATEWAY_USAGE_WORKERS

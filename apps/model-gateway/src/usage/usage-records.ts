@@ -15,10 +15,11 @@ const BATCH_JOB_OPTIONS = {
 /** Records handed to the queue together: one job and one Redis round trip per batch instead of per request. */
 export const USAGE_BATCH_MAX = 200;
 /**
- * How long a record may wait in memory: what a replica that crashes loses (shutdown sends it at
- * once). Longer batches save the worker CPU (at 1,500 req/s, 100 ms cost it about 40% less per
- * record than 20 ms) but not the gateway's; records are what usage and billing history are made of,
- * so the window stays short.
+ * How long a record may wait in memory by default (GATEWAY_USAGE_FLUSH_MS): what a replica that
+ * crashes loses (shutdown sends it at once). Longer batches save the worker, Redis and PostgreSQL
+ * CPU per request (100 ms: about 15% of the whole machine's CPU per request in pnpm bench gateway,
+ * see the README) but not the gateway's; records are what usage and billing history are made of,
+ * so the default window stays short.
  */
 export const USAGE_FLUSH_DELAY_MS = 20;
 
