@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { ensureDatabase } from '@patchbay/db';
 import Redis from 'ioredis';
 
@@ -64,4 +64,29 @@ export async function localRedisProcess(redisUrl: string): Promise<{ name: strin
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * PostgreSQL's processes (the server and its backends, the writers and autovacuum) when the database
+ * runs on this machine, found again at every call (backends come and go with connection pools): what
+ * the requests' INSERTs cost the database. null for a remote database or without /proc.
+ */
+export function localPostgresProcesses(databaseUrl: string): { name: string; pids: () => number[] } | null {
+  const host = new URL(databaseUrl).hostname;
+  if (!['127.0.0.1', 'localhost', '[::1]', '::1', ''].includes(host) || !existsSync('/proc')) return null;
+  return {
+    name: 'postgres',
+    pids: () => {
+      const found: number[] = [];
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') found.push(Number(entry));
+        } catch {
+          // exited meanwhile
+        }
+      }
+      return found;
+    },
+  };
 }

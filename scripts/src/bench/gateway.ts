@@ -6,13 +6,13 @@ import { RedisSpendControl, type SpendLedger, type SpendSubject } from '@patchba
 import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
 import Redis from 'ioredis';
 import { newestProfile, summarizeCpuProfile, type TimeWindow } from './cpu-profile';
-import { describeBackends, localRedisProcess, prepareBackends, type Backends } from './backends';
+import { describeBackends, localPostgresProcesses, localRedisProcess, prepareBackends, type Backends } from './backends';
 import type { Benchmark } from './benchmark';
 import { startGatewayLegs, type GatewayLegs } from './gateway-app';
 import { chatBody, EXPECTED_ANSWER, type Leg } from './gateway-legs';
 import { REPO_ROOT } from '../suite';
 import { pickLoadTool } from './load';
-import { median, medianAdded, measureInterleaved, type Target } from './measure';
+import { median, medianAdded, measureInterleaved, type Target, type Watched } from './measure';
 import { LOAD_OPTIONS_USAGE, parseLoadOptions } from './options';
 import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup, type RunningService } from './services';
@@ -239,7 +239,8 @@ async function run(args: string[]): Promise<number> {
     );
     const loadBefore = machineLoad().text;
     const redisProcess = await localRedisProcess(backends.redisUrl);
-    const watched = [upstream, portkey, proxyOne, proxyTwo, ...(gateway ? gateway.services : []), ...(redisProcess ? [redisProcess] : [])];
+    const postgresProcesses = localPostgresProcesses(backends.databaseUrl);
+    const watched: Watched[] = [upstream, portkey, proxyOne, proxyTwo, ...(gateway ? gateway.services : []), ...(redisProcess ? [redisProcess] : []), ...(postgresProcesses ? [postgresProcesses] : [])];
     const results = await measureInterleaved(tool, options, targets, watched);
     gatewayWindows = results.filter((r) => r.label === 'gateway direct').flatMap((r) => r.rounds.map((round) => round.window));
     progress(`time to first token: ${TTFT_SAMPLES} streams per path`);
@@ -279,14 +280,16 @@ async function run(args: string[]): Promise<number> {
           r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest['model-gateway-worker']) : '',
           r.label === 'gateway via edge router' ? cpuText(r.cpuUsPerRequest['edge-router']) : '',
           r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest.redis) : '',
+          r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest.postgres) : '',
         ]);
       }
     }
     print('Throughput and latency (medians over rounds; p50/p99 from raw latencies, wrk p99 with its correction):');
-    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req', 'worker µs/req', 'edge µs/req', 'Redis µs/req'], rows, ['left'])) print(`  ${line}`);
+    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req', 'worker µs/req', 'edge µs/req', 'Redis µs/req', 'PostgreSQL µs/req'], rows, ['left'])) print(`  ${line}`);
     print('  (CPU µs/req: CPU time from /proc of the process serving the path (the gateway itself on the gateway legs), per request; steadier than wall times on a loaded machine;');
     print('   worker µs/req: the usage-record worker process beside it, storing each request\'s record, as docker-compose and the Helm chart deploy it;');
-    print(`   edge µs/req: the edge router in front of the gateway; Redis µs/req: the Redis server (admission, settles, the usage queue)${redisProcess ? '' : ', not shown: Redis is not a local process'})`);
+    print(`   edge µs/req: the edge router in front of the gateway; Redis µs/req: the Redis server (admission, settles, the usage queue)${redisProcess ? '' : ', not shown: Redis is not a local process'};`);
+    print(`   PostgreSQL µs/req: every postgres process on the machine (storing the usage records)${postgresProcesses ? '' : ', not shown: the database is not local'})`);
     print('');
     print('Ratios:');
     for (const connections of connectionCounts) {

@@ -75,7 +75,18 @@ export function roundSeconds(options: LoadOptions): number {
  * Warms every target up, then measures them in interleaved rounds (A B C, A B C, ...), so targets that
  * are compared run seconds apart and a change in the machine's other work hits them alike.
  */
-export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: Array<Pick<RunningService, 'name' | 'pid'>>): Promise<TargetResult[]> {
+/**
+ * A process whose CPU each round is charged to (a service), or a group of processes under one name
+ * found again at every round (a database's backends, which come and go with connection pools): a
+ * process that appears during the round counts in full, one that exits counts nothing.
+ */
+export type Watched = Pick<RunningService, 'name' | 'pid'> | { name: string; pids: () => number[] };
+
+function pidsOf(watched: Watched): number[] {
+  return 'pid' in watched ? [watched.pid] : watched.pids();
+}
+
+export async function measureInterleaved(tool: LoadTool, options: LoadOptions, targets: Target[], watched: Watched[]): Promise<TargetResult[]> {
   const requests = targets.map((target) => {
     const connections = target.connections ?? options.connections;
     return { url: target.url, method: target.method, headers: target.headers, body: target.body, connections, threads: Math.min(options.threads, connections), rawLatency: target.rawLatency };
@@ -92,15 +103,24 @@ export async function measureInterleaved(tool: LoadTool, options: LoadOptions, t
   for (let round = 1; round <= options.rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
       progress(`${describe(i)}: round ${round}/${options.rounds}, ${seconds} s`);
-      const before = watched.map((s) => processCpuUs(s.pid));
+      const before = watched.map((s) => new Map(pidsOf(s).map((pid) => [pid, processCpuUs(pid)])));
       const startUs = monotonicUs();
       const result = await runLoad(tool, { ...requests[i]!, durationS: seconds });
       const window = { startUs, endUs: monotonicUs() };
       const cpuUs: Record<string, number | null> = {};
       watched.forEach((service, w) => {
-        const start = before[w];
-        const end = processCpuUs(service.pid);
-        cpuUs[service.name] = start == null || end === null ? null : end - start;
+        if ('pid' in service) {
+          const start = before[w]!.get(service.pid);
+          const end = processCpuUs(service.pid);
+          cpuUs[service.name] = start == null || end === null ? null : end - start;
+          return;
+        }
+        let used = 0;
+        for (const pid of service.pids()) {
+          const end = processCpuUs(pid);
+          if (end !== null) used += end - (before[w]!.get(pid) ?? 0);
+        }
+        cpuUs[service.name] = used;
       });
       rounds[i]!.push({ ...result, window, cpuUs });
     }
@@ -108,7 +128,7 @@ export async function measureInterleaved(tool: LoadTool, options: LoadOptions, t
   return targets.map((target, i) => summarizeTarget(target.label, requests[i]!.connections, rounds[i]!, watched));
 }
 
-function summarizeTarget(label: string, connections: number, rounds: RoundResult[], watched: Array<Pick<RunningService, 'name' | 'pid'>>): TargetResult {
+function summarizeTarget(label: string, connections: number, rounds: RoundResult[], watched: Watched[]): TargetResult {
   const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
   const elapsedS = rounds.reduce((sum, r) => sum + r.requests / (r.requestsPerSecond || Infinity), 0);
   const cpuUsPerRequest: Record<string, number | null> = {};
