@@ -43,7 +43,7 @@ const schema = z.object({
   /**
    * How long a replica gathers usage records before handing them to the queue as one job: what a
    * replica that crashes (not a shutdown) loses. Longer saves the worker, Redis and PostgreSQL CPU
-   * per request (README, "Speed"); 20 ms keeps the loss small.
+   * per request (README, "The hot path"); 20 ms keeps the loss small.
    */
   GATEWAY_USAGE_FLUSH_MS: z.coerce.number().int().min(1).max(1000).default(20),
   /**

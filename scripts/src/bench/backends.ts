@@ -34,8 +34,7 @@ export async function prepareBackends(env: NodeJS.ProcessEnv = process.env): Pro
   } catch (err) {
     throw new Error(`PostgreSQL at ${redact(databaseUrl)} is not usable (${(err as Error).message}). Start it or set DATABASE_URL.`);
   }
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
-  redis.on('error', () => undefined);
+  const redis = probeConnection(redisUrl);
   try {
     await redis.connect();
     await redis.ping();
@@ -47,14 +46,20 @@ export async function prepareBackends(env: NodeJS.ProcessEnv = process.env): Pro
   return { databaseUrl, redisUrl };
 }
 
+/** A one-off Redis connection that fails at once instead of retrying: connect() it, then disconnect(). */
+function probeConnection(redisUrl: string): Redis {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
+  redis.on('error', () => undefined);
+  return redis;
+}
+
 /**
  * The Redis server's process when it runs on this machine (its pid from INFO server, readable in
  * /proc), so a benchmark can show the CPU each request costs Redis beside the services' own; null
  * for a remote Redis or without /proc.
  */
 export async function localRedisProcess(redisUrl: string): Promise<{ name: string; pid: number } | null> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
-  redis.on('error', () => undefined);
+  const redis = probeConnection(redisUrl);
   try {
     await redis.connect();
     const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
