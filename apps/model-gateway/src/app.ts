@@ -43,7 +43,8 @@ export function createRequestListener(deps: AppDeps): { app: Express; listener: 
 /** Everything but the model endpoints: health, OpenAPI, catalog, management, routing policies, guardrails. */
 export function createApp(deps: AppDeps): Express {
   // No global body parser: model routes read bodies after authenticating, with their own limit.
-  const app = createServiceApp({ logger: deps.logger, jsonLimit: false });
+  // requestIdInEveryLine false: no promise hooks in the process that answers model requests (service-kit).
+  const app = createServiceApp({ logger: deps.logger, jsonLimit: false, requestIdInEveryLine: false });
   app.get('/healthz', healthHandler(SERVICE_NAME, deps.healthChecks));
   app.get('/openapi.json', (_req, res) => {
     res.json(gatewayDocument);

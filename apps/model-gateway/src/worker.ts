@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(`${SERVICE_NAME}-worker`, config.LOG_LEVEL);
   const runtime = await createRuntime({ ...config, GATEWAY_USAGE_WORKERS: true, GATEWAY_BATCH_WORKERS: true }, logger);
-  const app = createServiceApp({ logger });
+  const app = createServiceApp({ logger, requestIdInEveryLine: false });
   app.get('/healthz', healthHandler(`${SERVICE_NAME}-worker`, runtime.healthChecks));
   finishServiceApp(app, logger);
   await startHttpService({

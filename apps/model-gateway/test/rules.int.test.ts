@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { request } from 'node:http';
 import { call, createKey, createOrg, eventually, startHarness, type Harness, type TestOrg } from './harness';
 
@@ -175,5 +176,28 @@ describe('errors in each surface envelope', () => {
     h.anthropic.clearFaults();
     expect(text).toContain('response.error');
     expect(text).toContain('provider_stream_stalled');
+  });
+});
+
+describe('request ids without promise hooks', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  // Entering an AsyncLocalStorage turns on Node 20's promise hooks for the whole process, for good:
+  // every promise of every model request would pay one (README, "The hot path").
+  test('model requests, streams, refusals and management calls never enter an AsyncLocalStorage, and each answer names its request id', async () => {
+    const run = jest.spyOn(AsyncLocalStorage.prototype, 'run');
+    const enterWith = jest.spyOn(AsyncLocalStorage.prototype, 'enterWith');
+    const answers = [
+      await call(h.gatewayUrl, key, 'POST', '/v1/chat/completions', { model: 'openai/gpt-4o-mini', messages }, { 'X-Request-Id': 'hooks-free-1' }),
+      await call(h.gatewayUrl, key, 'POST', '/v1/chat/completions', { model: 'openai/gpt-4o-mini', messages, stream: true }),
+      await call(h.gatewayUrl, key, 'POST', '/v1/chat/completions', { messages }),
+      await call(h.gatewayUrl, org.mgmtKey, 'GET', '/v1/keys'),
+      await call(h.gatewayUrl, null, 'GET', '/v1/batches'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 200, 401]);
+    expect(answers[0]!.headers.get('x-request-id')).toBe('hooks-free-1');
+    for (const answer of answers) expect(answer.headers.get('x-request-id')).toBeTruthy();
+    expect(run).not.toHaveBeenCalled();
+    expect(enterWith).not.toHaveBeenCalled();
   });
 });

@@ -31,7 +31,9 @@ export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequ
     }
     const appError = normalizeError(err);
     if (appError.isServerError) {
-      options.logger?.error({ err: describeForLog(err), path: req.path, method: req.method }, 'request failed');
+      // The request id from the response's own header: the line names it even when no request context runs.
+      const requestId = res.getHeader('x-request-id');
+      options.logger?.error({ ...(typeof requestId === 'string' ? { request_id: requestId } : {}), err: describeForLog(err), path: req.path, method: req.method }, 'request failed');
     }
     options.onError?.(appError, err);
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from './logger';
-import { createServiceApp, finishServiceApp, healthHandler, startHttpService } from './http';
+import { createServiceApp, finishServiceApp, healthHandler, requestIdOf, startHttpService } from './http';
 
 const logger = createLogger('test', 'silent');
 
@@ -43,6 +45,60 @@ describe('service app', () => {
     await expect(pending).resolves.toEqual({ done: true });
     await stopped;
     expect(hooks).toEqual(['closed']);
+  });
+});
+
+describe('request ids in log lines', () => {
+  function capturingLogger() {
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+        cb();
+      },
+    });
+    return { lines, logger: createLogger('svc', 'info', stream) };
+  }
+
+  function appWith(options: { requestIdInEveryLine?: boolean }) {
+    const { lines, logger: log } = capturingLogger();
+    const app = createServiceApp({ logger: log, ...options });
+    app.get('/work', (_req, res) => {
+      log.warn('inside the handler');
+      res.json({ id: res.locals.requestId as unknown, fromHeader: requestIdOf(res) ?? null });
+    });
+    app.get('/boom', () => {
+      throw new Error('broken');
+    });
+    finishServiceApp(app, log);
+    return { app, lines };
+  }
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('by default every line written while a request is served carries its request_id', async () => {
+    const { app, lines } = appWith({});
+    const res = await request(app).get('/work').set('X-Request-Id', 'req-every-1');
+    expect(res.body).toEqual({ id: 'req-every-1', fromHeader: 'req-every-1' });
+    expect(lines.find((l) => l.msg === 'inside the handler')).toMatchObject({ request_id: 'req-every-1' });
+    expect(lines.find((l) => l.msg === 'request')).toMatchObject({ request_id: 'req-every-1', path: '/work', status: 200 });
+  });
+
+  it('with requestIdInEveryLine false no AsyncLocalStorage is entered, and the access and error lines still name the request', async () => {
+    const run = jest.spyOn(AsyncLocalStorage.prototype, 'run');
+    const enterWith = jest.spyOn(AsyncLocalStorage.prototype, 'enterWith');
+    const { app, lines } = appWith({ requestIdInEveryLine: false });
+    const ok = await request(app).get('/work').set('X-Request-Id', 'req-lean-1');
+    expect(ok.body).toEqual({ id: 'req-lean-1', fromHeader: 'req-lean-1' });
+    const failed = await request(app).get('/boom').set('X-Request-Id', 'req-lean-2');
+    expect(failed.status).toBe(500);
+    expect(run).not.toHaveBeenCalled();
+    expect(enterWith).not.toHaveBeenCalled();
+    // A line the handler writes itself has no context to read the id from: it names it (res.locals.requestId).
+    expect(lines.find((l) => l.msg === 'inside the handler')?.request_id).toBeUndefined();
+    expect(lines.find((l) => l.msg === 'request' && l.path === '/work')).toMatchObject({ request_id: 'req-lean-1', status: 200 });
+    expect(lines.find((l) => l.msg === 'request failed')).toMatchObject({ request_id: 'req-lean-2', path: '/boom' });
+    expect(lines.find((l) => l.msg === 'request' && l.path === '/boom')).toMatchObject({ request_id: 'req-lean-2', status: 500 });
   });
 });
 

@@ -1,7 +1,7 @@
 export { ConfigError, booleanFromEnv, commonEnv, loadEnv, runService } from './env';
 export { REDACTED_PATHS, createLogger, redactSecretPath, requestContextStorage } from './logger';
 export type { Logger, RequestContext } from './logger';
-export { beginRequest, createServiceApp, finishServiceApp, handleClientError, healthHandler, requestContext, startHttpService } from './http';
+export { beginRequest, createServiceApp, finishServiceApp, handleClientError, healthHandler, requestContext, requestIdOf, startHttpService } from './http';
 export type { PathRedactor } from './http';
 export type { HealthCheck, RunningService, ServiceAppOptions } from './http';
 export { createRedis, pingRedis } from './redis';

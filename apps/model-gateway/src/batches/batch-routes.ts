@@ -1,6 +1,6 @@
 import type { DirectProducer } from '@patchbay/queues';
 import type { GatewayFields } from '@patchbay/model-wire';
-import { beginRequest, isUuid, requestContextStorage, type Logger } from '@patchbay/service-kit';
+import { beginRequest, isUuid, type Logger } from '@patchbay/service-kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db';
 import { GatewayError, sendModelError } from '../http/errors';
@@ -115,24 +115,23 @@ export function batchEndpoints(deps: BatchEndpointDeps): (req: IncomingMessage, 
     const handler = HANDLERS[routeKey(req.method ?? 'GET', resource!, id, action)];
     if (!handler) return false;
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    // Not inside requestContextStorage.run: see model-routes.ts (promise hooks); lines name the id themselves.
     const requestId = beginRequest(deps.logger, req, res);
-    requestContextStorage.run({ requestId }, () => {
-      (async () => {
-        let caller: Caller;
-        try {
-          caller = await authenticateModelCaller(req, deps.caches);
-          if (resource === 'files' && id !== undefined && !isUuid(id)) throw fileNotFound(id);
-          await handler(deps, caller, req, res, id ?? null, query);
-        } catch (err) {
-          // An upload refused part-way: read off the rest first, so a client or proxy still sending it gets the answer.
-          if (!req.complete && (err instanceof BodyReadError || (err instanceof GatewayError && err.status === 413))) await discardRest(req);
-          if (res.headersSent) res.destroy();
-          else sendModelError(res, 'openai-chat', err);
-        }
-      })().catch((err: unknown) => {
-        deps.logger.error({ err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err } }, 'batch request failed outside its handler');
-        if (!res.headersSent) sendModelError(res, 'openai-chat', err);
-      });
+    (async () => {
+      let caller: Caller;
+      try {
+        caller = await authenticateModelCaller(req, deps.caches);
+        if (resource === 'files' && id !== undefined && !isUuid(id)) throw fileNotFound(id);
+        await handler(deps, caller, req, res, id ?? null, query);
+      } catch (err) {
+        // An upload refused part-way: read off the rest first, so a client or proxy still sending it gets the answer.
+        if (!req.complete && (err instanceof BodyReadError || (err instanceof GatewayError && err.status === 413))) await discardRest(req);
+        if (res.headersSent) res.destroy();
+        else sendModelError(res, 'openai-chat', err);
+      }
+    })().catch((err: unknown) => {
+      deps.logger.error({ request_id: requestId, err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err } }, 'batch request failed outside its handler');
+      if (!res.headersSent) sendModelError(res, 'openai-chat', err);
     });
     return true;
   };

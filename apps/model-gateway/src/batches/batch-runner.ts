@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUE_NAMES, createConsumer, type DirectProducer, type GatewayBatchJob, type GatewayBatchLineJob, type QueueLogger } from '@patchbay/queues';
-import { requestContextStorage } from '@patchbay/service-kit';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../db';
@@ -112,15 +111,14 @@ async function runLine(deps: BatchRunnerDeps, job: GatewayBatchLineJob): Promise
   if (claimed.expires_at.getTime() <= Date.now()) {
     answer = { status: 0, body: EXPIRED_ERROR };
   } else {
-    answer = await requestContextStorage.run({ requestId }, async () => {
-      try {
-        const caller = await callerOfKeyHash(claimed.key_hash, deps.model.caches);
-        return await runCapturedRequest(deps.model, caller, claimed.url as BatchLineEndpoint, claimed.body, claimed.scope_headers as IncomingHttpHeaders, new AbortController().signal);
-      } catch (err) {
-        const error = toGatewayErrorLike(err);
-        return { status: error.status, body: { error: { type: error.type, message: error.message, code: error.code ?? null } } };
-      }
-    });
+    // The line's request id is stored with its result (no requestContextStorage.run: see model-routes.ts).
+    try {
+      const caller = await callerOfKeyHash(claimed.key_hash, deps.model.caches);
+      answer = await runCapturedRequest(deps.model, caller, claimed.url as BatchLineEndpoint, claimed.body, claimed.scope_headers as IncomingHttpHeaders, new AbortController().signal);
+    } catch (err) {
+      const error = toGatewayErrorLike(err);
+      answer = { status: error.status, body: { error: { type: error.type, message: error.message, code: error.code ?? null } } };
+    }
   }
   const ok = answer.status >= 200 && answer.status < 300;
   // The vendor has answered: the result is worth a few tries through a database blip (a retried job could only report it interrupted).

@@ -81,7 +81,7 @@ export function managementErrorHandler(logger: { error(o: object, m: string): vo
       return;
     }
     const app = normalizeError(err);
-    if (app.isServerError) logger.error({ err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err }, path: req.path }, 'management request failed');
+    if (app.isServerError) logger.error({ request_id: res.locals.requestId as unknown, err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err }, path: req.path }, 'management request failed');
     res.status(app.status).json({ detail: app.status === 400 && app.fieldErrors?.length ? app.fieldErrors.map((f) => `${f.field}: ${f.message}`).join('; ') : app.message });
   };
 }
