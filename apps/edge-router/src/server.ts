@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { AppError } from '@patchbay/errors';
-import { redactSecretPath, type Logger } from '@patchbay/service-kit';
+import { accessLineLogger, redactSecretPath, type Logger } from '@patchbay/service-kit';
 import type { EdgeConfig } from './config';
 import { DOCS_ASSETS_PREFIX, DocsSite } from './docs';
 import { publicBaseUrl, publicOrigin, upstreamRequestHeaders } from './forwarding';
@@ -53,6 +53,8 @@ function gatewayBodyLimit(bytes: number): { bytes: number; reject: (res: ServerR
 
 export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandler {
   const { logger } = deps;
+  // The line every request writes: its fields are chosen here (the path through redactSecretPath), so no redaction pass.
+  const accessLog = accessLineLogger(logger);
   const routes = new RouteTable();
   const upstreams = new Map<ServiceName, Upstream>();
   for (const name of SERVICES) {
@@ -97,7 +99,7 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
       const status = res.headersSent ? res.statusCode : 499;
       const line: Record<string, unknown> = { request_id: requestId, method, path: logPath, status, duration_ms: Math.round(durationMs * 1000) / 1000, upstream: upstreamName };
       if (!res.writableFinished) line.aborted = true;
-      logger.info(line, 'request');
+      accessLog.info(line, 'request');
     });
 
     const fail = (error: unknown) => {

@@ -5,7 +5,7 @@ import { errorMiddleware, notFoundHandler, type AppError } from '@patchbay/error
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { requestContextStorage } from './logger';
+import { accessLineLogger, requestContextStorage } from './logger';
 import { requestTextCheck, verifyJsonDepth } from './request-text';
 
 /** Request ids are accepted from the edge router when they look like ids, and made here otherwise. */
@@ -25,13 +25,14 @@ export function beginRequest(logger: Logger, req: IncomingMessage, res: ServerRe
   const requestId = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', requestId);
   if (logger.isLevelEnabled('info')) {
+    const access = accessLineLogger(logger);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const path = (req.url ?? '/').split('?', 1)[0]!;
       // The id is written here rather than through requestContextStorage: entering an AsyncLocalStorage
       // turns on promise hooks for the whole process (see requestIdInEveryLine).
-      logger.info({ request_id: requestId, method: req.method, path: redactPath(path), status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+      access.info({ request_id: requestId, method: req.method, path: redactPath(path), status: res.statusCode, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
     });
   }
   return requestId;

@@ -41,7 +41,22 @@ export const REDACTED_PATHS = [
   '*.authorization',
 ];
 
-/** JSON logs with the service name, the request id and the trace id of the active span. */
+/**
+ * Lines to stdout are gathered in memory and written 4 KB at a time, and at least every 200 ms.
+ * One synchronous write per line (pino's default) cost the model gateway a fifth of its throughput
+ * at LOG_LEVEL=info, the access line of every request being one more syscall (and a wake-up of
+ * whatever reads the pipe). What is gathered is written out when the process exits, on an error too
+ * (pino flushes it synchronously at exit); only a process killed outright (SIGKILL, the OOM killer)
+ * loses it: at most the last 200 ms of lines.
+ */
+export const LOG_BUFFER_BYTES = 4096;
+export const LOG_FLUSH_MS = 200;
+
+function bufferedStdout(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
+}
+
+/** JSON logs with the service name, the request id and the trace id of the active span, to stdout (buffered, see LOG_BUFFER_BYTES) unless a destination is given. */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -62,8 +77,25 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
         return fields;
       },
     },
-    destination,
+    destination ?? (level === 'silent' ? undefined : bufferedStdout()),
   );
+}
+
+const accessLoggers = new WeakMap<Logger, Logger>();
+
+/**
+ * The logger of access lines (one per request: method, path, status, duration, request id), a child
+ * of `logger` without redaction. Such a line holds only the fields its writer picks, the path already
+ * through redactSecretPath; matching REDACTED_PATHS' wildcards against it costs about 7 µs a line, two
+ * thirds of writing it, on every request.
+ */
+export function accessLineLogger(logger: Logger): Logger {
+  let child = accessLoggers.get(logger);
+  if (!child) {
+    child = logger.child({}, { redact: { paths: [] } });
+    accessLoggers.set(logger, child);
+  }
+  return child;
 }
 
 /**
