@@ -29,7 +29,7 @@ export interface ServiceSpec {
   name: string;
   /** The built entry point, run with the current node. */
   entry: string;
-  /** Added to the parent's environment; PORT is set by start(). */
+  /** Added to the parent's environment; PORT is set by start(), and '<PORT>' in a value becomes the port (a service's own URL). */
   env: NodeJS.ProcessEnv;
   /** Extra node flags, for example --cpu-prof. */
   nodeArgs?: string[];
@@ -85,8 +85,9 @@ export class ServiceGroup {
       }
     };
     const args = (spec.args ?? []).map((arg) => arg.replaceAll('<PORT>', String(port)));
+    const env = Object.fromEntries(Object.entries(spec.env).map(([name, value]) => [name, value?.replaceAll('<PORT>', String(port))]));
     const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), spec.entry, ...args], {
-      env: { ...process.env, ...spec.env, PORT: String(port) },
+      env: { ...process.env, ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', keep);

@@ -49,6 +49,9 @@ export async function startConnectorRegistry(group: ServiceGroup, backends: Back
       PATCHBAY_ENCRYPTION_ACTIVE_KEY: 'bench',
       // The MCP servers are on 127.0.0.1, which the registry refuses otherwise.
       PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
+      // Magic links are built on the public URL (the registry refuses to guess it); the benchmarks
+      // follow them on the registry itself.
+      PATCHBAY_PUBLIC_URL: 'http://127.0.0.1:<PORT>',
       LOG_LEVEL: BENCH_LOG_LEVEL,
       NODE_ENV: 'production',
     },
