@@ -33,7 +33,9 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Express {
   // Tool arguments can be large (a document to file); results are streamed back by the transport.
-  const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb' });
+  // requestIdInEveryLine false: no AsyncLocalStorage, so no promise hooks on every tool call (service-kit); the
+  // lines of a request name its id themselves.
+  const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb', requestIdInEveryLine: false });
   app.locals[VERIFIER_LOCAL] = deps.verifier;
   app.locals.services = deps.services;
   // First, so the call agents make on every step meets no other route on its way.

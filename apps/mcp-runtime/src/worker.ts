@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     concurrency: config.TOOL_CALL_RECORD_CONCURRENCY,
     onStored: (records) => noteRecordsStored(meter, records),
   });
-  const app = createServiceApp({ logger });
+  const app = createServiceApp({ logger, requestIdInEveryLine: false });
   app.get(
     '/healthz',
     healthHandler(`${SERVICE_NAME}-worker`, [

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { rpc, scenario, startHarness, type Harness } from './harness';
@@ -168,5 +169,35 @@ describe('credentials and scope', () => {
     const s = await scenario(h);
     const res = await rpc(s.mcpUrl, s.org.test_key, { id: 1, jsonrpc: '2.0', method: 'tools/list' });
     expect(res.status).toBe(404);
+  });
+});
+
+describe('request ids without promise hooks', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  // Entering an AsyncLocalStorage turns on Node 20's promise hooks for the whole process, for good:
+  // every promise of every tool call would pay one (service-kit, requestIdInEveryLine).
+  it('initialize, tools/list, tools/call (SDK client and bare JSON-RPC) and a refusal never enter an AsyncLocalStorage, and each answer names its request id', async () => {
+    const run = jest.spyOn(AsyncLocalStorage.prototype, 'run');
+    const enterWith = jest.spyOn(AsyncLocalStorage.prototype, 'enterWith');
+    const s = await scenario(h);
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${s.org.master_key}` } } }));
+    try {
+      await client.listTools();
+      const result = await client.callTool({ name: 'github__get_issue', arguments: { input: { owner: 'octo-org', repo: 'hello', issue_number: 1 } } });
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const bare = await fetch(s.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${s.org.master_key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-request-id': 'mcp-hooks-free-1' }, body: JSON.stringify({ id: 9, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__list_issues', arguments: { input: { owner: 'octo-org', repo: 'hello' } } } }) });
+    expect(bare.status).toBe(200);
+    expect(bare.headers.get('x-request-id')).toBe('mcp-hooks-free-1');
+    await bare.text();
+    const refused = await fetch(s.mcpUrl, { method: 'POST', headers: { authorization: 'Bearer pb_live_not_a_key', 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBeTruthy();
+    expect(run).not.toHaveBeenCalled();
+    expect(enterWith).not.toHaveBeenCalled();
   });
 });

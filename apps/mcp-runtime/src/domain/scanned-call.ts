@@ -21,6 +21,8 @@ export interface ScannedCallDeps {
 export interface ScannedCallContext extends CallContext {
   /** The meter's decision for this call (its credit was counted before the call ran). */
   decision: MeterDecision | undefined;
+  /** The request's id, for the lines logged about the call. */
+  requestId?: string;
 }
 
 function errorResult(text: string): CallToolResult {
@@ -77,7 +79,7 @@ async function scannedCall(
   pack: PackTools,
   tool: PackTool,
   args: unknown,
-  context: CallContext,
+  context: ScannedCallContext,
   detections: Detection[],
 ): Promise<Ending> {
   const scanner = await deps.rules.scannerFor(principal.organizationId, principal.environment, pack.tool_pack.id);
@@ -99,7 +101,7 @@ async function scannedCall(
   } catch (err) {
     // A value the scanner cannot read, or a custom pattern exhausting the regex engine: fail closed.
     if (!(err instanceof ScanError)) throw err;
-    deps.logger.warn({ tool: tool.fully_qualified_name, error: err.message }, 'security scan failed; call refused');
+    deps.logger.warn({ request_id: context.requestId, tool: tool.fully_qualified_name, error: err.message }, 'security scan failed; call refused');
     return {
       result: errorResult(`Security scanning could not scan this call (${err.message}), so it was refused. Retry with smaller arguments, or ask an administrator to simplify the custom rule.`),
       status: 'error',
