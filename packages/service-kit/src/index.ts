@@ -1,5 +1,5 @@
 export { ConfigError, booleanFromEnv, commonEnv, loadEnv, runService } from './env';
-export { LOG_BUFFER_BYTES, LOG_FLUSH_MS, REDACTED_PATHS, accessLineLogger, createLogger, redactSecretPath, requestContextStorage } from './logger';
+export { REDACTED_PATHS, accessLineLogger, createLogger, redactSecretPath, requestContextStorage } from './logger';
 export type { Logger, RequestContext } from './logger';
 export { beginRequest, createServiceApp, finishServiceApp, handleClientError, healthHandler, requestContext, requestIdOf, startHttpService } from './http';
 export type { PathRedactor } from './http';

@@ -49,8 +49,8 @@ export const REDACTED_PATHS = [
  * (pino flushes it synchronously at exit); only a process killed outright (SIGKILL, the OOM killer)
  * loses it: at most the last 200 ms of lines.
  */
-export const LOG_BUFFER_BYTES = 4096;
-export const LOG_FLUSH_MS = 200;
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 200;
 
 function bufferedStdout(): pino.DestinationStream {
   return pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });

@@ -2,7 +2,7 @@ import { assertRegisteredUserInScope, assertToolPackInScope, authenticate, princ
 import { AppError, NotInScopeError } from '@patchbay/errors';
 import { rateLimitHeaders, type Meter, type MeterDecision } from '@patchbay/metering';
 import { trustedPublicBaseUrl } from '@patchbay/pagination';
-import { isUuid, type Logger } from '@patchbay/service-kit';
+import { isUuid, requestIdOf, type Logger } from '@patchbay/service-kit';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorRequestHandler, IRouter, NextFunction, Request, Response } from 'express';
 import { capabilityProfile, type LiveCall, type ToolExecutor } from '../domain/execute';
@@ -254,12 +254,12 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
       const trusted = trustedPublicBaseUrl(x.req, undefined);
       return trusted === null ? null : new URL(trusted).origin;
     };
-    ending = await callWithScanning(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live, requestId: x.res.locals.requestId as string | undefined });
+    ending = await callWithScanning(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live, requestId: requestIdOf(x.res) });
     await streamed?.drained();
   } catch (err) {
     // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what
     // to do, never the underlying message (it could hold SQL or addresses).
-    deps.logger.error({ request_id: x.res.locals.requestId as unknown, err, tool: params.name }, 'tools/call failed inside the runtime');
+    deps.logger.error({ request_id: requestIdOf(x.res), err, tool: params.name }, 'tools/call failed inside the runtime');
     throw new RpcError(INTERNAL_ERROR, err instanceof AppError ? err.message : 'Internal error: the tool call could not be completed because of a problem on our side; retry shortly.');
   } finally {
     untrack();
@@ -410,7 +410,7 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
       answer.finish(await respond(deps, x, single, decisions[0], answer, toolCalls.get(single)));
     } catch (err) {
       if (!res.headersSent) throw err;
-      deps.logger.error({ request_id: res.locals.requestId as unknown, err }, 'MCP request failed after its stream began');
+      deps.logger.error({ request_id: requestIdOf(res), err }, 'MCP request failed after its stream began');
       answer.finish(errorResponse(single.id, { code: INTERNAL_ERROR, message: 'Internal error: the request failed on our side; retry shortly.' }));
     }
     return;

@@ -1,4 +1,5 @@
 import { normalizeError } from '@patchbay/errors';
+import { requestIdOf } from '@patchbay/service-kit';
 import { VendorError, WireError, renderError, type ErrorType, type GatewayErrorLike, type Surface } from '@patchbay/model-wire';
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
@@ -81,7 +82,7 @@ export function managementErrorHandler(logger: { error(o: object, m: string): vo
       return;
     }
     const app = normalizeError(err);
-    if (app.isServerError) logger.error({ request_id: res.locals.requestId as unknown, err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err }, path: req.path }, 'management request failed');
+    if (app.isServerError) logger.error({ request_id: requestIdOf(res), err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err }, path: req.path }, 'management request failed');
     res.status(app.status).json({ detail: app.status === 400 && app.fieldErrors?.length ? app.fieldErrors.map((f) => `${f.field}: ${f.message}`).join('; ') : app.message });
   };
 }
