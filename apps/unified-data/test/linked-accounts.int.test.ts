@@ -172,6 +172,33 @@ describe('DELETE /api/mktg/v1/linked-accounts/{id}', () => {
     }, 15_000, 'audit events');
     expect(types).toEqual(expect.arrayContaining(['linked_account.created', 'linked_account.account_token_regenerated', 'linked_account.deleted']));
   });
+
+  it('a deletion that deadlocks with a sync finishing its full pass is run again, not answered 503', async () => {
+    const linked = await linkHubspot(h, org.master_key);
+    await h.waitForSync(linked.id);
+    // A full pass ending marks what it did not see as deleted, events first, then contacts
+    // (markMissingAsDeleted), while a deletion takes contacts before events: held here in that
+    // order, PostgreSQL finds the deadlock and aborts the deletion, which waited first.
+    let deletion: Promise<{ status: number; body: unknown }> | null = null;
+    await h.db.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`UPDATE events SET remote_was_deleted = true WHERE linked_account_id = ${linked.id}::uuid`;
+        deletion = request(h.app).delete(`/api/mktg/v1/linked-accounts/${linked.id}`).set(bearer(org.master_key)).then((res) => ({ status: res.status, body: res.body }));
+        await waitFor(async () => {
+          const [row] = await h.db.$queryRaw<Array<{ waiting: bigint }>>`
+            SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM events%'`;
+          return Number(row?.waiting ?? 0) > 0;
+        }, 10_000, 'the deletion waiting on the events this transaction holds');
+        await tx.$executeRaw`UPDATE contacts SET remote_was_deleted = true WHERE linked_account_id = ${linked.id}::uuid`;
+      },
+      { timeout: 20_000 },
+    );
+    const del = await deletion!;
+    expect(del).toEqual({ status: 204, body: {} });
+    expect(await h.db.linkedAccount.findUnique({ where: { id: linked.id } })).toBeNull();
+    expect(await h.db.event.count({ where: { linkedAccountId: linked.id } })).toBe(0);
+    expect(await h.db.contact.count({ where: { linkedAccountId: linked.id } })).toBe(0);
+  });
 });
 
 describe('GET /api/mktg/v1/linked-accounts pages with cursors', () => {

@@ -4,3 +4,5 @@ export { canConnect, ensureDatabase } from './database';
 export { pgAdapter } from './adapter';
 export { diffMigrationsToSchema, generateMigration } from './diff';
 export type { DiffMigrationsOptions, DiffMigrationsResult, GenerateMigrationOptions, GenerateMigrationResult, ShadowKind } from './diff';
+export { retryOnTransactionConflict } from './transaction-retry';
+export type { TransactionRetryOptions } from './transaction-retry';

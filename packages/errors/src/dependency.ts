@@ -85,6 +85,18 @@ export function isDependencyUnavailable(err: unknown): boolean {
   return chainOf(err).some(matchesOne);
 }
 
+/**
+ * PostgreSQL aborted the transaction to break a deadlock (40P01) or a serialization conflict
+ * (40001); Prisma says P2034, its driver adapter TransactionWriteConflict. The whole transaction
+ * can run again and go through: see retryOnTransactionConflict in @patchbay/db.
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  return chainOf(err).some((e) => {
+    const codes = [own(e, 'code'), own(e, 'originalCode')];
+    return codes.some((c) => c === '40P01' || c === '40001' || c === 'P2034') || own(e, 'kind') === 'TransactionWriteConflict';
+  });
+}
+
 /** SQLSTATEs PostgreSQL gives for text it cannot store (a NUL byte): the client's input, not our fault. */
 export function isUnstorableText(err: unknown): boolean {
   return chainOf(err).some((e) => {

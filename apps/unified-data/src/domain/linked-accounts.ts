@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError, type FieldError } from '@patchbay/errors';
 import { PlatformError, verifyCredentials, type AccountInfo, type Platform } from '@patchbay/marketing-platforms';
+import { retryOnTransactionConflict } from '@patchbay/db';
 import { cursorList, decodeCursor, parseCursorPageSize, type CursorList } from '@patchbay/pagination';
 import { isUuid } from '@patchbay/service-kit';
 import type { Tx } from '../db';
@@ -255,14 +256,19 @@ export async function getLinkedAccount(services: AppServices, principal: KeyPrin
 export async function deleteLinkedAccount(services: AppServices, principal: KeyPrincipal, id: string): Promise<void> {
   const row = await getLinkedAccount(services, principal, id);
   await services.scheduler.unschedule(row.id);
-  await services.db.$transaction(async (tx) => {
-    // Children first, in bulk: a cascade over a million events is the same work, but explicit deletes keep the plan simple.
-    await tx.$executeRaw`DELETE FROM event_contacts WHERE linked_account_id = ${row.id}::uuid`;
-    await tx.$executeRaw`DELETE FROM contacts WHERE linked_account_id = ${row.id}::uuid`;
-    await tx.$executeRaw`DELETE FROM events WHERE linked_account_id = ${row.id}::uuid`;
-    await tx.linkedAccount.delete({ where: { id: row.id } });
-    await auditLinkedAccount(tx, principal, AUDIT.deleted, row.id, { platform: row.platform, end_user_origin_id: row.endUserOriginId });
-  });
+  // A sync of the account may be writing its records meanwhile and can lock them in another order
+  // (a full pass ending marks events, then contacts): PostgreSQL then aborts one side to break the
+  // deadlock, and when it is this side, the deletion runs again once the sync's write is through.
+  await retryOnTransactionConflict(() =>
+    services.db.$transaction(async (tx) => {
+      // Children first, in bulk: a cascade over a million events is the same work, but explicit deletes keep the plan simple.
+      await tx.$executeRaw`DELETE FROM event_contacts WHERE linked_account_id = ${row.id}::uuid`;
+      await tx.$executeRaw`DELETE FROM contacts WHERE linked_account_id = ${row.id}::uuid`;
+      await tx.$executeRaw`DELETE FROM events WHERE linked_account_id = ${row.id}::uuid`;
+      await tx.linkedAccount.delete({ where: { id: row.id } });
+      await auditLinkedAccount(tx, principal, AUDIT.deleted, row.id, { platform: row.platform, end_user_origin_id: row.endUserOriginId });
+    }),
+  );
   await accountTokenChanged(services.accountTokens, services.redis, row.id);
   void services.relay.kick();
 }
