@@ -25,6 +25,7 @@ import { counterScript } from '@patchbay/metering';
  */
 const LUA_RESERVATIONS = `
 local prefix = string.sub(KEYS[1], 1, -2)
+local live = {}
 local function split(s)
   local out = {}
   for part in string.gmatch(s, '([^|]+)') do out[#out + 1] = part end
@@ -43,7 +44,9 @@ local function adjust(parts, delta)
   if byok then redis.call('HINCRBY', t, kbf, delta) end
   for _, name in ipairs({'d:' .. parts[8], 'w:' .. parts[9], 'm:' .. parts[10]}) do
     local key = prefix .. name
-    if redis.call('EXISTS', key) == 1 then
+    -- A period that expired stays gone; one seen in this run needs no second look.
+    if live[key] or redis.call('EXISTS', key) == 1 then
+      live[key] = true
       redis.call('HINCRBY', key, kf, delta)
       if byok then redis.call('HINCRBY', key, kbf, delta) end
     end
@@ -136,8 +139,10 @@ if p_budget and p >= p_budget then return reply(4) end
 if key_limit and kw >= key_limit then return reply(5) end
 if c_budget and c >= c_budget then return reply(6) end
 
+local fresh = {}
 if counts then
   n = redis.call('HINCRBY', KEYS[2], 'n', 1)
+  if n == 1 then fresh[2] = true end
   if rpm then
     rn = redis.call('INCR', KEYS[5])
     redis.call('PEXPIRE', KEYS[5], ARGV[21])
@@ -147,20 +152,23 @@ if reserve > 0 then
   if not byok then o = redis.call('HINCRBY', KEYS[1], 'o', reserve) end
   if pf ~= '-' then p = redis.call('HINCRBY', KEYS[1], pf, reserve) end
   if cf ~= '-' then c = redis.call('HINCRBY', KEYS[1], cf, reserve) end
-  redis.call('HINCRBY', KEYS[1], kf, reserve)
+  kw = redis.call('HINCRBY', KEYS[1], kf, reserve)
   if byok then redis.call('HINCRBY', KEYS[1], kbf, reserve) end
   for i = 2, 4 do
-    redis.call('HINCRBY', KEYS[i], kf, reserve)
+    local spent = redis.call('HINCRBY', KEYS[i], kf, reserve)
+    if KEYS[i] == window_key then kw = spent end
+    -- Only an admit creates a period hash (a settle leaves a missing one alone), and the period's
+    -- end is fixed: its TTL is set when the hash may be new, that is when this field was.
+    if spent == reserve then fresh[i] = true end
     if byok then redis.call('HINCRBY', KEYS[i], kbf, reserve) end
   end
-  kw = tonumber(redis.call('HGET', window_key, kf)) or 0
 end
 -- Every admission is in flight until settled, a zero reservation too: its settle adds the real cost.
 redis.call('ZADD', KEYS[6], ARGV[17], ARGV[16] .. '|' .. fence_epoch .. '|' .. ARGV[23])
 redis.call('PEXPIRE', KEYS[6], ARGV[22])
-redis.call('PEXPIRE', KEYS[2], ARGV[18])
-redis.call('PEXPIRE', KEYS[3], ARGV[19])
-redis.call('PEXPIRE', KEYS[4], ARGV[20])
+for i = 2, 4 do
+  if fresh[i] then redis.call('PEXPIRE', KEYS[i], ARGV[16 + i]) end
+end
 return reply(0)
 `);
 

@@ -4,16 +4,19 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
+import { ADMIT_SCRIPT } from './lua';
 import { periodsAt } from './periods';
 import { RedisSpendControl } from './redis-spend-control';
 import { newKeyHash, subjectOf, USD } from './test-support/fixtures';
 import { MemoryLedger, type UsageRecord } from './test-support/memory-ledger';
-import type { SpendSubject } from './types';
+import type { Admission, Reservation, SpendSubject } from './types';
 
 /**
  * Redis loses every counter in the middle of a load (FLUSHALL on a private redis-server the test
  * starts, so no other test or helper is touched), twice; the counters must come back exact from the
- * usage records, without counting any request twice.
+ * usage records, without counting any request twice. Redis forgetting its scripts (SCRIPT FLUSH) is
+ * tested here too: on the shared server it would make other packages' one-EVALSHA tests, running at
+ * the same time, see an EVAL.
  */
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-spend-redis-'));
 const socket = path.join(dir, 'redis.sock');
@@ -141,6 +144,30 @@ it('leaves a rebuilt scope alone when its records are read again (idempotent rec
     expect((await spend.keyUsage(subject.organizationId, subject.key.hash)).monthly).toBe(70);
     await spend.noteRecorded(subject.organizationId, ['an-epoch-redis-lost']);
     expect((await spend.keyUsage(subject.organizationId, subject.key.hash)).monthly).toBe(70);
+  } finally {
+    spend.close();
+    redis.disconnect();
+  }
+});
+
+it('an admit waits for a settle sent on its own, even when Redis forgot the settle script and it is sent again', async () => {
+  const redis = new Redis({ path: socket });
+  const spend = new RedisSpendControl(redis, { ledger: new MemoryLedger(), keyPrefix: `${prefix}${randomUUID()}:`, settleDelaysMs: [], settleBatchMs: 60_000 });
+  const admitted = (admission: Admission): Reservation => {
+    if (!admission.ok) throw new Error(`refused: ${admission.message}`);
+    return admission.reservation;
+  };
+  try {
+    const subject = subjectOf({ creditMicros: 1 * USD });
+    const first = admitted(await spend.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
+    // After a Redis restart EVALSHA answers NOSCRIPT and the script goes again with EVAL, a round trip
+    // later; an admit script loaded again meanwhile (another replica's) would run before it.
+    await redis.script('FLUSH');
+    await redis.script('LOAD', ADMIT_SCRIPT.lua.source);
+    const settled = spend.settle(first, 1 * USD);
+    const next = await spend.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true });
+    expect(next).toMatchObject({ ok: false, status: 402, limit: 'organization_credit' });
+    await settled;
   } finally {
     spend.close();
     redis.disconnect();

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { refusalBody } from './errors';
-import { ADMIT_SCRIPT } from './lua';
+import { formatUsd } from './headers';
+import { periodsAt } from './periods';
 import { keyUsageFields, RedisSpendControl, usageInWindow } from './redis-spend-control';
 import { deleteKeys, subjectOf, USD } from './test-support/fixtures';
 import { MemoryLedger } from './test-support/memory-ledger';
@@ -84,20 +85,6 @@ describe('gathered settles', () => {
     const after = await slow.admit({ subject, reserveMicros: 0, countsAsModelRequest: true });
     expect(after.headers['X-Credit-Balance-USD']).toBe('0.30');
     // Resolved by the admit's answer, long before its batch window.
-    await settled;
-  });
-
-  it('an admit waits for a settle sent on its own, even when Redis forgot the settle script and it is sent again', async () => {
-    const slow = control(redis, { settleBatchMs: 60_000 });
-    const subject = subjectOf({ creditMicros: 1 * USD });
-    const first = admitted(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
-    // After a Redis restart EVALSHA answers NOSCRIPT and the script goes again with EVAL, a round trip
-    // later; an admit script loaded again meanwhile (another replica's) would run before it.
-    await redis.script('FLUSH');
-    await redis.script('LOAD', ADMIT_SCRIPT.lua.source);
-    const settled = slow.settle(first, 1 * USD);
-    const next = refused(await slow.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true }));
-    expect(next).toMatchObject({ status: 402, limit: 'organization_credit' });
     await settled;
   });
 
@@ -408,6 +395,40 @@ describe('concurrency', () => {
     } finally {
       second.disconnect();
     }
+  });
+
+  it('a period\'s counters expire its grace after the period ends (2 days, 8 days, 32 days): set when the admit makes the hash, kept by later admits', async () => {
+    const subject = subjectOf({ key: { limitMicros: 10 * USD, limitReset: 'weekly' } });
+    const pttl = (name: string) => redis.pttl(`${prefix}{org:${subject.organizationId}}:${name}`);
+    const expected = (endMs: number, graceDays: number) => endMs + graceDays * 86_400_000 - Date.now();
+    const expectTtl = async (name: string, endMs: number, graceDays: number) => {
+      const left = await pttl(name);
+      expect(Math.abs(left - expected(endMs, graceDays))).toBeLessThan(5_000);
+    };
+    // A request counted with nothing reserved makes the day's hash alone (its request count).
+    admitted(await spend.admit({ subject, reserveMicros: 0, countsAsModelRequest: true }));
+    const periods = periodsAt(Date.now());
+    await expectTtl(`d:${periods.day.label}`, periods.day.endMs, 2);
+    expect(await pttl(`w:${periods.week.label}`)).toBe(-2);
+    // A reservation makes the week's and month's hashes; later admits keep every TTL where it is.
+    for (let i = 0; i < 3; i += 1) await request(subject, 5, 3);
+    await expectTtl(`d:${periods.day.label}`, periods.day.endMs, 2);
+    await expectTtl(`w:${periods.week.label}`, periods.week.endMs, 8);
+    await expectTtl(`m:${periods.month.label}`, periods.month.endMs, 32);
+    // The window's spend is what the refusals and headers read: settled 3 x 3, and 5 in flight.
+    const inFlight = admitted(await spend.admit({ subject, reserveMicros: 5, countsAsModelRequest: true }));
+    expect((await spend.keyUsage(subject.organizationId, subject.key.hash)).weekly).toBe(14);
+    await spend.release(inFlight);
+  });
+
+  it('the key limit headers of an admission count the spend of the key\'s window, its reservation included, not its all-time spend', async () => {
+    const subject = subjectOf({ key: { limitMicros: 1 * USD, limitReset: 'daily' } });
+    const today = Date.now();
+    await request(subject, 400_000, 400_000, today - 86_400_000);
+    const admission = await spend.admit({ subject, reserveMicros: 100_000, countsAsModelRequest: true, now: today });
+    expect(admission.ok).toBe(true);
+    expect(admission.headers['X-Key-Limit-Remaining-USD']).toBe(formatUsd(900_000));
+    expect((await spend.keyUsage(subject.organizationId, subject.key.hash, today)).total).toBe(500_000);
   });
 
   it('one EVALSHA per admit', async () => {
