@@ -111,7 +111,7 @@ export interface FailoverOptions {
   /** Whether the client asked for a stream: the failing 200s fail over on non-streaming requests only. */
   stream: boolean;
   /** The client went away: no further attempts. */
-  signal?: AbortSignal;
+  signal?: { readonly aborted: boolean };
   now?: () => number;
 }
 

@@ -84,6 +84,8 @@ function transportError(err: unknown, deadline: Deadline, target: VendorTarget, 
 }
 
 async function send(vendorRequest: VendorRequest, deadline: Deadline, options: CallOptions, target: VendorTarget): Promise<OutboundResponse> {
+  // Stopped already (the caller's signal was aborted): the abort event has fired and would not again.
+  if (deadline.reason) throw deadlineError(deadline.reason, target, options, null);
   try {
     return await options.http(vendorRequest.url, {
       method: 'POST',

@@ -9,11 +9,13 @@ export { OutputAccumulator } from './render/common';
 export { float32Base64, renderEmbeddings } from './surfaces/openai-embeddings';
 export { parseCountTokensRequest, parseSurfaceRequest } from './surfaces/parse';
 export { SseParser, sseFrame } from './stream/sse';
+export { Cancellation } from './stream/deadline';
 export { REASONING_EFFORTS } from './types';
 export type {
   AudioBlock,
   CacheMarker,
   CallOptions,
+  CancelSignal,
   CanonicalEmbeddings,
   CanonicalEmbeddingsRequest,
   CanonicalMessage,

@@ -403,9 +403,19 @@ export interface StreamTimeouts {
   totalMs: number;
 }
 
+/**
+ * What a vendor call reads of its caller's cancellation. An AbortSignal has these members; so does
+ * the lighter Cancellation the gateway gives each HTTP request.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface CallOptions {
   /** The client went away, or the gateway gave up: cancels the vendor call. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   timeouts: StreamTimeouts;
   http: VendorHttp;
   /** The gateway's id for the answer (`resp_…`); generated when absent. */

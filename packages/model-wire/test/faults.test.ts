@@ -1,10 +1,12 @@
 import type { FakeFault } from '@patchbay/provider-fakes';
 import {
+  Cancellation,
   callVendor,
   createVendorHttp,
   parseSurfaceRequest,
   streamVendor,
   VendorError,
+  type CancelSignal,
   type CanonicalRequest,
   type CanonicalStreamEvent,
   type VendorErrorKind,
@@ -186,5 +188,52 @@ describe('what the client sees', () => {
     expect(frames.at(-1)).toMatchObject({ object: 'response.error', error: { code: 'provider_malformed_response', status_code: 502, source: 'provider' } });
     expect(frames.slice(0, -1).every((f) => f.object === 'response.stream')).toBe(true);
     expect(text).not.toContain('[DONE]');
+  });
+});
+
+describe("the caller's cancellation stops the vendor call: the gateway's Cancellation and an AbortController alike", () => {
+  const callerOf = (which: string): { signal: CancelSignal; abort(): void } => {
+    if (which === 'Cancellation') {
+      const cancellation = new Cancellation();
+      return { signal: cancellation, abort: () => cancellation.abort() };
+    }
+    const controller = new AbortController();
+    return { signal: controller.signal, abort: () => controller.abort() };
+  };
+
+  test.each(['Cancellation', 'AbortController'])('%s aborted before the call: nothing is sent to the vendor', async (which) => {
+    const caller = callerOf(which);
+    caller.abort();
+    const error = await callVendor(target('openai'), request(false), { ...options(), signal: caller.signal }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(VendorError);
+    expect((error as VendorError).kind).toBe('network');
+    expect((error as VendorError).message).toContain('cancelled');
+    expect(env.openaiFake.requests).toHaveLength(0);
+  });
+
+  test.each(['Cancellation', 'AbortController'])('%s aborted while the vendor has not answered: the call fails at once, not at its timeout', async (which) => {
+    const caller = callerOf(which);
+    env.openaiFake.script({ text: 'never sent', fault: { kind: 'hang' } });
+    setTimeout(() => caller.abort(), 50);
+    const error = await callVendor(target('openai'), request(false), { ...options(), signal: caller.signal }).catch((err: unknown) => err);
+    expect((error as VendorError).kind).toBe('network');
+    expect((error as VendorError).message).toContain('cancelled');
+    // Sent, then given up: the cancellation ended the call (its timeout would be kind 'timeout').
+    expect(env.openaiFake.requests).toHaveLength(1);
+  });
+
+  test.each(['Cancellation', 'AbortController'])('%s aborted mid-stream: the stream ends in an error, never a clean finish', async (which) => {
+    const caller = callerOf(which);
+    env.openaiFake.script({ text: 'one two three four five six seven eight nine ten', fault: { kind: 'stall', afterTokens: 3 } });
+    const events: CanonicalStreamEvent[] = [];
+    const error = await (async () => {
+      for await (const event of await streamVendor(target('openai'), request(true), { ...options(), signal: caller.signal })) {
+        events.push(event);
+        if (events.length === 2) caller.abort();
+      }
+    })().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(VendorError);
+    expect((error as VendorError).message).toContain('cancelled');
+    expect(events.some((e) => e.type === 'finish')).toBe(false);
   });
 });

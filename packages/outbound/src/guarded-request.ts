@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { BlockedDestinationError } from './blocked-destination-error';
@@ -11,8 +12,11 @@ export interface OutboundRequest {
   /** Lower-case names. */
   headers: Record<string, string>;
   body?: string;
-  /** Cancels the request (the caller's own deadline, the client going away). */
-  signal?: AbortSignal;
+  /**
+   * Cancels the request (the caller's own deadline, the client going away): an AbortSignal, or an
+   * EventEmitter that emits 'abort', as undici takes either.
+   */
+  signal?: AbortSignal | EventEmitter;
   /**
    * Longest wait for the response's headers, and then for each part of its body, in milliseconds:
    * past it the request fails with an OutboundError of kind `timeout`.
@@ -64,12 +68,12 @@ class RawHeaders implements ResponseHeaders {
 }
 
 /** Any error of a request or its body as a BlockedDestinationError or an OutboundError. */
-export function outboundFailure(err: unknown, signal?: AbortSignal): BlockedDestinationError | OutboundError {
+export function outboundFailure(err: unknown, signal?: AbortSignal | EventEmitter): BlockedDestinationError | OutboundError {
   if (err instanceof BlockedDestinationError || err instanceof OutboundError) return err;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
     return new OutboundError('timeout', 'no answer in time', (err as { code?: string }).code);
   }
-  if (signal?.aborted || err instanceof undiciErrors.RequestAbortedError || (err as { name?: string }).name === 'AbortError') return new OutboundError('aborted', 'the request was cancelled');
+  if ((signal !== undefined && 'aborted' in signal && signal.aborted) || err instanceof undiciErrors.RequestAbortedError || (err as { name?: string }).name === 'AbortError') return new OutboundError('aborted', 'the request was cancelled');
   const code = (err as { code?: string }).code;
   return new OutboundError('network', code ?? 'network error', code);
 }

@@ -1,4 +1,5 @@
 import {
+  Cancellation,
   VendorError,
   callVendor,
   checkInlineMedia,
@@ -15,6 +16,7 @@ import {
   renderResponse,
   requestedMaxOutputTokens,
   streamVendor,
+  type CancelSignal,
   type CanonicalResponse,
   type ChatSurface,
   type GatewayErrorLike,
@@ -58,7 +60,7 @@ export interface ModelExchange {
   /** The request's headers (scope: X-Svc-Customer, X-Project-Id, X-Svc-Routing-Policy-Id). */
   readonly headers: IncomingHttpHeaders;
   /** Aborts the vendor call when the client goes away (or a batch is cancelled). */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** The client's connection, for streams; null where nobody holds one (a batch line never streams). */
   readonly res: ServerResponse | null;
   json(status: number, headers: Record<string, string>, body: unknown): void;
@@ -75,13 +77,14 @@ function httpExchange(req: IncomingMessage, res: ServerResponse): ModelExchange 
   };
 }
 
-function abortOnClose(req: IncomingMessage, res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
+/** Aborted when the client goes away before its answer is written: a Cancellation, not an AbortController (see model-wire). */
+function abortOnClose(req: IncomingMessage, res: ServerResponse): Cancellation {
+  const cancellation = new Cancellation();
   res.on('close', () => {
-    if (!res.writableFinished) controller.abort();
+    if (!res.writableFinished) cancellation.abort();
   });
-  req.on('aborted', () => controller.abort());
-  return controller.signal;
+  req.on('aborted', () => cancellation.abort());
+  return cancellation;
 }
 
 function failureStatus(err: GatewayErrorLike): number {
