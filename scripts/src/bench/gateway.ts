@@ -25,6 +25,9 @@ The model gateway against its references, from one run, with the same fake OpenA
 - the fake OpenAI API called directly;
 - @portkey-ai/gateway (run locally, headless) routing to it (x-portkey-provider: openai, x-portkey-custom-host);
 - one and two do-nothing Node keep-alive proxies in a row (bare-proxy.ts): the floor of any hop;
+- the admission floor (admission-floor.ts): one such proxy that also reserves each request's worst case
+  through gateway-spend on the same Redis and settles its real cost, and does nothing else: the floor of
+  any gateway whose budgets are exact (one Redis round trip per request);
 - apps/model-gateway directly, and through the edge router (when the app is built).
 POST /v1/chat/completions at --connections (default 10) and at 1 connection, with wrk; p50/p99 are
 percentiles of the raw latencies (a wrk done callback undoes the coordinated-omission correction
@@ -50,6 +53,8 @@ ${LOAD_OPTIONS_USAGE.split('\n')
 `;
 
 const UPSTREAM_MODEL = 'gpt-4o-mini';
+/** The reference leg of admission-floor.ts. */
+const ADMISSION_FLOOR = 'admission floor (proxy + Redis admission)';
 const TTFT_SAMPLES = 200;
 
 /** One request per path before any load: the answer must be the fake's, word for word. */
@@ -178,6 +183,7 @@ function cpuServiceOf(label: string, gateway: GatewayLegs | null): string {
   if (label === 'Portkey') return 'portkey';
   if (label === 'one bare proxy') return 'bare-proxy-1';
   if (label === 'two bare proxies') return 'bare-proxy-2';
+  if (label === ADMISSION_FLOOR) return 'admission-floor';
   return gateway ? 'model-gateway' : '';
 }
 
@@ -209,6 +215,7 @@ async function run(args: string[]): Promise<number> {
     });
     const proxyOne = await group.start({ name: 'bare-proxy-1', entry: path.join(__dirname, 'bare-proxy.js'), env: { TARGET: upstream.baseUrl }, healthPath: '/__bare-proxy/healthz' });
     const proxyTwo = await group.start({ name: 'bare-proxy-2', entry: path.join(__dirname, 'bare-proxy.js'), env: { TARGET: proxyOne.baseUrl }, healthPath: '/__bare-proxy/healthz' });
+    const floor = await group.start({ name: 'admission-floor', entry: path.join(__dirname, 'admission-floor.js'), env: { TARGET: upstream.baseUrl, REDIS_URL: backends.redisUrl }, healthPath: '/__admission-floor/healthz' });
     const vendorAuth = { Authorization: `Bearer ${OPENAI_FAKE_KEYS.valid}` };
     const completions = (service: RunningService) => `${service.baseUrl}/v1/chat/completions`;
     const legs: Leg[] = [
@@ -216,6 +223,7 @@ async function run(args: string[]): Promise<number> {
       { label: 'Portkey', url: completions(portkey), headers: { ...vendorAuth, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream.baseUrl}/v1` }, model: UPSTREAM_MODEL },
       { label: 'one bare proxy', url: completions(proxyOne), headers: vendorAuth, model: UPSTREAM_MODEL },
       { label: 'two bare proxies', url: completions(proxyTwo), headers: vendorAuth, model: UPSTREAM_MODEL },
+      { label: ADMISSION_FLOOR, url: completions(floor), headers: vendorAuth, model: UPSTREAM_MODEL },
     ];
     let gateway: GatewayLegs | null = null;
     let gatewaySkipped: string | null = null;
@@ -240,12 +248,13 @@ async function run(args: string[]): Promise<number> {
     const loadBefore = machineLoad().text;
     const redisProcess = await localRedisProcess(backends.redisUrl);
     const postgresProcesses = localPostgresProcesses(backends.databaseUrl);
-    const watched: Watched[] = [upstream, portkey, proxyOne, proxyTwo, ...(gateway ? gateway.services : []), ...(redisProcess ? [redisProcess] : []), ...(postgresProcesses ? [postgresProcesses] : [])];
+    const watched: Watched[] = [upstream, portkey, proxyOne, proxyTwo, floor, ...(gateway ? gateway.services : []), ...(redisProcess ? [redisProcess] : []), ...(postgresProcesses ? [postgresProcesses] : [])];
     const results = await measureInterleaved(tool, options, targets, watched);
     gatewayWindows = results.filter((r) => r.label === 'gateway direct').flatMap((r) => r.rounds.map((round) => round.window));
     progress(`time to first token: ${TTFT_SAMPLES} streams per path`);
     // Portkey 1.15.2 answers every stream with 500 "Something went wrong" on this Node (its log: TypeError: immutable): left out.
-    const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey');
+    // The admission floor reads the whole answer for its usage: it does not stream.
+    const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey' && l.label !== ADMISSION_FLOOR);
     const ttft = await measureTtft(ttftLegs);
     progress('routing decision cost, in process');
     const decision = routingDecisionCost();
@@ -279,7 +288,7 @@ async function run(args: string[]): Promise<number> {
           cpuText(r.cpuUsPerRequest[cpuServiceOf(r.label, gateway)]),
           r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest['model-gateway-worker']) : '',
           r.label === 'gateway via edge router' ? cpuText(r.cpuUsPerRequest['edge-router']) : '',
-          r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest.redis) : '',
+          r.label.startsWith('gateway') || r.label === ADMISSION_FLOOR ? cpuText(r.cpuUsPerRequest.redis) : '',
           r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest.postgres) : '',
         ]);
       }
@@ -312,6 +321,10 @@ async function run(args: string[]): Promise<number> {
         print(`    gateway / Portkey ${gwRatio.toFixed(2)} (target >= 5: ${gwRatio >= 5 ? 'met' : 'NOT met'}); edge path / two proxies ${edgeRatio.toFixed(2)} (target >= 0.8: ${edgeRatio >= 0.8 ? 'met' : 'NOT met'}); gateway added p99 ${formatSigned(addedP99)} µs (target <= 2,000: ${addedP99 <= 2000 ? 'met' : 'NOT met'}); edge path added p99 ${formatSigned(medianAdded(edge, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
         // Portkey's throughput moves from run to run far more than a bare proxy's: this ratio is the one to compare across runs.
         print(`    gateway / one bare proxy ${ratio(gw.requestsPerSecond, one.requestsPerSecond)} (steadier across runs than Portkey; in the spec's figures, where one proxy made 8.4 times Portkey's throughput, the 5x target is ${(5 / 8.4).toFixed(2)} of one proxy)`);
+        const floorLeg = at(ADMISSION_FLOOR);
+        if (floorLeg) {
+          print(`    admission floor / one bare proxy ${ratio(floorLeg.requestsPerSecond, one.requestsPerSecond)} (what one Redis admission per request leaves of a proxy); gateway / admission floor ${ratio(gw.requestsPerSecond, floorLeg.requestsPerSecond)} (what the gateway's own work leaves of the floor)`);
+        }
       }
     }
     print('');
