@@ -1,10 +1,20 @@
-import { pgAdapter } from '@patchbay/db';
+import { pgAdapter, pgPool } from '@patchbay/db';
 import { PrismaClient } from './generated/prisma/client';
 import { DB_SCHEMA } from './config';
 
 export type { PrismaClient } from './generated/prisma/client';
 export type Db = PrismaClient;
+/** The pool under Prisma, for the one statement sent to pg itself: the usage records' INSERT (see storeUsageRecords). */
+export interface SqlPool {
+  query(text: string, values: unknown[]): Promise<unknown>;
+}
 
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {
   return new PrismaClient({ adapter: pgAdapter(databaseUrl, DB_SCHEMA, poolSize) });
+}
+
+/** Prisma and the pg pool it runs on (one set of connections); `prisma.$disconnect()` ends both. */
+export function createDatabase(databaseUrl: string, poolSize = 10): { prisma: PrismaClient; sql: SqlPool } {
+  const pool = pgPool(databaseUrl, DB_SCHEMA, poolSize);
+  return { prisma: new PrismaClient({ adapter: pgAdapter(pool, DB_SCHEMA) }), sql: pool };
 }

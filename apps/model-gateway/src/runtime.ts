@@ -10,7 +10,7 @@ import type { Express } from 'express';
 import { createRequestListener } from './app';
 import { loadCatalog, type Catalog } from './catalog/catalog';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
-import { createPrisma } from './db';
+import { createDatabase } from './db';
 import { Invalidator, dbKeyLoader, organizationDataLoader, type GatewayCaches } from './keys/principals';
 import { RouteHealth } from '@patchbay/model-routing';
 import { routingCatalog, type RoutingDeps } from './routing/routing';
@@ -66,7 +66,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const platformVendors = platformVendorsFromEnv(catalog, env);
   logger.info({ vendors: [...platformVendors.keys()] }, 'vendors configured');
   const secrets = options.secrets ?? secretBoxFromEnv(env);
-  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const { prisma: db, sql } = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   // No auto-pipelining: requests rarely issue their Redis calls in the same tick, so ioredis's
   // per-tick pipeline (a Pipeline object and a setImmediate per call) cost more CPU than the socket
   // writes it saved; settles are gathered into one call by gateway-spend itself.
@@ -96,7 +96,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
   const spend = options.spend ?? new RedisSpendControl(redis, { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) });
   const consumer = config.GATEWAY_USAGE_WORKERS
-    ? startUsageConsumer({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (records) => noteStored(spend, records) })
+    ? startUsageConsumer({ sql, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (records) => noteStored(spend, records) })
     : null;
 
   const health = new RouteHealth(redis, {

@@ -1,9 +1,17 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+
+/** A `pg` pool on the app's own schema: unqualified names in migrations and queries resolve to that schema. */
+export function pgPool(databaseUrl: string, schema: string, poolSize = 10): pg.Pool {
+  return new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` });
+}
 
 /**
- * The driver adapter each app hands to its generated PrismaClient: a `pg` pool on the app's
- * own schema. Unqualified names in migrations and queries resolve to that schema.
+ * The driver adapter each app hands to its generated PrismaClient: a `pg` pool on the app's own
+ * schema, its own, or one the app also sends queries to itself (a hot statement where Prisma's
+ * per-query cost matters); that pool is ended with the client's `$disconnect()`.
  */
-export function pgAdapter(databaseUrl: string, schema: string, poolSize = 10): PrismaPg {
-  return new PrismaPg({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` }, { schema });
+export function pgAdapter(database: string | pg.Pool, schema: string, poolSize = 10): PrismaPg {
+  if (typeof database === 'string') return new PrismaPg({ connectionString: database, max: poolSize, options: `-c search_path="${schema}"` }, { schema });
+  return new PrismaPg(database, { schema, disposeExternalPool: true });
 }
