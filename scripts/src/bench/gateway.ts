@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RedisSpendControl, type SpendLedger, type SpendSubject } from '@patchbay/gateway-spend';
+import { RedisSpendControl, type SpendSubject } from '@patchbay/gateway-spend';
+import { NO_RECORDS } from './admission-floor';
 import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
 import Redis from 'ioredis';
 import { newestProfile, summarizeCpuProfile, type TimeWindow } from './cpu-profile';
@@ -119,10 +120,7 @@ async function measureTtft(legs: Leg[]): Promise<Array<{ leg: Leg; samples: numb
 async function libraryBudgetExactness(backends: Backends, requests: number): Promise<string[]> {
   const redis = new Redis(backends.redisUrl);
   const prefix = `patchbay:bench:gateway-spend:${randomUUID()}:`;
-  const noRecords: SpendLedger = {
-    recorded: async () => ({ organizationCreditMicros: 0, projects: [], customers: [], keys: [], modelRequestsInDay: 0, rateLimitedRequestsInMinute: 0 }),
-  };
-  const replicas = [new RedisSpendControl(redis, { ledger: noRecords, keyPrefix: prefix }), new RedisSpendControl(redis.duplicate(), { ledger: noRecords, keyPrefix: prefix })];
+  const replicas = [new RedisSpendControl(redis, { ledger: NO_RECORDS, keyPrefix: prefix }), new RedisSpendControl(redis.duplicate(), { ledger: NO_RECORDS, keyPrefix: prefix })];
   try {
     const limit = 20_000;
     const reserve = 1_000;
