@@ -21,4 +21,21 @@ describe('pgAdapter on a pool the service shares', () => {
     }
     expect(pool.ended).toBe(true);
   });
+
+  it('a pool survives the server dropping an idle connection (a database restart) before Prisma has connected', async () => {
+    const pool = pgPool(databaseUrl, 'public', 1);
+    const admin = pgPool(databaseUrl, 'public', 1);
+    try {
+      const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // pg removes the dropped connection and emits 'error' on the pool: without the pool's own
+      // listener (none is added here) that would be an uncaught error.
+      const deadline = Date.now() + 5_000;
+      while (pool.totalCount > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(pool.totalCount).toBe(0);
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await Promise.all([pool.end(), admin.end()]);
+    }
+  });
 });

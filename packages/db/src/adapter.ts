@@ -3,7 +3,12 @@ import pg from 'pg';
 
 /** A `pg` pool on the app's own schema: unqualified names in migrations and queries resolve to that schema. */
 export function pgPool(databaseUrl: string, schema: string, poolSize = 10): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, options: `-c search_path="${schema}"` });
+  // An idle connection the server drops (a restart, a failover) is an 'error' on the pool, which pg
+  // then removes from it; unheard, that event would end the process, even before Prisma (which
+  // listens once connected) has run a query. The next query meets the outage and reports it.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /**
