@@ -13,8 +13,20 @@ export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {
   return new PrismaClient({ adapter: pgAdapter(databaseUrl, DB_SCHEMA, poolSize) });
 }
 
-/** Prisma and the pg pool it runs on (one set of connections); `prisma.$disconnect()` ends both. */
-export function createDatabase(databaseUrl: string, poolSize = 10): { prisma: PrismaClient; sql: SqlPool } {
+/**
+ * Prisma and the pg pool it runs on (one set of connections). `close()` ends both: Prisma's
+ * `$disconnect()` ends the pool only when Prisma has connected, and a process whose pool alone ran
+ * queries would otherwise keep its idle connections open.
+ */
+export function createDatabase(databaseUrl: string, poolSize = 10): { prisma: PrismaClient; sql: SqlPool; close(): Promise<void> } {
   const pool = pgPool(databaseUrl, DB_SCHEMA, poolSize);
-  return { prisma: new PrismaClient({ adapter: pgAdapter(pool, DB_SCHEMA) }), sql: pool };
+  const prisma = new PrismaClient({ adapter: pgAdapter(pool, DB_SCHEMA) });
+  return {
+    prisma,
+    sql: pool,
+    async close() {
+      await prisma.$disconnect();
+      if (!pool.ended) await pool.end();
+    },
+  };
 }

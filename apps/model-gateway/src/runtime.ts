@@ -66,7 +66,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const platformVendors = platformVendorsFromEnv(catalog, env);
   logger.info({ vendors: [...platformVendors.keys()] }, 'vendors configured');
   const secrets = options.secrets ?? secretBoxFromEnv(env);
-  const { prisma: db, sql } = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const database = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const { prisma: db, sql } = database;
   // No auto-pipelining: requests rarely issue their Redis calls in the same tick, so ioredis's
   // per-tick pipeline (a Pipeline object and a setImmediate per call) cost more CPU than the socket
   // writes it saved; settles are gathered into one call by gateway-spend itself.
@@ -183,7 +184,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await caches.organizations.close();
       await management.close();
       await vendorHttp.close();
-      await db.$disconnect();
+      await database.close();
       for (const connection of [redis, producerConnection, workerConnection, subscriber]) connection.disconnect();
     },
   };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DirectProducer, QUEUE_NAMES, QueueSet, type GatewayUsageRecordJob } from '@patchbay/queues';
 import { createLogger, createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL } from '@patchbay/testing';
-import { createPrisma, type Db } from '../src/db';
+import { createDatabase, createPrisma, type Db } from '../src/db';
 import { UsageRecorder } from '../src/usage/usage-records';
 import { call, createKey, createOrg, eventually, startHarness, type Harness, type TestOrg } from './harness';
 
@@ -111,5 +111,14 @@ describe('records travel without loss', () => {
     await eventually(async () => expect(await db.usageRecord.count({ where: { id } })).toBe(1), 8000);
     await queues.close();
     down.disconnect();
+  });
+});
+
+describe('the database handle', () => {
+  test('close() ends the pool under Prisma even when only the pool ran queries (the usage INSERT), so no connection is left open', async () => {
+    const database = createDatabase(TEST_DATABASE_URL, 1);
+    expect(await database.sql.query('SELECT 1 AS one', [])).toMatchObject({ rows: [{ one: 1 }] });
+    await database.close();
+    await expect(database.sql.query('SELECT 1 AS one', [])).rejects.toThrow(/after calling end/);
   });
 });
