@@ -17,12 +17,21 @@ export interface GatewayLegs {
   viaEdge: Leg;
   /** The gateway under a routing policy of three routes whose first fails half the time. */
   policy: Leg;
+  /**
+   * A reference, not the gateway: a second edge router whose model-gateway upstream is the fake
+   * itself, so the edge's own hop can be set beside one bare proxy's.
+   */
+  edgeAlone: Leg;
   services: RunningService[];
   /** N concurrent requests against a new key with a small limit; lines to print. */
   budgetExactness(requests: number): Promise<string[]>;
 }
 
 const GATEWAY_MODEL = 'openai/gpt-4o-mini';
+/** The model the reference legs ask the fake for, as the vendor names it. */
+export const UPSTREAM_MODEL = 'gpt-4o-mini';
+export const EDGE_ALONE = 'edge router alone (to the fake)';
+export const EDGE_ALONE_SERVICE = 'edge-router-to-fake';
 
 /**
  * The routing-policy leg: three routes in priority order on the fake OpenAI; the first (gpt-4o) fails
@@ -79,6 +88,7 @@ export async function startGatewayLegs(
   const gateway = await group.start({ name: 'model-gateway', entry: gatewayEntry, nodeArgs: nodeArgs.gateway ?? [], env: { ...env, GATEWAY_USAGE_WORKERS: 'false' } });
   const worker = await group.start({ name: 'model-gateway-worker', entry: path.join(path.dirname(gatewayEntry), 'worker.js'), nodeArgs: nodeArgs.worker ?? [], env: { ...env, PATCHBAY_MIGRATE_ON_START: 'false' } });
   const edge = await startEdgeRouter(group, { accessKeys, MODEL_GATEWAY_URL: gateway });
+  const edgeToFake = await startEdgeRouter(group, { accessKeys, MODEL_GATEWAY_URL: upstream }, [], { name: EDGE_ALONE_SERVICE, healthPath: '/docs' });
 
   const createKey = async (body: Record<string, unknown>): Promise<{ key: string; hash: string }> => {
     const res = await fetch(`${gateway.baseUrl}/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${mgmtKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -119,7 +129,8 @@ export async function startGatewayLegs(
     direct: { label: 'gateway direct', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
     viaEdge: { label: 'gateway via edge router', url: `${edge.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
     policy: { label: 'gateway, policy: 3 routes, 1st fails 1/2', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: alias },
-    services: [accessKeys, gateway, worker, edge],
+    edgeAlone: { label: EDGE_ALONE, url: `${edgeToFake.baseUrl}/v1/chat/completions`, headers: { Authorization: `Bearer ${OPENAI_FAKE_KEYS.valid}` }, model: UPSTREAM_MODEL },
+    services: [accessKeys, gateway, worker, edge, edgeToFake],
     async budgetExactness(requests: number): Promise<string[]> {
       // A small limit, a few requests' worth: the worst case reserved per request is the prompt plus
       // max_tokens at the model's price, the real cost is what the fake's usage says.

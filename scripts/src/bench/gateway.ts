@@ -9,11 +9,11 @@ import { NO_RECORDS } from './admission-floor';
 import { newestProfile, summarizeCpuProfile, type TimeWindow } from './cpu-profile';
 import { describeBackends, localPostgresProcesses, localRedisProcess, prepareBackends, type Backends } from './backends';
 import type { Benchmark } from './benchmark';
-import { startGatewayLegs, type GatewayLegs } from './gateway-app';
+import { EDGE_ALONE, EDGE_ALONE_SERVICE, UPSTREAM_MODEL, startGatewayLegs, type GatewayLegs } from './gateway-app';
 import { chatBody, EXPECTED_ANSWER, type Leg } from './gateway-legs';
 import { REPO_ROOT } from '../suite';
 import { pickLoadTool } from './load';
-import { median, medianAdded, measureInterleaved, type Target, type Watched } from './measure';
+import { median, medianAdded, measureInterleaved, type Target, type TargetResult, type Watched } from './measure';
 import { LOAD_OPTIONS_USAGE, parseLoadOptions } from './options';
 import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup, type RunningService } from './services';
@@ -29,11 +29,14 @@ The model gateway against its references, from one run, with the same fake OpenA
 - the admission floor (admission-floor.ts): one such proxy that also reserves each request's worst case
   through gateway-spend on the same Redis and settles its real cost, and does nothing else: the floor of
   any gateway whose budgets are exact (one Redis round trip per request);
-- apps/model-gateway directly, and through the edge router (when the app is built).
+- apps/model-gateway directly, and through the edge router (when the app is built);
+- the edge router alone, a second one whose model-gateway upstream is the fake itself: its own hop
+  beside one bare proxy's.
 POST /v1/chat/completions at --connections (default 10) and at 1 connection, with wrk; p50/p99 are
 percentiles of the raw latencies (a wrk done callback undoes the coordinated-omission correction
 of wrk's own p99, which inflates fast legs far more than slow ones); wrk's p99 is printed beside.
-Every path's answer is checked against the fake's own before the load. Then: time to first token
+CPU per request comes from /proc for each process, and for all of them together (what a request of
+the path costs the machine, steadier than req/s when other tenants load it). Every path's answer is checked against the fake's own before the load. Then: time to first token
 added on a stream, and budget exactness (N concurrent requests against a key with a small limit:
 spend after settlement against the limit), through the gateway and in the spend library alone.
 
@@ -53,7 +56,6 @@ ${LOAD_OPTIONS_USAGE.split('\n')
   .replace('(default 32)', '(default 10)')}
 `;
 
-const UPSTREAM_MODEL = 'gpt-4o-mini';
 /** The reference leg of admission-floor.ts. */
 const ADMISSION_FLOOR = 'admission floor (proxy + Redis admission)';
 const TTFT_SAMPLES = 200;
@@ -182,7 +184,18 @@ function cpuServiceOf(label: string, gateway: GatewayLegs | null): string {
   if (label === 'one bare proxy') return 'bare-proxy-1';
   if (label === 'two bare proxies') return 'bare-proxy-2';
   if (label === ADMISSION_FLOOR) return 'admission-floor';
+  if (label === EDGE_ALONE) return EDGE_ALONE_SERVICE;
   return gateway ? 'model-gateway' : '';
+}
+
+/** CPU per request of every watched process together, or null when one could not be read. */
+function machineCpuPerRequest(r: TargetResult): number | null {
+  let sum = 0;
+  for (const used of Object.values(r.cpuUsPerRequest)) {
+    if (used === null) return null;
+    sum += used;
+  }
+  return sum;
 }
 
 function ratio(a: number, b: number): string {
@@ -229,7 +242,7 @@ async function run(args: string[]): Promise<number> {
     if (existsSync(gatewayEntry)) {
       const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
       gateway = await startGatewayLegs(group, backends, upstream, gatewayEntry, { gateway: profiled('gateway'), worker: profiled('worker') });
-      legs.push(gateway.direct, gateway.viaEdge, gateway.policy);
+      legs.push(gateway.direct, gateway.viaEdge, gateway.policy, gateway.edgeAlone);
     } else {
       gatewaySkipped = `apps/model-gateway/dist/main.js is missing (the app is not merged or not built): the gateway legs are skipped`;
       progress(gatewaySkipped);
@@ -252,7 +265,7 @@ async function run(args: string[]): Promise<number> {
     progress(`time to first token: ${TTFT_SAMPLES} streams per path`);
     // Portkey 1.15.2 answers every stream with 500 "Something went wrong" on this Node (its log: TypeError: immutable): left out.
     // The admission floor reads the whole answer for its usage: it does not stream.
-    const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey' && l.label !== ADMISSION_FLOOR);
+    const ttftLegs = legs.filter((l) => l.label !== 'one bare proxy' && l.label !== 'Portkey' && l.label !== ADMISSION_FLOOR && l.label !== EDGE_ALONE);
     const ttft = await measureTtft(ttftLegs);
     progress('routing decision cost, in process');
     const decision = routingDecisionCost();
@@ -288,15 +301,18 @@ async function run(args: string[]): Promise<number> {
           r.label === 'gateway via edge router' ? cpuText(r.cpuUsPerRequest['edge-router']) : '',
           r.label.startsWith('gateway') || r.label === ADMISSION_FLOOR ? cpuText(r.cpuUsPerRequest.redis) : '',
           r.label.startsWith('gateway') ? cpuText(r.cpuUsPerRequest.postgres) : '',
+          cpuText(machineCpuPerRequest(r)),
         ]);
       }
     }
     print('Throughput and latency (medians over rounds; p50/p99 from raw latencies, wrk p99 with its correction):');
-    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req', 'worker µs/req', 'edge µs/req', 'Redis µs/req', 'PostgreSQL µs/req'], rows, ['left'])) print(`  ${line}`);
+    for (const line of table(['path', 'conns', 'req/s', 'vs direct', 'p50 µs', 'p99 µs', 'wrk p99 µs', 'added p99 µs', 'errors', 'CPU µs/req', 'worker µs/req', 'edge µs/req', 'Redis µs/req', 'PostgreSQL µs/req', 'all µs/req'], rows, ['left'])) print(`  ${line}`);
     print('  (CPU µs/req: CPU time from /proc of the process serving the path (the gateway itself on the gateway legs), per request; steadier than wall times on a loaded machine;');
     print('   worker µs/req: the usage-record worker process beside it, storing each request\'s record, as docker-compose and the Helm chart deploy it;');
     print(`   edge µs/req: the edge router in front of the gateway; Redis µs/req: the Redis server (admission, settles, the usage queue)${redisProcess ? '' : ', not shown: Redis is not a local process'};`);
-    print(`   PostgreSQL µs/req: every postgres process on the machine (storing the usage records)${postgresProcesses ? '' : ', not shown: the database is not local'})`);
+    print(`   PostgreSQL µs/req: every postgres process on the machine (storing the usage records)${postgresProcesses ? '' : ', not shown: the database is not local'};`);
+    print('   all µs/req: every watched process together (the fake, Portkey, the proxies, the floor, the gateway, its worker, the edge routers, access-keys, Redis, PostgreSQL; not wrk):');
+    print('   what a request of the path costs the machine, the figure that moves least when other tenants load it)');
     print('');
     print('Ratios:');
     for (const connections of connectionCounts) {
@@ -319,6 +335,10 @@ async function run(args: string[]): Promise<number> {
         print(`    gateway / Portkey ${gwRatio.toFixed(2)} (target >= 5: ${gwRatio >= 5 ? 'met' : 'NOT met'}); edge path / two proxies ${edgeRatio.toFixed(2)} (target >= 0.8: ${edgeRatio >= 0.8 ? 'met' : 'NOT met'}); gateway added p99 ${formatSigned(addedP99)} µs (target <= 2,000: ${addedP99 <= 2000 ? 'met' : 'NOT met'}); edge path added p99 ${formatSigned(medianAdded(edge, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
         // Portkey's throughput moves from run to run far more than a bare proxy's: this ratio is the one to compare across runs.
         print(`    gateway / one bare proxy ${ratio(gw.requestsPerSecond, one.requestsPerSecond)} (steadier across runs than Portkey; in the spec's figures, where one proxy made 8.4 times Portkey's throughput, the 5x target is ${(5 / 8.4).toFixed(2)} of one proxy)`);
+        const edgeAlone = at(EDGE_ALONE);
+        if (edgeAlone) {
+          print(`    edge router alone / one bare proxy ${ratio(edgeAlone.requestsPerSecond, one.requestsPerSecond)} (the edge's own hop against a bare one, both in front of the fake; CPU µs/req ${cpuText(edgeAlone.cpuUsPerRequest[EDGE_ALONE_SERVICE])} against ${cpuText(one.cpuUsPerRequest['bare-proxy-1'])})`);
+        }
         const floorLeg = at(ADMISSION_FLOOR);
         if (floorLeg) {
           print(`    admission floor / one bare proxy ${ratio(floorLeg.requestsPerSecond, one.requestsPerSecond)} (what one Redis admission per request leaves of a proxy); gateway / admission floor ${ratio(gw.requestsPerSecond, floorLeg.requestsPerSecond)} (what the gateway's own work leaves of the floor)`);

@@ -58,11 +58,16 @@ export async function startConnectorRegistry(group: ServiceGroup, backends: Back
   });
 }
 
-/** The edge router in front of the given services (an upstream left out is "not deployed"). */
+/**
+ * The edge router in front of the given services (an upstream left out is "not deployed"). `name`
+ * tells a second one apart; one in front of something other than our services (a vendor fake) is
+ * ready when it serves its own /docs, since its /healthz asks the upstreams' /healthz.
+ */
 export async function startEdgeRouter(
   group: ServiceGroup,
   upstreams: { accessKeys: RunningService; [variable: string]: RunningService },
   nodeArgs: string[] = [],
+  options: { name?: string; healthPath?: string } = {},
 ): Promise<RunningService> {
   const env: NodeJS.ProcessEnv = {
     HOST: '127.0.0.1',
@@ -75,7 +80,7 @@ export async function startEdgeRouter(
     NODE_ENV: 'production',
   };
   for (const [variable, service] of Object.entries(upstreams)) if (variable !== 'accessKeys') env[variable] = service.baseUrl;
-  return group.start({ name: 'edge-router', entry: appEntryOf('edge-router'), env, nodeArgs });
+  return group.start({ name: options.name ?? 'edge-router', entry: appEntryOf('edge-router'), env, nodeArgs, ...(options.healthPath ? { healthPath: options.healthPath } : {}) });
 }
 
 export interface BenchOrganization {
