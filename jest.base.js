@@ -1,4 +1,5 @@
 // Shared jest settings: @swc/jest for speed, with the decorator options tsoa controllers need.
+const fs = require('node:fs');
 const path = require('node:path');
 
 const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/patchbay_test';
@@ -28,6 +29,32 @@ function isolate(dir) {
   return slug;
 }
 
+/**
+ * The current Vercel AI SDK (ai 7, @ai-sdk/* 4 and their @workflow/serde) is published only as ES
+ * modules, and @ai-sdk/provider-utils 5 imports zod 4's locale files by path (zod's `./v4/locales/*`
+ * export has no CommonJS file). Jest can require() an ES module from a CommonJS test only on Node 24.9
+ * and later; here their `.js` files are compiled to CommonJS like our TypeScript. Only the pnpm store
+ * folders of those names whose package is `"type": "module"` count: ai 6 and @ai-sdk/* 3 ship CommonJS
+ * and, like the rest of node_modules, run as published; a require() reaches zod's `.cjs` files but for
+ * those locales.
+ */
+const ESM_ONLY_NAMES = /^(?:ai|zod|@ai-sdk\+[^@]+|@workflow\+[^@]+)@/;
+
+function esmOnlyStoreFolders() {
+  const store = path.join(__dirname, 'node_modules', '.pnpm');
+  if (!fs.existsSync(store)) return [];
+  return fs.readdirSync(store).filter((folder) => {
+    if (!ESM_ONLY_NAMES.test(folder)) return false;
+    const name = folder.slice(0, folder.indexOf('@', 1)).replace('+', '/');
+    const manifest = path.join(store, folder, 'node_modules', name, 'package.json');
+    return fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).type === 'module';
+  });
+}
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// With none installed this is `.pnpm/(?:)/`, which no path has.
+const ESM_ONLY_FILES = `/node_modules/\\.pnpm/(?:${esmOnlyStoreFolders().map(escapeRegExp).join('|')})/.+\\.js$`;
+
 module.exports = function jestConfig(dir, overrides = {}) {
   isolate(dir);
   return {
@@ -47,7 +74,10 @@ module.exports = function jestConfig(dir, overrides = {}) {
           sourceMaps: 'inline',
         },
       ],
+      [ESM_ONLY_FILES]: [require.resolve('@swc/jest'), { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
     },
+    // Everything in node_modules runs as published, except the ES-module-only packages above.
+    transformIgnorePatterns: [`^(?!.*${ESM_ONLY_FILES}).*/node_modules/`],
     moduleFileExtensions: ['ts', 'js', 'json'],
     // Root `pnpm test` runs two packages at a time on machines with few cores: a test may wait for CPU.
     testTimeout: 60000,
