@@ -12,6 +12,7 @@ import { counterScript } from '@patchbay/metering';
  * | `m:<month>`    | hash   | `k:<hash>`, `kb:<hash>`                                                       |
  * | `r:<minute>`   | string | requests of customer keys with rate_limit_rpm in that fixed 60 s window       |
  * | `f`            | zset   | reservations in flight, score = lease end, member = the reservation          |
+| `l`            | zset   | reservations an admit released when their lease ran out, score = that time  |
  *
  * Money is integer micro-USD. Counters hold settled spend plus reservations in flight.
  *
@@ -52,17 +53,19 @@ local function adjust(parts, delta)
     end
   end
 end
--- Settles one reservation as if alone (f: the in-flight set). Returns 0 when it belongs to a lost
--- epoch (its record carries the cost), 1 settled (counters moved by actual - reserved), 2 its
--- lease had run out and it was released already (counters moved by actual), 3 settled before.
-local function settle(f, now, member, actual, lease_end)
+-- Settles one reservation as if alone (f: the in-flight set, l: the lapsed set). Returns 0 when it
+-- belongs to a lost epoch (its record carries the cost), 1 settled (counters moved by actual -
+-- reserved), 2 its lease had run out and an admit released it (counters moved by actual), 3 settled
+-- before (nothing done). A reservation leaves f once and l once, so a second settle never counts,
+-- however late it comes.
+local function settle(f, l, member, actual)
   local parts = split(member)
   if parts[2] ~= fence_epoch then return 0 end
   if redis.call('ZREM', f, member) == 1 then
     adjust(parts, actual - tonumber(parts[3]))
     return 1
   end
-  if now >= lease_end then
+  if redis.call('ZREM', l, member) == 1 then
     adjust(parts, actual)
     return 2
   end
@@ -73,18 +76,18 @@ end
 /**
  * The whole admission of one model request, atomically, in one round trip.
  *
- * KEYS  1 t, 2 d:<day>, 3 w:<monday>, 4 m:<month>, 5 r:<minute>, 6 f (then the fence)
+ * KEYS  1 t, 2 d:<day>, 3 w:<monday>, 4 m:<month>, 5 r:<minute>, 6 f, 7 l (then the fence)
  * ARGV  1 now ms, 2 reserve, 3 byok 1|0, 4 key hash, 5 key limit ('' none), 6 key window d|w|m|t,
  *       7 credit, 8 plan, 9 project field ('-'), 10 project budget (''), 11 customer field ('-'),
  *       12 customer budget (''), 13 customer rpm (''), 14 counts as a model request 1|0,
  *       15 free daily cap, 16 reservation id, 17 lease end ms, 18-22 TTLs of d, w, m, r, f in ms,
  *       23 the reservation member after its id and epoch (the script puts the scope's epoch in it),
- *       24 now ms for the settles, then three per gathered settle of the scope, as SETTLE_SCRIPT takes them
- *       (member, actual, lease end)
+ *       24 on: two per gathered settle of the scope, as SETTLE_SCRIPT takes them (member, actual)
  *
  * First applies the gathered settles, each as SETTLE_SCRIPT would: they ride on the admit instead of
  * costing Redis and the gateway a call of their own. Then releases up to 16 reservations whose
- * lease ran out (their replica died before settling).
+ * lease ran out (their replica died before settling), and notes them in l (kept for twice the
+ * lease), where a settle that still comes finds them and counts its cost once.
  * Then the checks, in order: free plan daily cap, customer rate limit, org credit (not for BYOK),
  * project budget, key limit in its window, customer budget. A limit is reached once what is
  * counted (settled plus in flight) is at or over it. Nothing is counted when one refuses.
@@ -96,13 +99,19 @@ end
 export const ADMIT_SCRIPT = counterScript(`
 ${LUA_RESERVATIONS}
 local now = tonumber(ARGV[1])
-local settle_now = tonumber(ARGV[24])
-for i = 25, #ARGV - 1, 3 do settle(KEYS[6], settle_now, ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])) end
+for i = 24, #ARGV - 1, 2 do settle(KEYS[6], KEYS[7], ARGV[i], tonumber(ARGV[i + 1])) end
 local expired = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now, 'LIMIT', 0, 16)
-for _, member in ipairs(expired) do
-  redis.call('ZREM', KEYS[6], member)
-  local parts = split(member)
-  if parts[2] == fence_epoch then adjust(parts, -tonumber(parts[3])) end
+if #expired > 0 then
+  for _, member in ipairs(expired) do
+    redis.call('ZREM', KEYS[6], member)
+    local parts = split(member)
+    if parts[2] == fence_epoch then
+      adjust(parts, -tonumber(parts[3]))
+      redis.call('ZADD', KEYS[7], now, member)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - tonumber(ARGV[22]))
+  redis.call('PEXPIRE', KEYS[7], ARGV[22])
 end
 
 local reserve = tonumber(ARGV[2])
@@ -176,18 +185,16 @@ return reply(0)
  * Settles (or releases, with actual 0) reservations of one scope, each as if settled alone: the
  * gateway gathers the settles of a few milliseconds into one call (RedisSpendControl.settle).
  *
- * KEYS  1 t, 2 f (then the fence). ARGV 1 now ms, then three per reservation: its member, actual
- * micro-USD, lease end ms.
+ * KEYS  1 t, 2 f, 3 l (then the fence). ARGV two per reservation: its member, actual micro-USD.
  * Returns one code per reservation, in order: 0 when it belongs to a lost epoch (nothing to do: its
  * record carries the cost), 1 settled (counters moved by actual - reserved), 2 its lease had run
- * out and it was released already (counters moved by actual), 3 settled before (nothing done).
+ * out and an admit released it (counters moved by actual), 3 settled before (nothing done).
  */
 export const SETTLE_SCRIPT = counterScript(`
 ${LUA_RESERVATIONS}
-local now = tonumber(ARGV[1])
 local out = {}
-for i = 2, #ARGV - 1, 3 do
-  out[#out + 1] = settle(KEYS[2], now, ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]))
+for i = 1, #ARGV - 1, 2 do
+  out[#out + 1] = settle(KEYS[2], KEYS[3], ARGV[i], tonumber(ARGV[i + 1]))
 end
 return out
 `);

@@ -55,7 +55,6 @@ const SETTLE_BATCH_MAX = 100;
 interface PendingSettle {
   member: string;
   actualMicros: number;
-  leaseUntilMs: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -149,9 +148,8 @@ export class RedisSpendControl implements SpendControl {
       periods.minute.endMs + MINUTE_GRACE_MS - now,
       this.leaseMs * 2,
       rest,
-      this.clock(),
     ];
-    if (riding) for (const settle of riding) args.push(settle.member, settle.actualMicros, settle.leaseUntilMs);
+    if (riding) for (const settle of riding) args.push(settle.member, settle.actualMicros);
     let ran: { epoch: string; reply: AdmitReply };
     try {
       ran = await this.counters.run<AdmitReply>(ADMIT_SCRIPT, scope, names(periods), args, req.now === undefined ? {} : { nowMs: req.now });
@@ -301,7 +299,7 @@ export class RedisSpendControl implements SpendControl {
         batch = [];
         this.pendingSettles.set(scope, batch);
       }
-      batch.push({ member: reservation.member, actualMicros, leaseUntilMs: reservation.leaseUntilMs, resolve, reject });
+      batch.push({ member: reservation.member, actualMicros, resolve, reject });
       // Gathering is safe while the reservation holds at least the real cost: every admit, on any
       // replica, is judged stricter meanwhile. One that cost more goes now, with the others.
       if (batch.length >= SETTLE_BATCH_MAX || actualMicros > reservation.reservedMicros) {
@@ -346,10 +344,10 @@ export class RedisSpendControl implements SpendControl {
   }
 
   private async sendSettles(scope: string, batch: PendingSettle[]): Promise<void> {
-    const args: Array<string | number> = [this.clock()];
-    for (const s of batch) args.push(s.member, s.actualMicros, s.leaseUntilMs);
+    const args: Array<string | number> = [];
+    for (const s of batch) args.push(s.member, s.actualMicros);
     try {
-      await this.counters.run<number[]>(SETTLE_SCRIPT, scope, ['t', 'f'], args);
+      await this.counters.run<number[]>(SETTLE_SCRIPT, scope, ['t', 'f', 'l'], args);
     } catch (err) {
       for (const s of batch) s.reject(err);
       return;
@@ -435,7 +433,7 @@ export class RedisSpendControl implements SpendControl {
 }
 
 function names(periods: Periods): string[] {
-  return ['t', `d:${periods.day.label}`, `w:${periods.week.label}`, `m:${periods.month.label}`, `r:${periods.minute.label}`, 'f'];
+  return ['t', `d:${periods.day.label}`, `w:${periods.week.label}`, `m:${periods.month.label}`, `r:${periods.minute.label}`, 'f', 'l'];
 }
 
 function windowOf(reset: SpendSubject['key']['limitReset'], limit: number | null): 'd' | 'w' | 'm' | 't' {

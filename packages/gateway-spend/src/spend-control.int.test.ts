@@ -325,6 +325,25 @@ describe('reserve, settle, release', () => {
     await leased.settle(after, 100);
     await leased.settle(lost, 300_000);
     expect((await leased.keyUsage(subject.organizationId, subject.key.hash)).daily).toBe(300_100);
+    // Settling it again, later still, counts nothing more.
+    clock = noon + 5 * 60_000;
+    await leased.settle(lost, 300_000);
+    await leased.release(lost);
+    expect((await leased.keyUsage(subject.organizationId, subject.key.hash)).daily).toBe(300_100);
+  });
+
+  it('a reservation settled in time and settled again after its lease ran out counts once', async () => {
+    let clock = noon;
+    const leased = control(redis, { clock: () => clock, leaseMs: 60_000 });
+    const subject = subjectOf({ key: { limitMicros: 1 * USD, limitReset: 'daily' } });
+    const used = admitted(await leased.admit({ subject, reserveMicros: 500_000, countsAsModelRequest: true }));
+    await leased.settle(used, 120_000);
+    clock = noon + 60_001;
+    // An admit after the lease's end sweeps the in-flight set: the settled reservation is not in it.
+    await leased.settle(admitted(await leased.admit({ subject, reserveMicros: 0, countsAsModelRequest: true })), 0);
+    await leased.settle(used, 120_000);
+    await leased.release(used);
+    expect((await leased.keyUsage(subject.organizationId, subject.key.hash)).daily).toBe(120_000);
   });
 
   it('a request admitted with nothing reserved still counts its real cost when settled', async () => {
