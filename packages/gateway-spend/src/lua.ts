@@ -12,7 +12,7 @@ import { counterScript } from '@patchbay/metering';
  * | `m:<month>`    | hash   | `k:<hash>`, `kb:<hash>`                                                       |
  * | `r:<minute>`   | string | requests of customer keys with rate_limit_rpm in that fixed 60 s window       |
  * | `f`            | zset   | reservations in flight, score = lease end, member = the reservation          |
-| `l`            | zset   | reservations an admit released when their lease ran out, score = that time  |
+ * | `l`            | zset   | reservations an admit released when their lease ran out, score = that time  |
  *
  * Money is integer micro-USD. Counters hold settled spend plus reservations in flight.
  *
