@@ -40,6 +40,10 @@ const MESSAGES = [
   /timeout exceeded when trying to connect/, // pg-pool
   /Can't reach database server/, // Prisma P1001 text
   /Timed out fetching a new connection from the connection pool/, // Prisma P2024 text
+  // Prisma P2028 when its transaction waited longer than maxWait for a pool connection, or ran past its
+  // timeout (both mean the database is busier than the pool can serve now; the work was rolled back).
+  /Unable to start a transaction in the given time/,
+  /cannot be executed on an expired transaction/,
 ];
 
 function own(value: unknown, key: string): unknown {
@@ -111,4 +115,18 @@ export function isUnstorableText(err: unknown): boolean {
  */
 export function isRecordGone(err: unknown): boolean {
   return chainOf(err).some((e) => own(e, 'code') === 'P2025');
+}
+
+/**
+ * A unique constraint refused a row (SQLSTATE 23505): another request wrote the same value first, or
+ * the same value came twice. Prisma says P2002 for model queries; its pg driver adapter gives
+ * `kind: 'UniqueConstraintViolation'` with `originalCode: '23505'` (under P2010 for raw queries);
+ * node-postgres itself gives `code: '23505'` with a `severity`. A client's 409, never a 500.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  return chainOf(err).some((e) => {
+    const code = own(e, 'code');
+    if (code === 'P2002' || own(e, 'originalCode') === '23505' || own(e, 'kind') === 'UniqueConstraintViolation') return true;
+    return code === '23505' && (typeof own(e, 'severity') === 'string' || own(e, 'kind') === 'postgres');
+  });
 }

@@ -18,5 +18,5 @@ export type { FieldError } from './app-error';
 export { toErrorEnvelope, toModelErrorEnvelope } from './envelope';
 export type { ErrorEnvelope, ModelErrorEnvelope, ModelErrorType } from './envelope';
 export { DEPENDENCY_RETRY_AFTER_SECONDS, errorMiddleware, normalizeError, notFoundHandler } from './middleware';
-export { isDependencyUnavailable, isTransactionConflict, isUnstorableText } from './dependency';
+export { isDependencyUnavailable, isTransactionConflict, isUniqueViolation, isUnstorableText } from './dependency';
 export type { ErrorLogger, ErrorMiddlewareOptions } from './middleware';

@@ -138,6 +138,39 @@ describe('errorMiddleware', () => {
     expect(res.body.code).toBe('not_found');
   });
 
+  describe('a unique violation is a 409 conflict, never a 500, in each form the database clients give it', () => {
+    // Shapes recorded from real violations of tool_pack_connectors' unique key (Prisma 7.10 with @prisma/adapter-pg, node-postgres 8).
+    const adapterCause = { originalCode: '23505', originalMessage: 'duplicate key value violates unique constraint "t_a_b_key"', kind: 'UniqueConstraintViolation', constraint: { index: 't_a_b_key' }, table: 't' };
+    const driverAdapterError = Object.assign(new Error('UniqueConstraintViolation'), { name: 'DriverAdapterError', cause: adapterCause });
+    const prismaModel = Object.assign(new Error('Invalid `db.t.createMany()` invocation: Unique constraint failed on the constraint: `t_a_b_key`'), {
+      name: 'PrismaClientKnownRequestError',
+      code: 'P2002',
+      meta: { driverAdapterError, modelName: 'T' },
+    });
+    const prismaRaw = Object.assign(new Error('Invalid `prisma.$executeRaw()` invocation: Raw query failed. Code: `23505`.'), { name: 'PrismaClientKnownRequestError', code: 'P2010', meta: { driverAdapterError } });
+    const pg = Object.assign(new Error('duplicate key value violates unique constraint "t_a_b_key"'), { code: '23505', severity: 'ERROR', constraint: 't_a_b_key' });
+
+    it.each([
+      ['Prisma model query (P2002)', prismaModel],
+      ['Prisma raw query (P2010 carrying the adapter\'s UniqueConstraintViolation)', prismaRaw],
+      ['node-postgres (23505)', pg],
+      ['wrapped as the cause of another error', new Error('create failed', { cause: prismaModel })],
+    ])('%s', async (_label, error) => {
+      const res = await request(appThrowing(error)).post('/boom').send({});
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('conflict');
+      expect(res.body.detail).toMatch(/already taken.*retry/);
+      expect(JSON.stringify(res.body)).not.toMatch(/t_a_b_key|duplicate key|prisma/i);
+    });
+  });
+
+  it('a transaction that could not get a pool connection in time (Prisma P2028) is a 503, not a 500', async () => {
+    const busy = Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { name: 'PrismaClientKnownRequestError', code: 'P2028' });
+    const res = await request(appThrowing(busy)).post('/boom').send({});
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+  });
+
   it('maps every code to one status', () => {
     expect(new AppError('billing_limit_reached', 'x').status).toBe(402);
     expect(new AppError('key_scope_violation', 'x').status).toBe(403);

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, type FieldError, ValidationError } from './app-error';
 import type { ErrorCode } from './codes';
-import { isDependencyUnavailable, isRecordGone, isUnstorableText } from './dependency';
+import { isDependencyUnavailable, isRecordGone, isUniqueViolation, isUnstorableText } from './dependency';
 import { toErrorEnvelope } from './envelope';
 
 /** Seconds a client is asked to wait when a dependency is down: long enough for a reconnect, short enough not to matter. */
@@ -78,6 +78,11 @@ export function normalizeError(err: unknown): AppError {
   if (isRecordGone(err)) return new AppError('not_found', 'Not found: the resource was deleted, possibly by another request at the same moment.', { cause: err });
   // The last line of defence behind the request checks of service-kit: text PostgreSQL cannot store is the client's.
   if (isUnstorableText(err)) return new AppError('invalid_request', 'The request contains text that cannot be stored (a NUL byte or an invalid character); remove it and retry.', { cause: err });
+  // Routes check uniqueness themselves and say which field; one that meets the constraint unchecked (two
+  // concurrent requests, a path not foreseen) still gets the client's 409, never a 500.
+  if (isUniqueViolation(err)) {
+    return new AppError('conflict', 'The request conflicts with an existing record: a value that must be unique is already taken, possibly by a concurrent request. Fetch the current state and retry with another value.', { cause: err });
+  }
   return new AppError('internal_error', 'An unexpected error occurred. It has been logged; retry later or contact support with the X-Request-Id.', { cause: err });
 }
 
