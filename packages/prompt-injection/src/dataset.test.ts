@@ -1,11 +1,13 @@
+import { checkTexts } from './check';
 import { evaluate, loadDataset } from './dataset';
+import { compilePiSettings } from './evaluate';
 import { FNV_OFFSET, hashString, learnedModel } from './model';
 import { scorePrompt } from './score';
 import { DEFAULT_PI_SETTINGS } from './settings';
 
 const flagged = (score: number) => score >= DEFAULT_PI_SETTINGS.blockThreshold;
 
-function run(split: 'dev' | 'test' | 'holdout') {
+function run(split: 'dev' | 'test' | 'holdout' | 'everyday') {
   return evaluate(loadDataset(split), (row) => scorePrompt(row.text, { kind: row.kind }), flagged);
 }
 
@@ -33,17 +35,18 @@ describe('the labelled data set', () => {
 // Regression guards at the levels reached (see README, "Accuracy"): a change that loses a detection
 // or adds a false positive at the default block threshold fails here. Raise them when the detector improves.
 describe('accuracy at the default thresholds (rules and learned model)', () => {
-  it('held-out test split: at least 104 of 106 injections blocked, at most 2 of 108 benign prompts blocked', () => {
+  // Recall on the injection test split before the short-prompt fix (issue 29, §4): 105 of 106.
+  it('held-out test split: at least 105 of 106 injections blocked (as before the short-prompt fix), at most 2 of 108 benign prompts blocked', () => {
     const e = run('test');
     expect(e.truePositives + e.falseNegatives).toBe(106);
-    expect(e.truePositives).toBeGreaterThanOrEqual(104);
+    expect(e.truePositives).toBeGreaterThanOrEqual(105);
     expect(e.falsePositives).toBeLessThanOrEqual(2);
   });
 
-  it('second held-out split: at least 61 of 64 injections blocked, at most 2 of 63 benign prompts blocked', () => {
+  it('second held-out split: at least 62 of 64 injections blocked (as before the short-prompt fix), at most 2 of 63 benign prompts blocked', () => {
     const e = run('holdout');
     expect(e.truePositives + e.falseNegatives).toBe(64);
-    expect(e.truePositives).toBeGreaterThanOrEqual(61);
+    expect(e.truePositives).toBeGreaterThanOrEqual(62);
     expect(e.falsePositives).toBeLessThanOrEqual(2);
   });
 
@@ -52,6 +55,34 @@ describe('accuracy at the default thresholds (rules and learned model)', () => {
     expect(e.truePositives + e.falseNegatives).toBe(270);
     expect(e.truePositives).toBeGreaterThanOrEqual(268);
     expect(e.falsePositives).toBeLessThanOrEqual(2);
+  });
+});
+
+// Issue 29, §4: short everyday prompts were blocked (the learned model read a word seen in one dev
+// injection as evidence, and a short text's few features each weighed up to twice a typical prompt's).
+describe('everyday benign text (data/everyday.jsonl: held out, never trained or tuned on)', () => {
+  const everyday = loadDataset('everyday');
+
+  it('holds at least 150 benign prompts in several categories and languages, none of them in dev', () => {
+    expect(everyday.length).toBeGreaterThanOrEqual(150);
+    expect(everyday.every((r) => r.label === 'benign' && r.split === 'everyday')).toBe(true);
+    expect(new Set(everyday.map((r) => r.category)).size).toBeGreaterThanOrEqual(8);
+    const dev = new Set(loadDataset('dev').map((r) => r.text.toLowerCase()));
+    expect(everyday.filter((r) => dev.has(r.text.toLowerCase())).map((r) => r.text)).toEqual([]);
+  });
+
+  it('at most 1% of it is blocked at the default block threshold', () => {
+    const e = run('everyday');
+    expect(e.falsePositives + e.trueNegatives).toBe(everyday.length);
+    expect(e.falsePositiveRate).toBeLessThanOrEqual(0.01);
+  });
+
+  it('the two prompts of the report are not blocked by the check endpoint at the default settings', () => {
+    const answer = checkTexts(['hello from B customer', 'Tell me a joke about databases.'], compilePiSettings(DEFAULT_PI_SETTINGS));
+    expect(answer.results.map((r) => [r.would_block, r.score < DEFAULT_PI_SETTINGS.blockThreshold])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
   });
 });
 

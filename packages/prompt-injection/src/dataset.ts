@@ -5,9 +5,11 @@ import type { InputKind } from './score';
 export type Label = 'injection' | 'benign';
 /**
  * dev: tuned on; test: held out (first run once the first detector was done); holdout: a second
- * held-out set (data/holdout.jsonl), written and committed before the second round of rules.
+ * held-out set (data/holdout.jsonl), written and committed before the second round of rules; everyday:
+ * benign prompts only, in the style customers write (data/everyday.jsonl), by someone other than the
+ * rules' author, for the false-positive rate; never trained or tuned on.
  */
-export type Split = 'dev' | 'test' | 'holdout';
+export type Split = 'dev' | 'test' | 'holdout' | 'everyday';
 
 /** One labelled example of data/prompts.jsonl. */
 export interface LabelledPrompt {
@@ -28,8 +30,13 @@ function readRows(name: string): LabelledPrompt[] {
     .map((line) => JSON.parse(line) as LabelledPrompt);
 }
 
-/** The package's labelled set (data/prompts.jsonl with dev and test, data/holdout.jsonl), optionally one split of it. */
+/**
+ * The package's labelled set (data/prompts.jsonl with dev and test, data/holdout.jsonl), optionally one
+ * split of it. The everyday benign set (data/everyday.jsonl) only when asked for by name: it has no
+ * injections and its own categories.
+ */
 export function loadDataset(split?: Split): LabelledPrompt[] {
+  if (split === 'everyday') return readRows('everyday.jsonl');
   const rows = [...readRows('prompts.jsonl'), ...readRows('holdout.jsonl')];
   return split ? rows.filter((r) => r.split === split) : rows;
 }
@@ -41,6 +48,8 @@ export interface Evaluation {
   falseNegatives: number;
   precision: number;
   recall: number;
+  /** Share of the benign prompts flagged (0 when there are none). */
+  falsePositiveRate: number;
   /** Recall per injection category and specificity (share passed) per benign category. */
   byCategory: Array<{ label: Label; category: string; total: number; correct: number }>;
   falsePositiveItems: Array<LabelledPrompt & { score: number; signals: string[] }>;
@@ -52,7 +61,7 @@ export interface Evaluation {
  * score >= block threshold).
  */
 export function evaluate(rows: LabelledPrompt[], score: (row: LabelledPrompt) => { score: number; signals: Array<{ id: string }> }, flag: (score: number) => boolean): Evaluation {
-  const out: Evaluation = { truePositives: 0, falsePositives: 0, trueNegatives: 0, falseNegatives: 0, precision: 0, recall: 0, byCategory: [], falsePositiveItems: [], falseNegativeItems: [] };
+  const out: Evaluation = { truePositives: 0, falsePositives: 0, trueNegatives: 0, falseNegatives: 0, precision: 0, recall: 0, falsePositiveRate: 0, byCategory: [], falsePositiveItems: [], falseNegativeItems: [] };
   const categories = new Map<string, { label: Label; category: string; total: number; correct: number }>();
   for (const row of rows) {
     const result = score(row);
@@ -78,6 +87,7 @@ export function evaluate(rows: LabelledPrompt[], score: (row: LabelledPrompt) =>
   }
   out.precision = out.truePositives + out.falsePositives === 0 ? 1 : out.truePositives / (out.truePositives + out.falsePositives);
   out.recall = out.truePositives + out.falseNegatives === 0 ? 1 : out.truePositives / (out.truePositives + out.falseNegatives);
+  out.falsePositiveRate = out.falsePositives + out.trueNegatives === 0 ? 0 : out.falsePositives / (out.falsePositives + out.trueNegatives);
   out.byCategory = [...categories.values()].sort((a, b) => a.label.localeCompare(b.label) || a.category.localeCompare(b.category));
   return out;
 }

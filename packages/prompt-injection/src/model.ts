@@ -23,6 +23,12 @@ export interface ModelWeights {
   trainedOn: { count: number; idsHash: number };
   buckets: number;
   bias: number;
+  /**
+   * The evidence floor: a window's weights are summed and divided by √max(distinct features, this), so
+   * a short text's few features weigh no more each than a typical prompt's and its logit stays near
+   * `bias` (the prior) when there is little to go on.
+   */
+  minFeatures: number;
   /** Added for indirect inputs (tool results, documents). */
   indirect: number;
   /** Sparse weights: bucket → weight. */
@@ -91,12 +97,20 @@ export function modelWindows(folded: string): string[] {
   return out;
 }
 
-/** The logit of one window: features weigh 1/sqrt(count), so a long text does not add up by length alone. */
-export function logit(model: Pick<ModelWeights, 'bias' | 'indirect'> & { lookup: (bucket: number) => number }, feats: Set<number>, kind: InputKind): number {
+/**
+ * How much each feature of a window weighs: 1/√(count), so a long text does not add up by length alone,
+ * but never more than 1/√minFeatures, so a short text's few features do not speak louder each than a
+ * typical prompt's (with little evidence the logit stays near the bias).
+ */
+export function featureScale(count: number, minFeatures: number): number {
+  return 1 / Math.sqrt(Math.max(count, minFeatures, 1));
+}
+
+/** The logit of one window (see featureScale). */
+export function logit(model: Pick<ModelWeights, 'bias' | 'indirect' | 'minFeatures'> & { lookup: (bucket: number) => number }, feats: Set<number>, kind: InputKind): number {
   let sum = 0;
   for (const f of feats) sum += model.lookup(f);
-  const scale = feats.size > 0 ? 1 / Math.sqrt(feats.size) : 0;
-  return model.bias + (kind === 'indirect' ? model.indirect : 0) + sum * scale;
+  return model.bias + (kind === 'indirect' ? model.indirect : 0) + sum * featureScale(feats.size, model.minFeatures);
 }
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
@@ -109,6 +123,7 @@ export class LearnedModel {
 
   constructor(readonly weights: ModelWeights) {
     if (weights.buckets !== BUCKETS) throw new Error(`model.json has ${weights.buckets} buckets, the code ${BUCKETS}: retrain`);
+    if (typeof weights.minFeatures !== 'number') throw new Error('model.json has no minFeatures: retrain');
     this.table = new Float32Array(BUCKETS);
     for (const [bucket, w] of Object.entries(weights.weights)) this.table[Number(bucket)] = w;
   }
@@ -135,8 +150,7 @@ export class LearnedModel {
       sum += this.table[b]!;
       count++;
     });
-    const scale = count > 0 ? 1 / Math.sqrt(count) : 0;
-    return this.weights.bias + (kind === 'indirect' ? this.weights.indirect : 0) + sum * scale;
+    return this.weights.bias + (kind === 'indirect' ? this.weights.indirect : 0) + sum * featureScale(count, this.weights.minFeatures);
   }
 }
 

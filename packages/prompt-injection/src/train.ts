@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDataset, type LabelledPrompt } from './dataset';
-import { BUCKETS, FNV_OFFSET, features, hashString, logit, modelText, modelWindows, type ModelWeights } from './model';
+import { BUCKETS, FNV_OFFSET, featureScale, features, hashString, logit, modelText, modelWindows, type ModelWeights } from './model';
 import { normalize } from './normalize';
 import { scoreRules } from './score';
 
@@ -30,8 +30,25 @@ const BLOCK_THRESHOLD = 0.57;
  * evidence and sit near the prior).
  */
 const ALERT_BENIGN_SHARE = 0.05;
+/**
+ * A feature is learned only when at least this many dev prompts contain it. A word seen once, in the
+ * task an injection asks for ("…and tell me a joke about the CEO"), says nothing about injections, yet
+ * Adagrad gives a rare feature full-size steps and every one of the word's dozen n-grams shares that one
+ * example's label: the word alone became strong evidence.
+ */
+export const MIN_DOCUMENTS = 3;
+/**
+ * The evidence floor (ModelWeights.minFeatures): this quantile of the dev prompts' distinct feature
+ * counts, so a prompt shorter than most weighs each feature as a typical one does.
+ */
+export const MIN_FEATURES_QUANTILE = 0.5;
 
-interface Example {
+export function evidenceFloor(examples: Example[]): number {
+  const sizes = examples.map((ex) => ex.feats.length).sort((a, b) => a - b);
+  return sizes[Math.floor((sizes.length - 1) * MIN_FEATURES_QUANTILE)]!;
+}
+
+export interface Example {
   id: string;
   y: 0 | 1;
   indirect: boolean;
@@ -39,20 +56,41 @@ interface Example {
   rule: number;
 }
 
-function toExample(row: LabelledPrompt): Example {
+export function toExample(row: LabelledPrompt): Example {
   // Training sees the first window of a long text; scoring takes the strongest window.
   const folded = modelWindows(modelText(normalize(row.text)))[0]!;
   return { id: row.id, y: row.label === 'injection' ? 1 : 0, indirect: row.kind === 'indirect', feats: [...features(folded)], rule: scoreRules(row.text, { kind: row.kind }) };
 }
 
-interface Trained {
+export interface TrainOptions {
+  l2: number;
+  /** A feature is learned only when at least this many training prompts contain it (see MIN_DOCUMENTS). */
+  minDocuments: number;
+  /** The evidence floor of featureScale (see MIN_FEATURES_QUANTILE). */
+  minFeatures: number;
+}
+
+export interface Trained {
   bias: number;
   indirect: number;
+  minFeatures: number;
   table: Float64Array;
 }
 
-/** Logistic regression by Adagrad, L2 on the feature weights. */
-function train(examples: Example[], l2: number): Trained {
+/** Per bucket, in how many of the examples it occurs. */
+function documentFrequency(examples: Example[]): Uint32Array {
+  const df = new Uint32Array(BUCKETS);
+  for (const ex of examples) for (const f of ex.feats) df[f]!++;
+  return df;
+}
+
+/**
+ * Logistic regression by Adagrad, L2 on the feature weights. Features that fewer than
+ * `minDocuments` training prompts contain keep weight 0 (they still count in the window's size).
+ */
+export function train(examples: Example[], options: TrainOptions): Trained {
+  const { l2, minFeatures } = options;
+  const df = documentFrequency(examples);
   const table = new Float64Array(BUCKETS);
   const g2 = new Float64Array(BUCKETS);
   let bias = 0;
@@ -65,11 +103,12 @@ function train(examples: Example[], l2: number): Trained {
     const offset = (epoch * 7919) % examples.length;
     for (let k = 0; k < examples.length; k++) {
       const ex = examples[(k + offset) % examples.length]!;
-      const z = logit({ bias, indirect, lookup: (b) => table[b]! }, new Set(ex.feats), ex.indirect ? 'indirect' : 'direct');
+      const z = logit({ bias, indirect, minFeatures, lookup: (b) => table[b]! }, new Set(ex.feats), ex.indirect ? 'indirect' : 'direct');
       const p = 1 / (1 + Math.exp(-z));
       const err = p - ex.y;
-      const scale = 1 / Math.sqrt(ex.feats.length || 1);
+      const scale = featureScale(ex.feats.length, minFeatures);
       for (const f of ex.feats) {
+        if (df[f]! < options.minDocuments) continue;
         const g = err * scale + l2 * table[f]!;
         g2[f]! += g * g;
         table[f]! -= (rate * g) / Math.sqrt(g2[f]! + 1e-8);
@@ -82,11 +121,11 @@ function train(examples: Example[], l2: number): Trained {
       }
     }
   }
-  return { bias, indirect, table };
+  return { bias, indirect, minFeatures, table };
 }
 
-function probability(model: Trained, ex: Example): number {
-  const z = logit({ bias: model.bias, indirect: model.indirect, lookup: (b) => model.table[b]! }, new Set(ex.feats), ex.indirect ? 'indirect' : 'direct');
+export function probability(model: Trained, ex: Example): number {
+  const z = logit({ bias: model.bias, indirect: model.indirect, minFeatures: model.minFeatures, lookup: (b) => model.table[b]! }, new Set(ex.feats), ex.indirect ? 'indirect' : 'direct');
   return 1 / (1 + Math.exp(-z));
 }
 
@@ -109,16 +148,30 @@ function counts(examples: Example[], oof: number[], blockAt: number) {
   return { tp, fp, fn, precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp / (tp + fn) };
 }
 
-function main(): void {
-  const rows = loadDataset('dev');
-  const examples = rows.map(toExample);
+export interface Selection {
+  weights: ModelWeights;
+  /** Out-of-fold figures on dev of the chosen setting (rules OR model ≥ blockAt). */
+  precision: number;
+  recall: number;
+  falsePositives: number;
+}
+
+/**
+ * Cross-validates every L2 strength on dev, picks the strength and `blockAt` (step 3 above), retrains on
+ * all of dev and returns the weights. `log` receives the figures of every setting.
+ */
+export function selectAndTrain(examples: Example[], fixed: Omit<TrainOptions, 'l2'>, log: (line: string) => void = () => undefined): Selection {
   const rulesOnly = counts(examples, examples.map(() => 0), 2);
-  process.stdout.write(`dev: ${examples.filter((e) => e.y === 1).length} injections, ${examples.filter((e) => e.y === 0).length} benign; rules alone: precision ${rulesOnly.precision.toFixed(3)} recall ${rulesOnly.recall.toFixed(3)}\n`);
+  log(`dev: ${examples.filter((e) => e.y === 1).length} injections, ${examples.filter((e) => e.y === 0).length} benign; rules alone: precision ${rulesOnly.precision.toFixed(3)} recall ${rulesOnly.recall.toFixed(3)}`);
+  log(`features: learned when in at least ${fixed.minDocuments} dev prompts; evidence floor ${fixed.minFeatures} features`);
   let best: { l2: number; blockAt: number; precision: number; recall: number; fp: number; alertAt: number } | null = null;
   for (const l2 of L2_GRID) {
     const oof = new Array<number>(examples.length).fill(0);
     for (let k = 0; k < FOLDS; k++) {
-      const model = train(examples.filter((ex) => fold(ex.id) !== k), l2);
+      const model = train(
+        examples.filter((ex) => fold(ex.id) !== k),
+        { ...fixed, l2 },
+      );
       examples.forEach((ex, i) => {
         if (fold(ex.id) === k) oof[i] = probability(model, ex);
       });
@@ -132,31 +185,43 @@ function main(): void {
     }
     const at = (t: number) => counts(examples, oof, t);
     const alone = (t: number) => counts(examples.map((ex) => ({ ...ex, rule: 0 })), oof, t);
-    for (const t of [0.5, 0.7, 0.85]) process.stdout.write(`  model alone ≥ ${t}: P ${alone(t).precision.toFixed(3)} R ${alone(t).recall.toFixed(3)} (${alone(t).fp} FP)\n`);
-    process.stdout.write(`l2 ${l2}: out-of-fold, rules OR model ≥ 0.5: P ${at(0.5).precision.toFixed(3)} R ${at(0.5).recall.toFixed(3)}; ≥ 0.7: P ${at(0.7).precision.toFixed(3)} R ${at(0.7).recall.toFixed(3)}\n`);
+    for (const t of [0.5, 0.7, 0.85]) log(`  model alone ≥ ${t}: P ${alone(t).precision.toFixed(3)} R ${alone(t).recall.toFixed(3)} (${alone(t).fp} FP)`);
+    log(`l2 ${l2}: out-of-fold alertAt ${alertAt.toFixed(3)}; rules OR model ≥ 0.5: P ${at(0.5).precision.toFixed(3)} R ${at(0.5).recall.toFixed(3)}; ≥ 0.7: P ${at(0.7).precision.toFixed(3)} R ${at(0.7).recall.toFixed(3)}`);
   }
   if (!best) throw new Error(`no setting reached out-of-fold precision ${TARGET_PRECISION} on dev`);
-  process.stdout.write(`chosen: l2 ${best.l2}, alertAt ${best.alertAt}, blockAt ${best.blockAt}: out-of-fold precision ${best.precision.toFixed(3)} recall ${best.recall.toFixed(3)} (${best.fp} false positives)\n`);
+  log(`chosen: l2 ${best.l2}, alertAt ${best.alertAt}, blockAt ${best.blockAt}: out-of-fold precision ${best.precision.toFixed(3)} recall ${best.recall.toFixed(3)} (${best.fp} false positives)`);
 
-  const model = train(examples, best.l2);
+  const model = train(examples, { ...fixed, l2: best.l2 });
   const weights: Record<string, number> = {};
   model.table.forEach((w, bucket) => {
     const rounded = Math.round(w * 10_000) / 10_000;
     if (rounded !== 0) weights[String(bucket)] = rounded;
   });
-  const out: ModelWeights = {
-    about: `logistic regression over hashed word 1-2-grams and character 3-5-grams, trained by src/train.ts on the ${examples.length} dev prompts of data/prompts.jsonl (never the test or holdout splits); l2 ${best.l2}, ${EPOCHS} epochs; blockAt chosen by ${FOLDS}-fold cross-validation on dev (out-of-fold, with the rules: precision ${best.precision.toFixed(3)}, recall ${best.recall.toFixed(3)})`,
-    trainedOn: { count: examples.length, idsHash: hashString(FNV_OFFSET, examples.map((e) => e.id).join('\n')) },
-    buckets: BUCKETS,
-    bias: Math.round(model.bias * 10_000) / 10_000,
-    indirect: Math.round(model.indirect * 10_000) / 10_000,
-    blockAt: best.blockAt,
-    alertAt: best.alertAt,
-    weights,
+  return {
+    precision: best.precision,
+    recall: best.recall,
+    falsePositives: best.fp,
+    weights: {
+      about: `logistic regression over hashed word 1-2-grams and character 3-5-grams, trained by src/train.ts on the ${examples.length} dev prompts of data/prompts.jsonl (never the test, holdout or everyday sets); features in fewer than ${fixed.minDocuments} dev prompts not learned; evidence floor ${fixed.minFeatures} features; l2 ${best.l2}, ${EPOCHS} epochs; blockAt chosen by ${FOLDS}-fold cross-validation on dev (out-of-fold, with the rules: precision ${best.precision.toFixed(3)}, recall ${best.recall.toFixed(3)})`,
+      trainedOn: { count: examples.length, idsHash: hashString(FNV_OFFSET, examples.map((e) => e.id).join('\n')) },
+      buckets: BUCKETS,
+      bias: Math.round(model.bias * 10_000) / 10_000,
+      minFeatures: fixed.minFeatures,
+      indirect: Math.round(model.indirect * 10_000) / 10_000,
+      blockAt: best.blockAt,
+      alertAt: best.alertAt,
+      weights,
+    },
   };
+}
+
+function main(): void {
+  const examples = loadDataset('dev').map(toExample);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const { weights } = selectAndTrain(examples, { minDocuments: MIN_DOCUMENTS, minFeatures: evidenceFloor(examples) }, log);
   const path = join(__dirname, '..', 'data', 'model.json');
-  writeFileSync(path, `${JSON.stringify(out)}\n`);
-  process.stdout.write(`wrote ${path}: ${Object.keys(weights).length} non-zero weights\n`);
+  writeFileSync(path, `${JSON.stringify(weights)}\n`);
+  log(`wrote ${path}: ${Object.keys(weights.weights).length} non-zero weights`);
 }
 
 if (require.main === module) main();
