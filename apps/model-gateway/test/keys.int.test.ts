@@ -33,6 +33,13 @@ describe('management keys (admin CLI)', () => {
       const res = await call(h.edgeUrl, org.mgmtKey, 'POST', path, { model: 'openai/gpt-4o-mini', input: 'hi' });
       expect(res.status).toBe(401);
     }
+    // The model catalog is a model endpoint too: its GET routes refuse a management key the same way.
+    const { key: gatewayKey } = await createKey(h, org);
+    for (const path of ['/v1/models', '/v1/openai/models', '/v1/openai/v1/models', '/v1/models/openai/gpt-4o-mini', '/v1/openai/models/openai%2Fgpt-4o-mini']) {
+      const res = await call(h.edgeUrl, org.mgmtKey, 'GET', path);
+      expect({ path, status: res.status, code: (res.body as { error?: { code?: string } }).error?.code }).toEqual({ path, status: 401, code: 'management_key_not_allowed' });
+      expect((await call(h.edgeUrl, gatewayKey, 'GET', path)).status).toBe(200);
+    }
   });
 
   it('the old scope names manage_keys and read_usage work as manage_api_keys and view_billing; a missing scope is 403', async () => {
@@ -138,6 +145,8 @@ describe('projects, customers and customer keys', () => {
     expect(viaOrgKey.body).toMatchObject({ customer_id: customerId, rate_limit_rpm: 5 });
     const viaCustomerKey = await call(h.edgeUrl, viaOrgKey.body.key, 'POST', `/v1/customers/${customerId}/api-keys`, {});
     expect(viaCustomerKey.status).toBe(403);
+    // A customer key is a gateway API key: it reads the model catalog like any other.
+    expect((await call(h.edgeUrl, viaOrgKey.body.key, 'GET', '/v1/models')).status).toBe(200);
     const mismatch = await call(h.edgeUrl, viaOrgKey.body.key, 'POST', '/v1/chat/completions', { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { 'X-Svc-Customer': '5f7ab4c1-0000-4000-8000-000000000000' });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error.code).toBe('customer_mismatch');

@@ -1,8 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { GatewayError, sendModelError } from '../http/errors';
 import type { ManagementAuth } from '../management/management-auth';
-import { managementCaller } from '../management/management-auth';
-import type { OrganizationGatewayData } from '../keys/principals';
+import { authenticateModelCaller } from '../model/model-request';
 import type { VendorCredential } from '../vendors/platform-vendors';
 import type { Catalog, CatalogModel } from './catalog';
 
@@ -50,12 +49,11 @@ export function renderModel(model: CatalogModel, offered: (vendor: string) => bo
 /** GET /v1/models, /v1/models/{provider/model} (the slash may be sent encoded), and the same under /v1/openai. */
 export function catalogRouter(catalog: Catalog, platformVendors: Map<string, VendorCredential>, auth: ManagementAuth): Router {
   const router = Router();
+  // The catalog is a model endpoint: gateway API keys (organization and customer keys) only. A
+  // management key is refused here as on every other model endpoint (401 management_key_not_allowed).
   const offeredFor = async (req: Request): Promise<(vendor: string) => boolean> => {
-    const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true }).catch((err: { status?: number; message?: string }) => {
-      throw new GatewayError(err.status ?? 401, err.status === 403 ? 'permission_error' : 'authentication_error', err.message ?? 'Invalid API key.', 'invalid_api_key');
-    });
-    const org: OrganizationGatewayData | null = caller.kind === 'gateway_key' ? caller.org : await auth.caches.organizations.lookup(caller.organizationId);
-    return (vendor) => platformVendors.has(vendor) || (org?.vendorKeys.has(vendor) ?? false);
+    const { org } = await authenticateModelCaller(req, auth.caches);
+    return (vendor) => platformVendors.has(vendor) || org.vendorKeys.has(vendor);
   };
   const list = async (req: Request, res: Response) => {
     try {
