@@ -4,7 +4,7 @@ export { generateAccessKey, hashAccessKey, hashesEqual, maskAccessKey } from './
 export type { GeneratedKey } from './keys';
 export { parseBearer } from './bearer';
 export { SERVICE_TOKEN_HEADER, requireServiceToken } from './service-token';
-export { KEY_INVALIDATION_CHANNEL, KeyVerifier, publishKeyInvalidation } from './verifier';
+export { KEY_INVALIDATION_CHANNEL, KeyVerifier, addKeyInvalidationToOutbox, parseKeyInvalidation, publishKeyInvalidation } from './verifier';
 export type { CacheablePrincipal, KeyInvalidation, KeyLoader, KeyVerifierOptions } from './verifier';
 export {
   LEGACY_MANAGEMENT_SCOPES,

@@ -16,8 +16,8 @@ export type {
   GatewayBatchJob,
   GatewayBatchLineJob,
 } from './payloads';
-export { DEFAULT_JOB_OPTIONS, OUTBOX_TABLE_SQL, OutboxRelay, addToOutbox } from './outbox';
-export type { OutboxDatabase, OutboxEvent, OutboxRelayOptions, OutboxWriter, QueueResolver, RelayQueue } from './outbox';
+export { CHANNEL_PUBLISHER_OPTIONS, CHANNEL_ROW_PREFIX, DEFAULT_JOB_OPTIONS, OUTBOX_TABLE_SQL, OutboxRelay, addMessageToOutbox, addToOutbox } from './outbox';
+export type { OutboxDatabase, OutboxEvent, OutboxMessage, OutboxRelayOptions, OutboxWriter, QueueResolver, RelayQueue } from './outbox';
 export { DirectProducer } from './direct';
 export type { DirectProducerOptions } from './direct';
 export { emitAuditEvent } from './audit';

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { JobsOptions, Queue } from 'bullmq';
+import type Redis from 'ioredis';
 import { describeError, type QueueLogger } from './logger';
 import type { QueueName } from './names';
 import type { QueuePayloads } from './payloads';
@@ -71,6 +73,49 @@ export async function addToOutbox<Q extends QueueName>(executor: OutboxWriter, e
 }
 
 /**
+ * Rows whose `queue` starts with this are not BullMQ jobs but Redis pub/sub messages: the relay
+ * PUBLISHes their payload on the channel named after the prefix. Cache invalidations travel this way,
+ * so one that could not be published when its change committed is kept and sent once Redis answers.
+ */
+export const CHANNEL_ROW_PREFIX = 'channel:';
+
+/**
+ * ioredis options for the relay's `publisher`: a publish fails at once while Redis is down (the row
+ * waits), and reconnect attempts are at most 250 ms apart, so the rows kept during an outage go out
+ * within about a quarter of a second of Redis answering again (ioredis's default waits up to 2 s).
+ */
+export const CHANNEL_PUBLISHER_OPTIONS = {
+  enableOfflineQueue: false,
+  retryStrategy: (times: number): number => Math.min(times * 50, 250),
+} as const;
+
+export interface OutboxMessage {
+  /** The pub/sub channel. */
+  channel: string;
+  /** Sent as JSON, as is (no trace context: pub/sub listeners parse a fixed shape). */
+  payload: unknown;
+  /** Outbox row id, a uuid; a new one by default. */
+  id?: string;
+}
+
+/**
+ * Records a pub/sub message to publish once the caller's transaction commits (see CHANNEL_ROW_PREFIX).
+ * Pass the transaction client of the change the message announces, then `relay.kick()` after the commit.
+ */
+export async function addMessageToOutbox(executor: OutboxWriter, message: OutboxMessage): Promise<string> {
+  const id = message.id ?? randomUUID();
+  if (!UUID.test(id)) throw new TypeError('addMessageToOutbox: id must be a uuid');
+  await executor.$executeRawUnsafe(
+    `INSERT INTO "event_outbox" ("id", "queue", "job_name", "payload") VALUES ($1::uuid, $2, $3, $4::jsonb) ON CONFLICT ("id") DO NOTHING`,
+    id,
+    `${CHANNEL_ROW_PREFIX}${message.channel}`,
+    message.channel,
+    JSON.stringify(message.payload),
+  );
+  return id;
+}
+
+/**
  * Options every relayed job gets. The worker retries a failing handler 10 times with exponential
  * backoff (2 s, 4 s, ... about 17 minutes in all); a job that still fails stays in the failed set
  * for 7 days, where it can be inspected and retried. Completed jobs stay a day so a re-sent job id
@@ -111,6 +156,17 @@ export interface OutboxRelayOptions {
   leaseMs?: number;
   /** Options for each BullMQ job; jobId is always the outbox row id. Default DEFAULT_JOB_OPTIONS. */
   jobOptions?: JobsOptions;
+  /**
+   * Where pub/sub rows (addMessageToOutbox) are PUBLISHed. Give it `enableOfflineQueue: false`, so a
+   * publish fails at once while Redis is down, and a short reconnect delay: each time this connection
+   * becomes ready again, every pub/sub row that failed is sent at once. Without it such rows wait.
+   */
+  publisher?: Redis;
+  /**
+   * Retry delay of a pub/sub row whose publish failed, fixed rather than growing: a cache invalidation
+   * is worth sending the moment Redis answers. Default 250 ms.
+   */
+  channelRetryMs?: number;
 }
 
 interface OutboxRow {
@@ -143,6 +199,11 @@ export class OutboxRelay {
   private readonly enqueueTimeoutMs: number;
   private readonly leaseMs: number;
   private readonly jobOptions: JobsOptions;
+  private readonly publisher: Redis | undefined;
+  private readonly channelRetryMs: number;
+  private readonly onPublisherReady = (): void => {
+    void this.retryChannelsNow();
+  };
 
   private started = false;
   private stopping = false;
@@ -162,6 +223,8 @@ export class OutboxRelay {
     this.enqueueTimeoutMs = options.enqueueTimeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.jobOptions = options.jobOptions ?? DEFAULT_JOB_OPTIONS;
+    this.publisher = options.publisher;
+    this.channelRetryMs = options.channelRetryMs ?? 250;
     if (this.leaseMs <= this.enqueueTimeoutMs) {
       throw new RangeError('OutboxRelay: leaseMs must exceed enqueueTimeoutMs, or a slow enqueue could be claimed twice');
     }
@@ -172,7 +235,26 @@ export class OutboxRelay {
   start(): void {
     if (this.started || this.stopping) return;
     this.started = true;
+    this.publisher?.on('ready', this.onPublisherReady);
     void this.kick();
+  }
+
+  /**
+   * Makes every pub/sub row that failed due now and drains: what the relay does when its publisher
+   * reconnects. Rows another relay holds may be published twice; invalidations are idempotent.
+   * Never rejects.
+   */
+  async retryChannelsNow(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await this.executor.$executeRawUnsafe(
+        `UPDATE "event_outbox" SET "next_attempt_at" = now() WHERE "queue" LIKE $1 AND "attempts" > 0 AND "next_attempt_at" > now()`,
+        `${CHANNEL_ROW_PREFIX}%`,
+      );
+    } catch (err) {
+      this.logger.error({ error: describeError(err) }, 'outbox drain failed');
+    }
+    await this.kick();
   }
 
   /**
@@ -190,6 +272,7 @@ export class OutboxRelay {
   /** Stops polling and waits for the current drain to finish. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.publisher?.off('ready', this.onPublisherReady);
     this.clearTimer();
     await this.running;
   }
@@ -258,7 +341,9 @@ export class OutboxRelay {
     for (const { row, error } of outcomes) {
       if (error === undefined) continue;
       const attempts = row.attempts + 1;
-      const delayMs = Math.min(this.maxBackoffMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
+      const delayMs = row.queue.startsWith(CHANNEL_ROW_PREFIX)
+        ? this.channelRetryMs
+        : Math.min(this.maxBackoffMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
       await this.executor.$executeRawUnsafe(
         `UPDATE "event_outbox"
             SET "attempts" = "attempts" + 1,
@@ -277,18 +362,28 @@ export class OutboxRelay {
   }
 
   private async enqueue(row: OutboxRow): Promise<void> {
-    const queue = this.resolveQueue(row.queue);
-    if (!queue) throw new Error(`no BullMQ queue configured for "${row.queue}"`);
     const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as unknown) : row.payload;
+    const send = row.queue.startsWith(CHANNEL_ROW_PREFIX) ? this.publish(row.queue.slice(CHANNEL_ROW_PREFIX.length), payload) : this.add(row, payload);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`enqueue did not answer within ${this.enqueueTimeoutMs} ms`)), this.enqueueTimeoutMs);
     });
     try {
-      await Promise.race([queue.add(row.job_name, payload, { ...this.jobOptions, jobId: row.id }), timeout]);
+      await Promise.race([send, timeout]);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private async add(row: OutboxRow, payload: unknown): Promise<void> {
+    const queue = this.resolveQueue(row.queue);
+    if (!queue) throw new Error(`no BullMQ queue configured for "${row.queue}"`);
+    await queue.add(row.job_name, payload, { ...this.jobOptions, jobId: row.id });
+  }
+
+  private async publish(channel: string, payload: unknown): Promise<void> {
+    if (!this.publisher) throw new Error(`no publisher configured for channel "${channel}"`);
+    await this.publisher.publish(channel, JSON.stringify(payload));
   }
 
   private scheduleNext(): void {
