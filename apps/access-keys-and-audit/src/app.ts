@@ -1,4 +1,5 @@
-import { KeyVerifier, VERIFIER_LOCAL, publishKeyInvalidation } from '@patchbay/auth';
+import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
+import { OutboxRelay } from '@patchbay/queues';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
 import type Redis from 'ioredis';
@@ -13,8 +14,17 @@ import type { RestrictionIdChecker } from './domain/restriction-ids';
 
 export interface AppDeps {
   db: Db;
-  /** Connection for commands and publishing. */
+  /**
+   * Connection for commands and for publishing cache invalidations (give it CHANNEL_PUBLISHER_OPTIONS
+   * from @patchbay/queues, so a publish fails at once while Redis is down and reconnects are quick).
+   */
   redis: Redis;
+  /**
+   * Publishes the cache invalidations that changes write to the outbox (its `publisher` is `redis`).
+   * main.ts starts one, so invalidations Redis did not take are retried and sent when it reconnects;
+   * without it, one that is not polled is made here (each change still publishes its own at once).
+   */
+  relay?: OutboxRelay;
   logger: Logger;
   serviceToken: string;
   publicBaseUrl?: string;
@@ -27,10 +37,10 @@ export interface AppDeps {
 /** How long a committed change waits for its cache invalidation to be published before answering anyway. */
 const PUBLISH_DEADLINE_MS = 1_000;
 
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
@@ -38,16 +48,17 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 export function createApp(deps: AppDeps): { app: Express; services: AppServices; verifier: KeyVerifier } {
   const app = createServiceApp({ logger: deps.logger });
   const verifier = deps.verifier ?? new KeyVerifier({ loader: (hash) => loadPrincipalByHash(deps.db, hash) });
+  const relay = deps.relay ?? new OutboxRelay({ executor: deps.db, queues: {}, publisher: deps.redis, logger: deps.logger });
   const accessKeys = new AccessKeyService(deps.db, {
     keyChanged: async (oldKeyHash) => {
-      // This process first, then every other service over pub/sub.
+      // This process first, then every other service over pub/sub: the invalidation committed with the
+      // change (outbox), and the relay publishes it now.
       verifier.invalidate({ keyHash: oldKeyHash });
-      try {
-        await withDeadline(publishKeyInvalidation(deps.redis, { keyHash: oldKeyHash }), PUBLISH_DEADLINE_MS);
-      } catch (err) {
-        // The change has committed: the answer must say so. A verifier whose subscription is down asks
-        // the database on every request until it is back, and every cached entry expires within its TTL.
-        deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'key invalidation not published (Redis unavailable); caches expire within their TTL');
+      // The change has committed: the answer must say so even when Redis does not answer. The
+      // invalidation then stays in the outbox and is published as soon as Redis answers; meanwhile a
+      // verifier whose subscription is down asks on every request rather than trusting its cache.
+      if ((await withDeadline(relay.kick(), PUBLISH_DEADLINE_MS)) === 'late') {
+        deps.logger.warn({ key_hash_prefix: oldKeyHash.slice(0, 8) }, 'key invalidation not published yet (Redis slow); it stays in the outbox until published');
       }
     },
   }, undefined, deps.restrictionIds);

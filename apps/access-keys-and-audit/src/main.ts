@@ -1,6 +1,7 @@
 import { telemetry } from './telemetry';
 import { KeyVerifier } from '@patchbay/auth';
 import { migrateOnStart } from '@patchbay/db';
+import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
 import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
@@ -16,7 +17,10 @@ async function main(): Promise<void> {
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
+  // Publishes cache invalidations: fails at once while Redis is down (the outbox keeps them), reconnects quickly.
+  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands`, ...CHANNEL_PUBLISHER_OPTIONS });
+  const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger });
+  relay.start();
   const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash) });
   await verifier.subscribe(subscriber);
@@ -25,7 +29,7 @@ async function main(): Promise<void> {
   const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX });
   const restrictionIds = config.CONNECTOR_REGISTRY_URL ? httpRestrictionIdChecker({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) : undefined;
   if (!restrictionIds) logger.warn('CONNECTOR_REGISTRY_URL is not set: the tool pack and registered user ids of new keys are checked for form only');
-  const { app } = createApp({ db, redis, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier, restrictionIds });
+  const { app } = createApp({ db, redis, relay, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier, restrictionIds });
   await startHttpService({
     name: SERVICE_NAME,
     app,
@@ -38,6 +42,7 @@ async function main(): Promise<void> {
       async () => { queueConnection.disconnect(); },
       async () => auditConsumer.close(),
       async () => { redis.disconnect(); },
+      async () => relay.stop(),
       async () => verifier.close(),
     ],
   });

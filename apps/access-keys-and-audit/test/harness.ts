@@ -1,4 +1,5 @@
 import { KeyVerifier } from '@patchbay/auth';
+import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
 import { createLogger, createRedis } from '@patchbay/service-kit';
 import type { Express } from 'express';
 import type Redis from 'ioredis';
@@ -30,12 +31,15 @@ export interface Harness {
 /** The real service wired to the test database and Redis, with its verifier listening on pub/sub like in production. */
 export async function startHarness(): Promise<Harness> {
   const db = createPrisma(TEST_DATABASE_URL, 4);
-  const redis = createRedis(TEST_REDIS_URL);
+  const redis = createRedis(TEST_REDIS_URL, CHANNEL_PUBLISHER_OPTIONS);
   const subscriber = createRedis(TEST_REDIS_URL);
   const clock = new ManualClock();
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash), now: clock.now });
   await verifier.subscribe(subscriber);
-  const { app } = createApp({ db, redis, logger: createLogger('test', 'silent'), serviceToken: TEST_SERVICE_TOKEN, verifier });
+  const logger = createLogger('test', 'silent');
+  const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger });
+  relay.start();
+  const { app } = createApp({ db, redis, relay, logger, serviceToken: TEST_SERVICE_TOKEN, verifier });
   return {
     app,
     db,
@@ -43,6 +47,7 @@ export async function startHarness(): Promise<Harness> {
     verifier,
     clock,
     close: async () => {
+      await relay.stop();
       await verifier.close();
       redis.disconnect();
       await db.$disconnect();

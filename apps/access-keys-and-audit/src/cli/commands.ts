@@ -1,7 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { publishKeyInvalidation, type Environment, type Scope } from '@patchbay/auth';
+import type { Environment, Scope } from '@patchbay/auth';
 import { ValidationError } from '@patchbay/errors';
-import type Redis from 'ioredis';
 import type { Db } from '../db';
 import {
   createAdminKey,
@@ -45,8 +44,12 @@ export class UsageError extends Error {}
 
 export interface CliDeps {
   db: Db;
-  /** For telling running services that an organization's settings changed. */
-  redis: Redis;
+  /**
+   * Publishes the cache invalidations a command wrote to the outbox (an organization's settings, a
+   * revoked management key), so running services drop what they cached. What Redis does not take
+   * stays in the outbox for the running service's relay.
+   */
+  publishInvalidations: () => Promise<void>;
 }
 
 function intOption(name: string, value: string | undefined): number | undefined {
@@ -147,7 +150,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
         gatewayPaymentMethod: boolOption('payment-method', values['payment-method'] as string | undefined),
         gatewayCreditUsd: usdOption('gateway-credit-usd', values['gateway-credit-usd'] as string | undefined),
       },
-      (organizationId) => publishKeyInvalidation(deps.redis, { organizationId }),
+      () => deps.publishInvalidations(),
     );
   }
   if (group === 'org' && action === 'show') {
@@ -210,7 +213,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
   if (group === 'mgmt-key' && action === 'revoke') {
     const { positionals } = parse({});
     if (!positionals[0]) throw new UsageError('mgmt-key revoke needs the management key id (mgmt-key list shows them)');
-    return revokeManagementKey(deps.db, positionals[0], (keyHash) => publishKeyInvalidation(deps.redis, { keyHash }));
+    return revokeManagementKey(deps.db, positionals[0], () => deps.publishInvalidations());
   }
   throw new UsageError(argv.length === 0 || group === 'help' || group === '--help' ? '' : `unknown command: ${argv.slice(0, 2).join(' ')}`);
 }

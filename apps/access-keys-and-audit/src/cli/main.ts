@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyMigrations, canConnect, ensureDatabase } from '@patchbay/db';
 import { AppError } from '@patchbay/errors';
+import { OutboxRelay, type QueueLogger } from '@patchbay/queues';
 import { createRedis } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR } from '../config';
 import { createPrisma } from '../db';
@@ -29,6 +30,17 @@ function redisUrl(): string {
   return process.env.REDIS_URL ?? lastRuntime().REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
+/** The relay's reports, for an operator: only a failed publish is worth a line. */
+const stderrLogger: QueueLogger = {
+  info: () => undefined,
+  warn: (_fields, message) => {
+    process.stderr.write(`warning: cache invalidation not published yet (${message}); the running service publishes it once Redis answers\n`);
+  },
+  error: (_fields, message) => {
+    process.stderr.write(`warning: ${message}\n`);
+  },
+};
+
 function redactPassword(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
@@ -50,8 +62,11 @@ async function main(): Promise<number> {
   await applyMigrations({ databaseUrl: url, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });
   const db = createPrisma(url, 2);
   const redis = createRedis(redisUrl(), { name: 'patchbay-cli', lazyConnect: true });
+  redis.on('error', () => undefined);
+  // One drain per command, no polling: what Redis does not take now, the running service's relay publishes.
+  const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger: stderrLogger, enqueueTimeoutMs: 3000, leaseMs: 5000 });
   try {
-    const result = await runCommand(argv, { db, redis });
+    const result = await runCommand(argv, { db, publishInvalidations: () => relay.kick() });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {

@@ -3,6 +3,7 @@ import {
   type KeyPrincipal,
   type Scope,
   SCOPES,
+  addKeyInvalidationToOutbox,
   generateAccessKey,
   hashesEqual,
   maskAccessKey,
@@ -61,7 +62,10 @@ export interface CreateAccessKeyInput {
   expires_in?: number;
 }
 
-/** Side effects after a commit: other services drop the key from their caches. */
+/**
+ * Side effects after a commit: other services drop the key from their caches. The invalidation itself
+ * is written to the outbox in the change's transaction; keyChanged publishes it now.
+ */
 export interface KeyEvents {
   keyChanged(oldKeyHash: string): Promise<void>;
 }
@@ -287,6 +291,7 @@ export class AccessKeyService {
         data: { keyHash: material.hash, keyPrefix: material.prefix, keyLast4: material.last4, regeneratedAt: now },
       });
       await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRegenerated, caller, updated, now));
+      await addKeyInvalidationToOutbox(tx, { keyHash: target.keyHash });
       return { row: updated, oldHash: target.keyHash, key: material.key };
     });
     await this.events.keyChanged(oldHash);
@@ -321,6 +326,7 @@ export class AccessKeyService {
       }
       const revoked = await tx.accessKey.update({ where: { id: target.id }, data: { revokedAt: now, revokedByKeyId: caller.keyId } });
       await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRevoked, caller, revoked, now));
+      await addKeyInvalidationToOutbox(tx, { keyHash: target.keyHash });
       return target.keyHash;
     });
     await this.events.keyChanged(oldHash);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MANAGEMENT_KEY_PREFIX, MANAGEMENT_SCOPES, hashAccessKey, hashesEqual, normalizeManagementScopes, type ManagementPrincipal, type OrganizationSettings } from '@patchbay/auth';
+import { MANAGEMENT_KEY_PREFIX, MANAGEMENT_SCOPES, addKeyInvalidationToOutbox, hashAccessKey, hashesEqual, normalizeManagementScopes, type ManagementPrincipal, type OrganizationSettings } from '@patchbay/auth';
 import { NotFoundError, ValidationError } from '@patchbay/errors';
 import { isUuid } from '@patchbay/service-kit';
 import type { Db } from '../db';
@@ -77,12 +77,19 @@ export async function listManagementKeys(db: Db, organizationId?: string): Promi
   return rows.map(toRecord);
 }
 
-/** Revokes a key (idempotent); `onRevoked` tells every gateway replica to drop it from its cache. */
-export async function revokeManagementKey(db: Db, id: string, onRevoked: (keyHash: string) => Promise<void>): Promise<ManagementKeyRecord> {
+/**
+ * Revokes a key (idempotent). Its cache invalidation is written to the outbox in the same transaction;
+ * `onRevoked` publishes it now (the service's relay does, later, if Redis does not answer).
+ */
+export async function revokeManagementKey(db: Db, id: string, onRevoked: () => Promise<void>): Promise<ManagementKeyRecord> {
   const row = isUuid(id) ? await db.managementKey.findUnique({ where: { id } }) : null;
   if (!row) throw new NotFoundError(`Management key ${id} not found.`);
-  const revoked = row.revokedAt ? row : await db.managementKey.update({ where: { id }, data: { revokedAt: new Date() } });
-  await onRevoked(row.keyHash);
+  const revoked = await db.$transaction(async (tx) => {
+    const updated = row.revokedAt ? row : await tx.managementKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    await addKeyInvalidationToOutbox(tx, { keyHash: row.keyHash });
+    return updated;
+  });
+  await onRevoked();
   return toRecord(revoked);
 }
 

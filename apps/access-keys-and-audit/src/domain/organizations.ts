@@ -1,4 +1,4 @@
-import { SCOPES, type Environment, type Scope, generateAccessKey } from '@patchbay/auth';
+import { SCOPES, type Environment, type Scope, addKeyInvalidationToOutbox, generateAccessKey } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { Db } from '../db';
 import type { Organization, Plan } from '../generated/prisma/client';
@@ -215,9 +215,10 @@ export async function updateOrganization(db: Db, organizationId: string, input: 
       sourceService: SOURCE,
       details: { changed: Object.keys(data) },
     });
+    // Services cache organization settings with each key: they drop them when this is published (onChanged).
+    await addKeyInvalidationToOutbox(tx, { organizationId });
     return updated;
   });
-  // Services cache organization settings with each key: drop them so the change applies at once.
   await onChanged(organizationId);
   return toOrganizationRecord(org);
 }

@@ -38,3 +38,9 @@ export type AuditEvent = Prisma.AuditEventModel
  * here by hash, as other services verify access keys, and caches them with pub/sub invalidation.
  */
 export type ManagementKey = Prisma.ManagementKeyModel
+/**
+ * Model EventOutbox
+ * Cache invalidations waiting to be published on Redis pub/sub (@patchbay/queues' outbox): written in
+ * the transaction of the key or organization change, deleted once published.
+ */
+export type EventOutbox = Prisma.EventOutboxModel

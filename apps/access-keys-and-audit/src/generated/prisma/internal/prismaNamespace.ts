@@ -400,7 +400,8 @@ export const ModelName = {
   Organization: 'Organization',
   AccessKey: 'AccessKey',
   AuditEvent: 'AuditEvent',
-  ManagementKey: 'ManagementKey'
+  ManagementKey: 'ManagementKey',
+  EventOutbox: 'EventOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -416,7 +417,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "organization" | "accessKey" | "auditEvent" | "managementKey"
+    modelProps: "organization" | "accessKey" | "auditEvent" | "managementKey" | "eventOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -716,6 +717,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    EventOutbox: {
+      payload: Prisma.$EventOutboxPayload<ExtArgs>
+      fields: Prisma.EventOutboxFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EventOutboxFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EventOutboxFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        findFirst: {
+          args: Prisma.EventOutboxFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EventOutboxFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        findMany: {
+          args: Prisma.EventOutboxFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>[]
+        }
+        create: {
+          args: Prisma.EventOutboxCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        createMany: {
+          args: Prisma.EventOutboxCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EventOutboxCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>[]
+        }
+        delete: {
+          args: Prisma.EventOutboxDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        update: {
+          args: Prisma.EventOutboxUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        deleteMany: {
+          args: Prisma.EventOutboxDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EventOutboxUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EventOutboxUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>[]
+        }
+        upsert: {
+          args: Prisma.EventOutboxUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EventOutboxPayload>
+        }
+        aggregate: {
+          args: Prisma.EventOutboxAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEventOutbox>
+        }
+        groupBy: {
+          args: Prisma.EventOutboxGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventOutboxGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EventOutboxCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EventOutboxCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -830,6 +905,20 @@ export const ManagementKeyScalarFieldEnum = {
 } as const
 
 export type ManagementKeyScalarFieldEnum = (typeof ManagementKeyScalarFieldEnum)[keyof typeof ManagementKeyScalarFieldEnum]
+
+
+export const EventOutboxScalarFieldEnum = {
+  id: 'id',
+  queue: 'queue',
+  jobName: 'jobName',
+  payload: 'payload',
+  attempts: 'attempts',
+  lastError: 'lastError',
+  createdAt: 'createdAt',
+  nextAttemptAt: 'nextAttemptAt'
+} as const
+
+export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1151,6 +1240,7 @@ export type GlobalOmitConfig = {
   accessKey?: Prisma.AccessKeyOmit
   auditEvent?: Prisma.AuditEventOmit
   managementKey?: Prisma.ManagementKeyOmit
+  eventOutbox?: Prisma.EventOutboxOmit
 }
 
 /* Types for Logging */

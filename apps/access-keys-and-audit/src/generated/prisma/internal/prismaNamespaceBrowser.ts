@@ -54,7 +54,8 @@ export const ModelName = {
   Organization: 'Organization',
   AccessKey: 'AccessKey',
   AuditEvent: 'AuditEvent',
-  ManagementKey: 'ManagementKey'
+  ManagementKey: 'ManagementKey',
+  EventOutbox: 'EventOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -148,6 +149,20 @@ export const ManagementKeyScalarFieldEnum = {
 } as const
 
 export type ManagementKeyScalarFieldEnum = (typeof ManagementKeyScalarFieldEnum)[keyof typeof ManagementKeyScalarFieldEnum]
+
+
+export const EventOutboxScalarFieldEnum = {
+  id: 'id',
+  queue: 'queue',
+  jobName: 'jobName',
+  payload: 'payload',
+  attempts: 'attempts',
+  lastError: 'lastError',
+  createdAt: 'createdAt',
+  nextAttemptAt: 'nextAttemptAt'
+} as const
+
+export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
 
 
 export const SortOrder = {
