@@ -32,7 +32,8 @@ function isHopByHop(name: string, listedInConnection: Set<string> | undefined): 
 
 function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
   const value = headers.connection;
-  if (value === undefined || value === '') return undefined;
+  // Nearly every request says one of these, which name no header to remove (Keep-Alive is removed anyway).
+  if (value === undefined || value === '' || value === 'keep-alive' || value === 'close' || value === 'Keep-Alive') return undefined;
   const tokens = new Set<string>();
   for (const token of value.split(',')) {
     const name = token.trim().toLowerCase();

@@ -6,7 +6,7 @@ import { createEdgeServer } from './server';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(SERVICE_NAME, config.logLevel);
-  const handler = createEdgeServer(config, { logger });
+  const handler = createEdgeServer(config, { logger, tracing: telemetry.enabled });
   await startHttpService({
     name: SERVICE_NAME,
     app: handler,

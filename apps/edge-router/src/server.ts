@@ -15,6 +15,12 @@ import { requestIdFrom } from './trace-context';
 
 export interface EdgeDeps {
   logger: Logger;
+  /**
+   * Whether an OpenTelemetry SDK runs in the process (`telemetry.enabled`). Off, the edge makes no span
+   * per request: the no-op API would still cost a span object, a context and a close listener each time.
+   * Default true, so a caller that registers its own tracer provider gets the edge's spans.
+   */
+  tracing?: boolean;
   /** Clock for the OpenAPI cache; tests may pass their own. */
   now?: () => number;
 }
@@ -55,6 +61,10 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
   const { logger } = deps;
   // The line every request writes: its fields are chosen here (the path through redactSecretPath), so no redaction pass.
   const accessLog = accessLineLogger(logger);
+  // Decided once: at a level that drops the access line (warn and above), no request times itself or
+  // builds a line only to have it thrown away.
+  const logAccess = accessLog.isLevelEnabled('info');
+  const tracing = deps.tracing ?? true;
   const routes = new RouteTable();
   const upstreams = new Map<ServiceName, Upstream>();
   for (const name of SERVICES) {
@@ -63,6 +73,7 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
   }
   const openApi = new OpenApiCatalog(upstreams, routes, { timeoutMs: config.probeTimeoutMs, cacheMs: config.openApiCacheMs, now: deps.now });
   const docs = new DocsSite();
+  const gatewayLimit = gatewayBodyLimit(config.gatewayBodyLimitBytes);
 
   /** The edge's own endpoints; they answer before the route table. */
   const ownEndpoints = new Map<string, (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> | void>([
@@ -85,22 +96,24 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
   ]);
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
     const requestId = requestIdFrom(req.headers);
     res.setHeader('x-request-id', requestId);
     const target = parseRequestTarget(req.url ?? '/');
-    const logPath = redactSecretPath(target.valid ? target.path : target.rawPath);
     let upstreamName: ServiceName | null = null;
 
-    res.once('close', () => {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      // 499 (as nginx logs it): the client went away before any answer was sent.
-      const status = res.headersSent ? res.statusCode : 499;
-      const line: Record<string, unknown> = { request_id: requestId, method, path: logPath, status, duration_ms: Math.round(durationMs * 1000) / 1000, upstream: upstreamName };
-      if (!res.writableFinished) line.aborted = true;
-      accessLog.info(line, 'request');
-    });
+    if (logAccess) {
+      const started = process.hrtime.bigint();
+      const logPath = redactSecretPath(target.valid ? target.path : target.rawPath);
+      res.once('close', () => {
+        const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+        // 499 (as nginx logs it): the client went away before any answer was sent.
+        const status = res.headersSent ? res.statusCode : 499;
+        const line: Record<string, unknown> = { request_id: requestId, method, path: logPath, status, duration_ms: Math.round(durationMs * 1000) / 1000, upstream: upstreamName };
+        if (!res.writableFinished) line.aborted = true;
+        accessLog.info(line, 'request');
+      });
+    }
 
     const fail = (error: unknown) => {
       logger.error({ request_id: requestId, err: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'edge endpoint failed');
@@ -145,21 +158,22 @@ export function createEdgeServer(config: EdgeConfig, deps: EdgeDeps): EdgeHandle
       return;
     }
     const origin = publicOrigin(req, config.trustForwarded);
-    const bodyLimit = service === 'model-gateway' ? gatewayBodyLimit(config.gatewayBodyLimitBytes) : undefined;
+    const bodyLimit = service === 'model-gateway' ? gatewayLimit : undefined;
     if (bodyLimit && Number(req.headers['content-length'] ?? 0) > bodyLimit.bytes) {
       bodyLimit.reject(res);
       req.resume();
       return;
     }
-    forwardInSpan(service, res, () =>
+    const forward = () =>
       proxyRequest(req, res, upstream, {
         path: target.path + target.search,
         // Inside the span: the traceparent the service receives names it as the parent.
         headers: upstreamRequestHeaders(req, requestId, origin, config.trustForwarded),
         timeoutMs: config.upstreamTimeoutMs,
-        ...(bodyLimit ? { bodyLimit } : {}),
-      }),
-    );
+        bodyLimit,
+      });
+    if (tracing) forwardInSpan(service, res, forward);
+    else forward();
   };
 
   return Object.assign(handler, {
