@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
 import { bearer, expectAuditEvent, request, startHarness, type Harness } from './harness';
 import { builtinConnectorId } from '../src/domain/ids';
 
@@ -107,4 +109,81 @@ describe('tool packs', () => {
     expect((await request(h.app).get(`/api/v1/tool-packs/${pack.id}/`).set(bearer(other.master_key))).status).toBe(404);
     expect((await request(h.app).get('/api/v1/tool-packs/').set(bearer(org.test_key))).body.count).toBe(0);
   });
+});
+
+/** A custom connector as registration leaves it (its discovery is tested in custom-connectors.int.test.ts). */
+async function customConnector(organizationId: string): Promise<{ id: string; slug: string }> {
+  const id = randomUUID();
+  const slug = `internal-${id.slice(0, 8)}`;
+  await h.db.customConnector.create({
+    data: { id, organizationId, environment: 'production', slug, name: 'Internal tools', description: '', url: `https://mcp.example.com/${id}`, authType: 'none', tools: { create: [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object' }, definitionHash: 'x' }] } },
+  });
+  return { id, slug };
+}
+
+interface Entry {
+  connector_id: string;
+  auth_scope: string;
+  tool_names: string[];
+}
+const entriesOf = (body: { connectors: Entry[] }): Entry[] => body.connectors.map((c) => ({ connector_id: c.connector_id, auth_scope: c.auth_scope, tool_names: c.tool_names }));
+
+describe('tool packs: a connector listed twice, and concurrent updates', () => {
+  it('the same connector twice in one request is a 400 naming it, on create and on PATCH, also when the two ids differ only in letter case', async () => {
+    const org = await h.newOrganization();
+    const custom = await customConnector(org.organization_id);
+    const pack = (await create(org.master_key, { name: 'Agent', description: 'd', connectors: [{ connector_id: GITHUB, auth_scope: 'INDIVIDUAL', tool_names: [] }] })).body;
+    const lists = [
+      // PostgreSQL compares uuids without regard to case, so these name one connector twice.
+      [{ connector_id: custom.id, auth_scope: 'INDIVIDUAL', tool_names: [] }, { connector_id: custom.id.toUpperCase(), auth_scope: 'ORGANIZATION', tool_names: ['echo'] }],
+      [{ connector_id: GITHUB.toUpperCase(), auth_scope: 'INDIVIDUAL', tool_names: [] }, { connector_id: GITHUB, auth_scope: 'SHARED', tool_names: [] }],
+      [{ connector_id: custom.id, auth_scope: 'INDIVIDUAL', tool_names: [] }, { connector_id: GITHUB, auth_scope: 'INDIVIDUAL', tool_names: [] }, { connector_id: custom.id, auth_scope: 'INDIVIDUAL', tool_names: [] }],
+    ];
+    const expected = [
+      { slug: custom.slug, field: 'body.connectors[1].connector_id', first: 'body.connectors[0]' },
+      { slug: 'github', field: 'body.connectors[1].connector_id', first: 'body.connectors[0]' },
+      { slug: custom.slug, field: 'body.connectors[2].connector_id', first: 'body.connectors[0]' },
+    ];
+    for (const [i, connectors] of lists.entries()) {
+      const want = expected[i] as (typeof expected)[number];
+      for (const res of [await create(org.master_key, { name: 'Twice', description: 'd', connectors }), await request(h.app).patch(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key)).send({ connectors })]) {
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('validation_error');
+        expect(res.body.errors).toEqual([{ field: want.field, message: expect.stringContaining(want.slug) }]);
+        expect(res.body.errors[0].message).toContain(want.first);
+        expect(res.body.detail).toContain('give each connector once');
+      }
+    }
+    // Nothing was written: the pack keeps its list and no second pack exists.
+    expect(entriesOf((await request(h.app).get(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key))).body)).toEqual([{ connector_id: GITHUB, auth_scope: 'INDIVIDUAL', tool_names: [] }]);
+    expect((await request(h.app).get('/api/v1/tool-packs/').set(bearer(org.master_key))).body.count).toBe(1);
+  });
+
+  it('a connector id in capitals names the same connector, and the pack stores it in its canonical form', async () => {
+    const org = await h.newOrganization();
+    const custom = await customConnector(org.organization_id);
+    const res = await create(org.master_key, { name: 'Caps', description: 'd', connectors: [{ connector_id: GITHUB.toUpperCase(), auth_scope: 'INDIVIDUAL', tool_names: ['get_issue'] }, { connector_id: custom.id.toUpperCase(), auth_scope: 'ORGANIZATION', tool_names: [] }] });
+    expect(res.status).toBe(201);
+    expect(entriesOf(res.body)).toEqual([{ connector_id: GITHUB, auth_scope: 'INDIVIDUAL', tool_names: ['get_issue'] }, { connector_id: custom.id, auth_scope: 'ORGANIZATION', tool_names: [] }]);
+  });
+
+  it('20 concurrent PATCHes of one pack\'s connectors all succeed, and the pack ends with exactly one of the lists sent, whole', async () => {
+    const org = await h.newOrganization();
+    const custom = await customConnector(org.organization_id);
+    const ids = [...BUILTIN_CONNECTORS.map((c) => builtinConnectorId(c.slug)), custom.id];
+    const scopes = ['INDIVIDUAL', 'SHARED', 'ORGANIZATION'];
+    // Overlapping lists in different orders and lengths, each entry's scope telling the lists apart.
+    const lists: Entry[][] = Array.from({ length: 20 }, (_, i) =>
+      Array.from({ length: 3 + (i % 5) }, (_, j) => ({ connector_id: ids[(i * 3 + j) % ids.length] as string, auth_scope: scopes[(i + j) % 3] as string, tool_names: [] })),
+    );
+    const pack = (await create(org.master_key, { name: 'Busy', description: 'd', connectors: lists[0] })).body;
+    const answers = await Promise.all(lists.map((connectors) => request(h.app).patch(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key)).send({ connectors })));
+    expect(answers.map((r) => r.status)).toEqual(lists.map(() => 200));
+    // Each answer shows its own list whole: no other request's rows slipped in between its write and its read.
+    for (const [i, res] of answers.entries()) expect(entriesOf(res.body)).toEqual(lists[i]);
+    const final = entriesOf((await request(h.app).get(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key))).body);
+    expect(lists).toContainEqual(final);
+    const rows = await h.db.toolPackConnector.findMany({ where: { toolPackId: pack.id }, orderBy: { position: 'asc' } });
+    expect(rows.map((r) => ({ connector_id: r.connectorId, auth_scope: r.authScope, tool_names: r.toolNames }))).toEqual(final);
+  }, 60_000);
 });

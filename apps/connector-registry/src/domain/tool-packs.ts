@@ -8,9 +8,16 @@ import { recordOf, resolveConnectorById, toolNamesOf, type ResolvedConnector } f
 import { isUuid } from './ids';
 
 export const TOOL_PACK_NAME_MAX = 255;
+/**
+ * Updates of one pack queue behind its row lock, each holding a pool connection while it waits, so a
+ * burst of them can keep the pool busy for a while: the later ones wait for a connection up to 10 s
+ * (Prisma's default is 2 s) rather than fail. Past that the answer is a 503 with Retry-After.
+ */
+const PACK_UPDATE_TRANSACTION = { maxWait: 10_000 };
 const AUTH_SCOPES: AuthScope[] = ['INDIVIDUAL', 'SHARED', 'ORGANIZATION'];
 
 export interface ToolPackConnectorInput {
+  /** The connector's `id` (GET /api/v1/connectors/), in either letter case. Each connector at most once per pack: a second entry for it is a 400 naming it. */
   connector_id: string;
   /** INDIVIDUAL (one registered user), SHARED (one company) or ORGANIZATION (the whole organization). Default INDIVIDUAL. */
   auth_scope?: string;
@@ -56,28 +63,39 @@ interface ResolvedEntry {
   toolNames: string[];
 }
 
+/**
+ * Resolves and checks the connector entries of a request. A connector is known by its canonical
+ * (lowercase) id: PostgreSQL compares uuids regardless of case, so `connector_id` in capitals names
+ * the same connector, and listing one connector twice in any spelling is the caller's mistake, told
+ * here rather than met as the pack's unique (tool_pack_id, connector_id) constraint.
+ */
 async function resolveEntries(db: Db, principal: KeyPrincipal, entries: ToolPackConnectorInput[]): Promise<ResolvedEntry[]> {
   const errors: FieldError[] = [];
   const resolved: ResolvedEntry[] = [];
-  const seen = new Set<string>();
+  /** Canonical connector id → the index of the entry that first listed it. */
+  const firstAt = new Map<string, number>();
   for (const [i, entry] of entries.entries()) {
     const field = `body.connectors[${i}]`;
     if (!isUuid(entry.connector_id)) {
       errors.push({ field: `${field}.connector_id`, message: 'must be the UUID of a connector (see GET /api/v1/connectors/)' });
       continue;
     }
-    if (seen.has(entry.connector_id)) {
-      errors.push({ field: `${field}.connector_id`, message: 'lists a connector already in the pack; give each connector once' });
-      continue;
-    }
-    seen.add(entry.connector_id);
     const authScope = (entry.auth_scope ?? 'INDIVIDUAL') as AuthScope;
     if (!AUTH_SCOPES.includes(authScope)) errors.push({ field: `${field}.auth_scope`, message: `must be one of ${AUTH_SCOPES.join(', ')}` });
-    const connector = await resolveConnectorById(db, principal, entry.connector_id);
+    const connector = await resolveConnectorById(db, principal, entry.connector_id.toLowerCase());
     if (!connector) {
       errors.push({ field: `${field}.connector_id`, message: 'is not a connector of this organization and environment' });
       continue;
     }
+    const first = firstAt.get(connector.id);
+    if (first !== undefined) {
+      errors.push({
+        field: `${field}.connector_id`,
+        message: `connector ${connector.slug} is already listed at body.connectors[${first}]; give each connector once (put all its tool_names in one entry)`,
+      });
+      continue;
+    }
+    firstAt.set(connector.id, i);
     const available = new Set(toolNamesOf(connector));
     const toolNames = [...new Set(entry.tool_names ?? [])];
     const unknown = toolNames.filter((t) => !available.has(t));
@@ -106,6 +124,20 @@ async function lockCustomConnectors(tx: Tx, entries: ResolvedEntry[]): Promise<v
     const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM custom_connectors WHERE id = ${entry.connector.id}::uuid FOR SHARE`;
     if (rows.length === 0) throw ValidationError.forField('body.connectors', `connector ${entry.connector.slug} was deleted meanwhile`);
   }
+}
+
+/**
+ * Locks the pack's row for the rest of the transaction, so concurrent updates of one pack run one
+ * after the other: each replaces the connector list it finds (committed by the one before it) whole,
+ * instead of two delete-then-insert runs interleaving into a mix of both lists or colliding on the
+ * (tool_pack_id, connector_id) constraint. The last to commit wins. A pack deleted meanwhile is a 404.
+ */
+async function lockPack(tx: Tx, principal: KeyPrincipal, id: string): Promise<void> {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM tool_packs
+    WHERE id = ${id}::uuid AND organization_id = ${principal.organizationId}::uuid AND environment = ${principal.environment}::"Environment"
+    FOR UPDATE`;
+  if (rows.length === 0) throw new NotFoundError('Tool pack not found.');
 }
 
 async function toRecord(db: Db, principal: KeyPrincipal, pack: PackRow): Promise<ToolPackRecord> {
@@ -183,6 +215,7 @@ export class ToolPackService {
     validateText(input, false);
     const entries = input.connectors === undefined ? undefined : await resolveEntries(this.db, principal, input.connectors);
     const pack = await this.db.$transaction(async (tx) => {
+      await lockPack(tx, principal, id);
       if (entries) {
         await lockCustomConnectors(tx, entries);
         await tx.toolPackConnector.deleteMany({ where: { toolPackId: id } });
@@ -195,7 +228,7 @@ export class ToolPackService {
       });
       await emitAudit(tx, principal, { eventType: 'tool_pack.updated', resourceType: 'tool_pack', resourceId: id, details: { changed: Object.keys(input) } });
       return updated;
-    });
+    }, PACK_UPDATE_TRANSACTION);
     return toRecord(this.db, principal, pack);
   }
 

@@ -42,7 +42,7 @@ export class ToolPacksController extends Controller {
   /** Creates a tool pack. Each connector entry: connector_id, auth_scope (default INDIVIDUAL), tool_names (empty or omitted: every tool). */
   @Post('/')
   @SuccessResponse(201, 'Created')
-  @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed')
+  @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed, and a connector listed twice is named')
   public async createToolPack(@Request() req: ExpressRequest, @Body() body: CreateToolPackBody): Promise<ToolPackRecord> {
     const services = servicesOf(req);
     const principal = principalOf(req);
@@ -58,9 +58,12 @@ export class ToolPacksController extends Controller {
     return new ToolPackService(servicesOf(req).db).get(principalOf(req), id);
   }
 
-  /** Changes name, description or connectors; omitted fields stay as they are. */
+  /**
+   * Changes name, description or connectors; omitted fields stay as they are. `connectors` replaces the
+   * whole list. Concurrent updates of one pack apply one after the other: the last one wins, whole.
+   */
   @Patch('{id}')
-  @Response<ErrorBody>(400, 'Invalid body')
+  @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed, and a connector listed twice is named')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
   public async updateToolPack(@Request() req: ExpressRequest, @Path() id: string, @Body() body: UpdateToolPackBody): Promise<ToolPackRecord> {
     const services = servicesOf(req);
