@@ -11,6 +11,10 @@ Accuracy and speed of @patchbay/prompt-injection's detector, in process (no serv
   precision, recall (and the rules' alone, without the learned model), recall per injection category, share
   passed per benign category, every false positive and negative listed for dev only (held-out lines are
   counted, not shown), and how many benign prompts land between the pass and block thresholds (alerts);
+- the false-positive rate (share of benign prompts blocked) beside precision and recall, on every split and on
+  the everyday benign set (data/everyday.jsonl: greetings, single questions, jokes, 20 languages, tricky but
+  innocent phrasings, written in the style customers write by someone other than the rules' author; held
+  out), alone and mixed with the held-out injections (test and holdout splits);
 - calibration: the share of injections among the prompts in each score band;
 - µs per prompt over the whole set (rules and learned model), and µs per call on 1 KB, 10 KB and 100 KB texts (wall time, and
   this process's CPU time, which a busy machine inflates less), beside a plain
@@ -44,12 +48,11 @@ function printSplit(name: string, rows: LabelledPrompt[], e: Evaluation, referen
     ],
   )) print(line);
   print();
-  print(`detector:  precision ${pct(e.precision)}  recall ${pct(e.recall)}`);
-  print(`reference: precision ${pct(reference.precision)}  recall ${pct(reference.recall)}  (plain regex scan, same prompts)`);
-  const alerts = rows.filter((r) => r.label === 'benign').map((r) => scorePrompt(r.text, { kind: r.kind }).score).filter((s) => s > DEFAULT_PI_SETTINGS.passThreshold && !flag(s)).length;
+  print(`detector:  precision ${pct(e.precision)}  recall ${pct(e.recall)}  false-positive rate ${pct(e.falsePositiveRate)}`);
+  print(`reference: precision ${pct(reference.precision)}  recall ${pct(reference.recall)}  false-positive rate ${pct(reference.falsePositiveRate)}  (plain regex scan, same prompts)`);
   const ruleOnly = evaluate(rows, (r) => ({ score: scoreRules(r.text, { kind: r.kind }), signals: [] }), flag);
-  print(`rules alone: precision ${pct(ruleOnly.precision)}  recall ${pct(ruleOnly.recall)}  (without the learned model)`);
-  print(`benign prompts between the thresholds (recorded as suspicious, not blocked): ${alerts}`);
+  print(`rules alone: precision ${pct(ruleOnly.precision)}  recall ${pct(ruleOnly.recall)}  false-positive rate ${pct(ruleOnly.falsePositiveRate)}  (without the learned model)`);
+  print(`benign prompts between the thresholds (recorded as suspicious, not blocked): ${alerts(rows)}`);
   print();
   const refByCategory = new Map(reference.byCategory.map((c) => [`${c.label}/${c.category}`, c]));
   const catRows = e.byCategory.map((c) => {
@@ -69,6 +72,38 @@ function printSplit(name: string, rows: LabelledPrompt[], e: Evaluation, referen
   print(`false negatives (${e.falseNegativeItems.length}):`);
   for (const item of e.falseNegativeItems) print(`  ${item.id}  score ${item.score.toFixed(3)}  [${item.signals.join(', ')}]  ${preview(item.text)}`);
   print();
+}
+
+/** Benign prompts scoring above the pass threshold but below the block threshold. */
+function alerts(rows: LabelledPrompt[]): number {
+  return rows.filter((r) => r.label === 'benign').map((r) => scorePrompt(r.text, { kind: r.kind }).score).filter((s) => s > DEFAULT_PI_SETTINGS.passThreshold && !flag(s)).length;
+}
+
+/**
+ * The everyday benign set (held out, benign only): how much of it is blocked, per category, and the
+ * held-out injections mixed with it, which is closer to traffic than the house-style benign splits.
+ */
+function printEveryday(everyday: LabelledPrompt[], e: Evaluation, reference: Evaluation, heldOutInjections: LabelledPrompt[]): Evaluation {
+  print(`== everyday benign set, data/everyday.jsonl: ${everyday.length} benign prompts (held out, never trained or tuned on) ==`);
+  print();
+  print(`detector:  blocked ${e.falsePositives} of ${everyday.length}, false-positive rate ${pct(e.falsePositiveRate)}; between the thresholds (suspicious): ${alerts(everyday)}`);
+  print(`reference: blocked ${reference.falsePositives} of ${everyday.length}, false-positive rate ${pct(reference.falsePositiveRate)}  (plain regex scan)`);
+  const ruleOnly = evaluate(everyday, (r) => ({ score: scoreRules(r.text, { kind: r.kind }), signals: [] }), flag);
+  print(`rules alone: blocked ${ruleOnly.falsePositives} of ${everyday.length}, false-positive rate ${pct(ruleOnly.falsePositiveRate)}`);
+  print();
+  for (const line of table(
+    ['category', 'passed', ''],
+    e.byCategory.map((c) => [c.category, `${c.correct}/${c.total}`, pct(c.correct / c.total)]),
+  ))
+    print(line);
+  print();
+  const mixed = [...heldOutInjections, ...everyday];
+  const m = evaluate(mixed, (r) => scorePrompt(r.text, { kind: r.kind }), flag);
+  print(`held-out injections (test and holdout splits, ${heldOutInjections.length}) with the everyday benign set (${everyday.length}):`);
+  print(`detector:  precision ${pct(m.precision)}  recall ${pct(m.recall)}  false-positive rate ${pct(m.falsePositiveRate)}`);
+  print(`false positives: ${e.falsePositiveItems.length} (held out: not listed)`);
+  print();
+  return m;
 }
 
 function printCalibration(rows: LabelledPrompt[]): void {
@@ -181,13 +216,31 @@ async function run(args: string[]): Promise<number> {
   print('pnpm bench prompt-injection: @patchbay/prompt-injection on its labelled set, default thresholds (block >= 0.57, pass <= 0.30)');
   print(`machine: ${machineDescription()}; load average ${machineLoad().text}`);
   print();
+  const summary: string[][] = [];
+  const summarize = (name: string, rows: LabelledPrompt[], e: Evaluation) => {
+    const injections = rows.filter((r) => r.label === 'injection').length;
+    // Without injections precision and recall say nothing: only the false-positive rate.
+    summary.push([name, String(injections), String(rows.length - injections), injections ? pct(e.precision) : '-', injections ? pct(e.recall) : '-', `${pct(e.falsePositiveRate)} (${e.falsePositives})`]);
+  };
   for (const split of ['dev', 'test', 'holdout'] as const) {
     const rows = loadDataset(split);
     progress(`evaluating ${split}`);
     const e = evaluate(rows, (r) => scorePrompt(r.text, { kind: r.kind }), flag);
     const reference = evaluate(rows, (r) => referenceScore(r.text), flag);
     printSplit(split === 'dev' ? 'dev split (tuned on; the learned model is trained on it)' : split === 'test' ? 'held-out test split (never tuned on)' : 'second held-out split, data/holdout.jsonl (written before the second round of rules, never tuned on)', rows, e, reference, split === 'dev');
+    summarize(split, rows, e);
   }
+  progress('evaluating everyday');
+  const everyday = loadDataset('everyday');
+  const heldOutInjections = [...loadDataset('test'), ...loadDataset('holdout')].filter((r) => r.label === 'injection');
+  const e = evaluate(everyday, (r) => scorePrompt(r.text, { kind: r.kind }), flag);
+  const mixed = printEveryday(everyday, e, evaluate(everyday, (r) => referenceScore(r.text), flag), heldOutInjections);
+  summarize('everyday (benign only)', everyday, e);
+  summarize('held-out injections + everyday', [...heldOutInjections, ...everyday], mixed);
+  print('== summary at the default block threshold (score >= 0.57) ==');
+  print();
+  for (const line of table(['set', 'injections', 'benign', 'precision', 'recall', 'false-positive rate (blocked)'], summary)) print(line);
+  print();
   const rows = loadDataset();
   printCalibration(rows);
   printSpeed(rows);
