@@ -26,6 +26,7 @@ import {
   type Via,
 } from './mcp-verdict';
 import { measureInterleaved, medianAdded, roundSeconds, type Target, type TargetResult } from './measure';
+import { TARGET_EDGE_CPU_RATIO, TARGET_EDGE_OVER_BARE_P50_US, compareHops, describeHops } from './hop-comparison';
 import { LOAD_OPTIONS_USAGE, parseLoadOptions, positiveInteger, type LoadOptions } from './options';
 import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup } from './services';
@@ -47,7 +48,10 @@ directly in the same run (interleaved rounds), for:
       and ${EVERYTHING_SLUG}__${EVERYTHING_TOOL} on @modelcontextprotocol/server-everything, the reference server (its own
       Streamable HTTP launcher: sessions, an event store, SSE answers opening with a priming event); direct:
       the same tools/call POST within a session the benchmark opened.
-Each also straight to mcp-runtime (no edge), so the edge's share shows. Through the runtime: a bare
+Each also straight to mcp-runtime (no edge), so the edge's share shows, and through a bare keep-alive proxy
+(scripts/src/bench/bare-proxy.ts) in the edge's place, so the edge's own hop is judged against the least a Node
+hop costs: target (issue 24) the edge's p50 within +${formatInt(TARGET_EDGE_OVER_BARE_P50_US)} µs of the bare proxy's on 1 connection, and the
+edge's CPU per call within ${TARGET_EDGE_CPU_RATIO}x of the bare proxy's. Through the runtime: a bare
 JSON-RPC tools/call POST to /api/v1/tool-packs/{id}/registered-users/{id}/mcp with the master key.
 Targets, through the edge: added p50 <= ${formatInt(TARGET_ADDED_P50_US)} µs (1 connection), and at least
 ${TARGET_THROUGHPUT_RATIO * 100}% of the direct throughput (--connections).
@@ -75,7 +79,10 @@ at once), on the direct path and through the runtime alike. At 0 the providers c
 far less than any real API takes, so the throughput ratio is the gateway's CPU against theirs on the same
 cores; a realistic latency shows the ratio an agent would see.
 
-${LOAD_OPTIONS_USAGE.replace('record a CPU profile of the router under test and print where its time goes', 'record a CPU profile of mcp-runtime; print its time by stage of a tool call')}
+${LOAD_OPTIONS_USAGE.replace('record a CPU profile of the router under test and print where its time goes', 'record a CPU profile of mcp-runtime; print its time by stage of a tool call').replace(
+  /  --bare-proxy[^\n]*\n[^\n]*\n[^\n]*\n/,
+  '  --bare-proxy         (always on here: the bare proxy is one of the paths)\n',
+)}
 `;
 
 const VIA_LABEL: Record<Via, string> = {
@@ -216,7 +223,8 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
   try {
     const setup = await setUpMcpBench(group, backends, {
       runtimeNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-      bareProxy: options.bareProxy,
+      // Always: the edge's hop is judged against a bare proxy's in the same place (issue 24).
+      bareProxy: true,
       // The deployment that keeps storing records off the replicas answering agents (see the runtime's README).
       separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
       providerLatencyMs,
@@ -378,12 +386,13 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
     for (const conns of new Set([options.connections, 1])) {
       const direct = findRun(f.runs, kind, 'direct', conns);
       const runtime = findRun(f.runs, kind, 'runtime', conns);
-      // A path left out of the run (the bare proxy without --bare-proxy) finds no result and is skipped.
+      // A path left out of the run (the reference runtime when none is given) finds no result and is skipped.
       const pairs: Array<[string, TargetResult | undefined, TargetResult | undefined]> = [
         [`${VIA_LABEL.runtime} vs direct`, runtime, direct],
         [`${VIA_LABEL.edge} vs direct`, findRun(f.runs, kind, 'edge', conns), direct],
         [`${VIA_LABEL.bare} vs direct`, findRun(f.runs, kind, 'bare', conns), direct],
         ['the edge alone: edge-router -> mcp-runtime vs mcp-runtime', findRun(f.runs, kind, 'edge', conns), runtime],
+        ['the bare proxy alone: bare proxy -> mcp-runtime vs mcp-runtime', findRun(f.runs, kind, 'bare', conns), runtime],
         [`${VIA_LABEL.runtime} vs ${VIA_LABEL.reference}`, runtime, findRun(f.runs, kind, 'reference', conns)],
       ];
       for (const [label, hop, base] of pairs) {
@@ -398,6 +407,11 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
       }
     }
     for (const line of table(['', 'conns', 'added p50 µs', 'added p99 µs', 'req/s ratio'], rows)) print(line);
+    for (const conns of new Set([options.connections, 1])) {
+      const edge = findRun(f.runs, kind, 'edge', conns);
+      const bare = findRun(f.runs, kind, 'bare', conns);
+      if (edge && bare) print(`  edge hop vs bare hop, ${connectionsText(conns)}: ${describeHops(compareHops(edge, bare, 'edge-router', 'bare-proxy'), conns === 1)}`);
+    }
     print();
   }
 
@@ -430,6 +444,12 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
       `  ${KIND_TITLE[kind].split(';')[0]}: added p50 ${formatInt(v.addedP50Us)} µs (target <= ${formatInt(TARGET_ADDED_P50_US)}): ${v.latencyMet ? 'PASS' : 'MISS'}; ` +
         `throughput ${v.throughputRatio.toFixed(2)} of direct (target >= ${TARGET_THROUGHPUT_RATIO.toFixed(2)}): ${v.throughputMet ? 'PASS' : 'MISS'}`,
     );
+  }
+  print(`the edge's own hop against a bare proxy's, both in front of mcp-runtime (1 connection; issue 24: p50 within +${formatInt(TARGET_EDGE_OVER_BARE_P50_US)} µs, CPU within ${TARGET_EDGE_CPU_RATIO}x):`);
+  for (const kind of KINDS) {
+    const edge = findRun(f.runs, kind, 'edge', 1);
+    const bare = findRun(f.runs, kind, 'bare', 1);
+    if (edge && bare) print(`  ${KIND_TITLE[kind].split(';')[0]}: ${describeHops(compareHops(edge, bare, 'edge-router', 'bare-proxy'), true)}`);
   }
   if (problems.length > 0) {
     print('  INVALID: these figures do not measure working tool calls:');
