@@ -27,6 +27,7 @@ export interface AppDeps {
   sessions: McpSessions;
   relay: McpRelay;
   toolCallTimeoutMs: number;
+  listTtlMs: number;
   /** What the management controllers use (security rules, tool-call records, usage); holds the meter too. */
   services: AppServices;
 }
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
     relay: deps.relay,
     logger: deps.logger,
     toolCallTimeoutMs: deps.toolCallTimeoutMs,
+    listTtlMs: deps.listTtlMs,
   });
   const { db } = deps.services;
   app.get(

@@ -109,6 +109,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     sessions,
     relay,
     toolCallTimeoutMs: config.TOOL_CALL_TIMEOUT_MS,
+    listTtlMs: config.PACK_CACHE_TTL_MS,
     services: { db, meter, securityRules, toolCallRecords: new ToolCallRecordService(db), relay: outboxRelay, publicBaseUrl: config.PATCHBAY_PUBLIC_URL },
   });
 

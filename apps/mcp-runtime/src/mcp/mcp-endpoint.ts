@@ -34,6 +34,7 @@ import {
   type LogLevel,
   type ToolCallParams,
 } from './json-rpc';
+import { classifyModern, HEADER_MISMATCH, META_PROTOCOL_VERSION, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, type LadderError, type ModernMessage } from './modern';
 import { allowedOrigin, corsHeaders, forbiddenOrigin, preflight } from './origin';
 import { callKey, type McpRelay } from './relay';
 import type { McpSession, McpSessions } from './sessions';
@@ -44,6 +45,9 @@ export const TOOLS_LIST_PATH = '/api/v1/tool-packs/:toolPackId/registered-users/
 const SERVER_INFO = { name: 'patchbay', title: 'Patchbay', version: '1.0.0' };
 /** Tools only (the pack's), and the log messages of remote servers passed through on a call's stream. */
 const SERVER_CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+/** What a 2026-07-28 client learns from server/discover (the same for every key: tools, and logging per request). */
+const DISCOVER_CAPABILITIES = { tools: {}, logging: {} };
 
 export interface McpDeps {
   registry: RegistryClient;
@@ -61,6 +65,8 @@ export interface McpDeps {
   logger: Logger;
   /** Longest a tools/call may take (relayed requests wait at most this long). */
   toolCallTimeoutMs: number;
+  /** How long a 2026-07-28 client may keep a tools/list (its ttlMs): as long as the runtime keeps a pack's tools. */
+  listTtlMs: number;
 }
 
 /**
@@ -75,6 +81,10 @@ function sendJson(res: Response, status: number, body: unknown): void {
 
 function sendRpcError(res: Response, status: number, id: JsonRpcId | null, code: number, message: string): void {
   sendJson(res, status, errorResponse(id, { code, message }));
+}
+
+function sendLadderError(res: Response, error: LadderError): void {
+  sendJson(res, error.status, errorResponse(error.id, error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data }));
 }
 
 /**
@@ -118,6 +128,8 @@ interface Exchange {
   pack: PackTools;
   session: McpSession | null;
   batch: boolean;
+  /** A 2026-07-28 request: no session, its `_meta` says everything, and a dropped connection cancels it. */
+  modern: ModernMessage | null;
 }
 
 /** The tools/list entry of a pack tool: `<connector_slug>__<tool_name>`, its description and input schema. */
@@ -198,11 +210,15 @@ function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallPa
   const metaCapabilities = params.meta?.[META_CLIENT_CAPABILITIES];
   const capabilities = isObject(metaCapabilities) ? capabilityProfile(metaCapabilities).capabilities : (x.session?.capabilities ?? {});
   const metaLevel = params.meta?.[META_LOG_LEVEL];
-  let level: LogLevel | null | undefined = isLogLevel(metaLevel) ? metaLevel : x.session ? undefined : null;
+  // 2026-07-28: log messages only for a request that asked (its _meta logLevel), never otherwise.
+  let level: LogLevel | null | undefined = isLogLevel(metaLevel) ? metaLevel : x.session && !x.modern ? undefined : null;
   const queue: RemoteNotification[] = [];
   let reading: Promise<void> | null = null;
   const write = (n: RemoteNotification) => {
-    if (n.method === 'notifications/message' && level && isLogLevel(n.params?.level) && levelRank(n.params.level) < levelRank(level)) return;
+    if (n.method === 'notifications/message') {
+      if (x.modern && !level) return;
+      if (level && isLogLevel(n.params?.level) && levelRank(n.params.level) < levelRank(level)) return;
+    }
     answer.event({ jsonrpc: '2.0', method: n.method, ...(n.params ? { params: n.params } : {}) });
   };
   const notify = (n: RemoteNotification) => {
@@ -221,7 +237,8 @@ function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallPa
     }
     write(n);
   };
-  const asks = capabilities.sampling !== undefined || capabilities.elicitation !== undefined;
+  // A 2026-07-28 server sends no requests of its own on a response stream.
+  const asks = !x.modern && (capabilities.sampling !== undefined || capabilities.elicitation !== undefined);
   const live: LiveCall = {
     progressToken: params.progressToken,
     notify,
@@ -247,6 +264,11 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
   const controller = new AbortController();
   const untrack = deps.relay.track(callKey(x.principal.keyId, x.session?.id, x.pack.tool_pack.id, x.pack.registered_user.id, id), controller);
   const streamed = answer?.canStream ? liveCall(deps, x, answer, params, controller.signal) : undefined;
+  // 2026-07-28: the client cancels a request by closing its connection (2025-11-25: disconnection is not cancellation).
+  const dropped = () => {
+    if (!x.res.writableFinished) controller.abort();
+  };
+  if (x.modern) x.res.once('close', dropped);
   let ending: Awaited<ReturnType<typeof callWithScanning>>;
   try {
     // Only a trusted load balancer's view of the public host, never the agent's Host header; the registry prefers its PATCHBAY_PUBLIC_URL.
@@ -263,6 +285,7 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
     throw new RpcError(INTERNAL_ERROR, err instanceof AppError ? err.message : 'Internal error: the tool call could not be completed because of a problem on our side; retry shortly.');
   } finally {
     untrack();
+    if (x.modern) x.res.off('close', dropped);
   }
   if (!tool) throw invalidParams(`Unknown tool: ${params.name}. Call tools/list for the tools of this tool pack.`);
   return ending.result;
@@ -293,8 +316,10 @@ async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, {
       return {};
     case 'tools/list':
       return { tools: x.pack.tools.map(listEntry) };
-    case 'tools/call':
-      return callTool(deps, x, request.id, toolCall ?? toolCallParams(request.params), decision, answer);
+    case 'tools/call': {
+      const result = await callTool(deps, x, request.id, toolCall ?? toolCallParams(request.params), decision, answer);
+      return x.modern ? { ...result, resultType: 'complete' } : result;
+    }
     case 'logging/setLevel': {
       const level = isObject(request.params) ? request.params.level : undefined;
       if (!isLogLevel(level)) throw invalidParams(`params.level must be one of ${LOG_LEVELS.join(', ')} (got ${typeof level === 'string' ? JSON.stringify(level.slice(0, 40)) : kindOf(level)}).`);
@@ -331,6 +356,78 @@ function handleNotification(deps: McpDeps, x: Exchange, method: string, params: 
 
 const acceptsSse = (req: Request) => (req.headers.accept ?? '').includes('text/event-stream');
 
+const hasEnvelope = (message: unknown) => isObject(message) && isObject(message.params) && isObject(message.params._meta) && META_PROTOCOL_VERSION in message.params._meta;
+
+const SERVER_META = { [META_SERVER_INFO]: SERVER_INFO };
+/** server/discover's result is the same for every key and pack: any cache may keep it for an hour. */
+const DISCOVER_RESULT = {
+  supportedVersions: MODERN_PROTOCOL_VERSIONS,
+  capabilities: DISCOVER_CAPABILITIES,
+  resultType: 'complete',
+  ttlMs: 3_600_000,
+  cacheScope: 'public',
+  _meta: SERVER_META,
+};
+
+/**
+ * A 2026-07-28 request, its envelope and headers already checked (see classifyModern): no session,
+ * no handshake; `server/discover`, `tools/list` and `tools/call` are its methods here (the list-only
+ * variant answers discover and tools/list), anything else is 404 with -32601. A notification is
+ * accepted with 202: over HTTP a request is cancelled by closing its connection.
+ */
+async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly: boolean, m: ModernMessage): Promise<void> {
+  if (m.id === undefined) {
+    res.status(202).end();
+    return;
+  }
+  const id = m.id;
+  if (m.method === 'server/discover') {
+    // Answered from the key alone (its scope over the URL's pair), without asking the registry: a client probes with it on every connect.
+    const principal = principalOf(req);
+    const toolPackId = String(req.params.toolPackId);
+    const registeredUserId = String(req.params.registeredUserId);
+    if (!isUuid(toolPackId) || !isUuid(registeredUserId)) throw new NotInScopeError();
+    assertToolPackInScope(principal, toolPackId);
+    assertRegisteredUserInScope(principal, registeredUserId);
+    return sendJson(res, 200, resultResponse(id, DISCOVER_RESULT));
+  }
+  if (m.method !== 'tools/list' && (listOnly || m.method !== 'tools/call')) {
+    const hint = listOnly
+      ? `this endpoint answers server/discover and tools/list only; use .../mcp for ${m.method.slice(0, 100)}.`
+      : NOT_OFFERED.test(m.method)
+        ? `this server offers tools only (tools/list, tools/call), as server/discover says.`
+        : `protocol 2026-07-28 serves server/discover, tools/list and tools/call here${m.method === 'initialize' || m.method === 'ping' || m.method === 'logging/setLevel' ? ` (${m.method} belongs to the 2025 revisions: send it without params._meta protocolVersion)` : ''}.`;
+    return sendRpcError(res, 404, id, METHOD_NOT_FOUND, `Method not found: ${m.method.slice(0, 100)}; ${hint}`);
+  }
+  const pack = await loadPair(req, deps.registry);
+  const x: Exchange = { req, res, principal: principalOf(req), pack, session: null, batch: false, modern: m };
+  if (m.method === 'tools/list') {
+    // The list depends on the key, the pack and the user: a private cache of this key's may keep it.
+    return sendJson(res, 200, resultResponse(id, { tools: pack.tools.map(listEntry), resultType: 'complete', ttlMs: deps.listTtlMs, cacheScope: 'private', _meta: SERVER_META }));
+  }
+  let params: ToolCallParams;
+  try {
+    params = toolCallParams(m.params);
+  } catch (err) {
+    return sendJson(res, 200, errorResponse(id, (err as RpcError).toJson()));
+  }
+  const decisions = await meterToolCalls(deps, x, 1);
+  if (!decisions) return;
+  await answerRequest(deps, x, { kind: 'request', id, method: m.method, params: m.params }, decisions[0], params);
+}
+
+/** Answers one request as JSON, or as SSE once a tools/call has something to stream and the agent accepts it. */
+async function answerRequest(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, toolCall: ToolCallParams | undefined): Promise<void> {
+  const answer = new Answer(x.res, acceptsSse(x.req));
+  try {
+    answer.finish(await respond(deps, x, request, decision, answer, toolCall));
+  } catch (err) {
+    if (!x.res.headersSent) throw err;
+    deps.logger.error({ request_id: requestIdOf(x.res), err }, 'MCP request failed after its stream began');
+    answer.finish(errorResponse(request.id, { code: INTERNAL_ERROR, message: 'Internal error: the request failed on our side; retry shortly.' }));
+  }
+}
+
 /**
  * The MCP endpoint, Streamable HTTP (protocol 2025-03-26 to 2025-11-25), stateless across replicas:
  * `initialize` opens a signed session (see McpSessions) that carries what the client declared; a POST
@@ -346,10 +443,6 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
     if (!allowedOrigin(origin, principal)) return forbiddenOrigin(res, origin);
     res.set(corsHeaders(origin));
   }
-  const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
-    return sendRpcError(res, 400, null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version "${String(version).slice(0, 40)}"; this server supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`);
-  }
   if (!req.is('application/json')) {
     return sendRpcError(res, 415, null, INVALID_REQUEST, 'Unsupported Media Type: send the JSON-RPC message as Content-Type: application/json.');
   }
@@ -358,11 +451,24 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
   if (batch && body.length === 0) return sendRpcError(res, 400, null, INVALID_REQUEST, 'Invalid Request: the batch is empty; send at least one JSON-RPC message.');
   const messages = batch ? body.map(classify) : [classify(body)];
   const single = messages[0]!;
+  if (!batch && (single.kind === 'request' || single.kind === 'notification')) {
+    // The era is the body's: a request whose _meta names a protocol version is 2026-07-28's, served statelessly.
+    const era = classifyModern(req.headers, single);
+    if (era.era === 'error') return sendLadderError(res, era.error);
+    if (era.era === 'modern') return handleModern(deps, req, res, listOnly, era.message);
+  }
+  if (batch && (body as unknown[]).some(hasEnvelope)) {
+    return sendRpcError(res, 400, null, INVALID_REQUEST, 'Invalid Request: a batch may not hold 2026-07-28 requests (with params._meta protocolVersion); send each as its own POST.');
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+    return sendRpcError(res, 400, null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version "${String(version).slice(0, 40)}"; this server supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} through initialize, and ${MODERN_PROTOCOL_VERSIONS.join(', ')} per request (params._meta).`);
+  }
   if (!batch && single.kind === 'invalid') return sendRpcError(res, 400, single.id, INVALID_REQUEST, single.message);
   if (!batch && single.kind === 'request') {
-    // The draft transport's mirrored headers must match the body when a client sends them.
+    // Mirrored headers must match the body when a client sends them.
     const method = req.headers['mcp-method'];
-    if (method !== undefined && method !== single.method) return sendRpcError(res, 400, single.id, -32001, `Header mismatch: Mcp-Method "${String(method).slice(0, 60)}" does not match the body's method "${single.method.slice(0, 60)}".`);
+    if (method !== undefined && method !== single.method) return sendRpcError(res, 400, single.id, HEADER_MISMATCH, `Header mismatch: Mcp-Method "${String(method).slice(0, 60)}" does not match the body's method "${single.method.slice(0, 60)}".`);
   }
   if (listOnly && (batch || single.kind !== 'request' || single.method !== 'tools/list')) {
     const method = single.kind === 'request' || single.kind === 'notification' ? single.method : undefined;
@@ -376,7 +482,7 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
     session = deps.sessions.read(sessionId, principal.keyId, pack.tool_pack.id, pack.registered_user.id);
     if (!session) return sendRpcError(res, 404, null, -32001, 'Session not found: this Mcp-Session-Id was not opened by this server for this access key, tool pack and registered user; send initialize again without it.');
   }
-  const x: Exchange = { req, res, principal, pack, session, batch };
+  const x: Exchange = { req, res, principal, pack, session, batch, modern: null };
 
   // tools/call params are checked before any credit is charged: a malformed call is free.
   const checked = new Map<Incoming, RpcError>();
@@ -405,15 +511,7 @@ async function handleMcp(deps: McpDeps, req: Request, res: Response, listOnly: b
     }
     const invalid = checked.get(single);
     if (invalid) return sendJson(res, 200, errorResponse(single.id, invalid.toJson()));
-    const answer = new Answer(res, acceptsSse(req));
-    try {
-      answer.finish(await respond(deps, x, single, decisions[0], answer, toolCalls.get(single)));
-    } catch (err) {
-      if (!res.headersSent) throw err;
-      deps.logger.error({ request_id: requestIdOf(res), err }, 'MCP request failed after its stream began');
-      answer.finish(errorResponse(single.id, { code: INTERNAL_ERROR, message: 'Internal error: the request failed on our side; retry shortly.' }));
-    }
-    return;
+    return answerRequest(deps, x, single, decisions[0], toolCalls.get(single));
   }
 
   // A batch (protocol 2025-03-26): every request's response in one JSON array, calls metered in order.
