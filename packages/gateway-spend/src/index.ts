@@ -6,10 +6,13 @@ export type { SqlQuery } from './sql-ledger';
 export type { PeriodBounds, Periods } from './periods';
 export { FREE_PLAN_DAILY_REQUESTS, keyUsageFields, RedisSpendControl, usageInWindow } from './redis-spend-control';
 export type { RedisSpendControlOptions } from './redis-spend-control';
+export { LeasedSpendControl } from './leases';
+export type { LeasedSpendControlOptions } from './leases';
 export type {
   AdmitRequest,
   Admission,
   Environment,
+  GrantRecorded,
   KeyUsage,
   LimitReset,
   Micros,

@@ -211,3 +211,215 @@ for i = 1, 4 do out[i] = tonumber(redis.call('HGET', KEYS[i], kf)) or 0 end
 for i = 1, 4 do out[i + 4] = tonumber(redis.call('HGET', KEYS[i], kbf)) or 0 end
 return out
 `);
+
+/**
+ * Grants (leased admission, see leases.ts and the README's "Leased admission"). A grant is a
+ * reservation of one slice of headroom on every counter a lane of requests draws on (credit unless
+ * BYOK, project, customer, the key all time and in its day, week and month), held by one replica,
+ * which admits requests against it in process. Its keys, in the organization's scope:
+ *
+ * | `g`  | hash | `<id>` the grant's member (as a reservation's: `id|epoch|size|byok|key|project|customer|day|week|month`),
+ * |      |      | `<id>:d` what the counters hold for it now, `<id>:s` the last report's sequence, `<id>:n` model requests reported |
+ * | `gz` | zset | open grants, score = lease end (admission end + lease): after it the grant has lapsed                    |
+ * | `gx` | zset | lapsed grants, score = when they lapsed: still debited, until reconciled from the usage records          |
+ * | `gc` | zset | closed grants (score = when), so a late or retried report counts nothing; kept twice the lease          |
+ * | `gr` | zset | replicas that asked for a grant, score = when: the active ones share the headroom                          |
+ * | `gs` | hash | `e` the epoch grants were first asked for in, `since` when (Redis time): learning mode after data loss     |
+ */
+const LUA_GRANTS = `
+local function redis_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+-- Closes a grant whose counters hold 'held' for it: moves them to 'debit' (what it really used), adds
+-- its model requests past those counted, and remembers it closed.
+local function close_grant(g, gz, gx, gc, id, member, debit, count, now)
+  local parts = split(member)
+  local held = tonumber(redis.call('HGET', g, id .. ':d')) or tonumber(parts[3])
+  adjust(parts, debit - held)
+  local counted = tonumber(redis.call('HGET', g, id .. ':n')) or 0
+  if count > counted then
+    local day = prefix .. 'd:' .. parts[8]
+    if redis.call('EXISTS', day) == 1 then redis.call('HINCRBY', day, 'n', count - counted) end
+  end
+  redis.call('HDEL', g, id, id .. ':d', id .. ':s', id .. ':n')
+  redis.call('ZREM', gz, id)
+  redis.call('ZREM', gx, id)
+  redis.call('ZADD', gc, now, id)
+end
+`;
+
+/**
+ * Asks for a grant, atomically across every counter of the lane.
+ *
+ * KEYS  1 t, 2 d:<day>, 3 w:<monday>, 4 m:<month>, 5 g, 6 gz, 7 gx, 8 gc, 9 gr, 10 gs (then the fence)
+ * ARGV  1 wanted micro-USD, 2 the lane's worst-case reserve of one request, 3 byok 1|0, 4 key hash,
+ *       5 key limit (''), 6 key window d|w|m|t, 7 credit, 8 project field ('-'), 9 project budget (''),
+ *       10 customer field ('-'), 11 customer budget (''), 12 grant id, 13 replica id,
+ *       14 admission window ms, 15 lease ms, 16-18 day, week, month labels, 19-21 their end ms,
+ *       22 near a limit: requests' worst case per active replica under which nothing is granted,
+ *       23 learning ms (no grant that long after the epoch began), 24 active-replica window ms
+ *
+ * Returns {code 0 granted | 1 near a limit | 2 learning (Redis lost its data lately) | 3 the
+ *   replica's period is not Redis's (its clock is off, or a period ends within 100 ms),
+ *   size, Redis now, admission end, credit drawn, project spend, customer spend, key spend in its
+ *   window, model requests today, active replicas, lapsed grants waiting for reconciliation}.
+ *   The counts include the grant.
+ */
+export const GRANT_SCRIPT = counterScript(`
+${LUA_RESERVATIONS}
+${LUA_GRANTS}
+local now = redis_now()
+local g, gz, gx, gc, gr, gs = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local lease = tonumber(ARGV[15])
+-- Grants whose replica never closed them lapse, and stay debited until reconciled from the records.
+local lapsed = redis.call('ZRANGEBYSCORE', gz, '-inf', now, 'LIMIT', 0, 64)
+for _, id in ipairs(lapsed) do
+  redis.call('ZREM', gz, id)
+  redis.call('ZADD', gx, now, id)
+end
+redis.call('ZREMRANGEBYSCORE', gc, '-inf', now - 2 * lease)
+redis.call('ZADD', gr, now, ARGV[13])
+redis.call('ZREMRANGEBYSCORE', gr, '-inf', now - tonumber(ARGV[24]))
+local active = redis.call('ZCARD', gr)
+for _, k in ipairs({gx, gc, gr}) do redis.call('PEXPIRE', k, 2 * lease + 60000) end
+local waiting = redis.call('ZCARD', gx)
+
+if redis.call('HGET', gs, 'e') ~= fence_epoch then
+  redis.call('HSET', gs, 'e', fence_epoch, 'since', now)
+end
+redis.call('PEXPIRE', gs, ARGV[#ARGV])
+
+local byok = ARGV[3] == '1'
+local kf = 'k:' .. ARGV[4]
+local key_limit = tonumber(ARGV[5])
+local windows = {d = KEYS[2], w = KEYS[3], m = KEYS[4], t = KEYS[1]}
+local window_key = windows[ARGV[6]]
+local credit = tonumber(ARGV[7])
+local pf, p_budget = ARGV[8], tonumber(ARGV[9])
+local cf, c_budget = ARGV[10], tonumber(ARGV[11])
+local o = tonumber(redis.call('HGET', KEYS[1], 'o')) or 0
+local p = 0
+if pf ~= '-' then p = tonumber(redis.call('HGET', KEYS[1], pf)) or 0 end
+local c = 0
+if cf ~= '-' then c = tonumber(redis.call('HGET', KEYS[1], cf)) or 0 end
+local kw = tonumber(redis.call('HGET', window_key, kf)) or 0
+local n = tonumber(redis.call('HGET', KEYS[2], 'n')) or 0
+local function reply(code, size, until_ms) return {code, size, now, until_ms, o, p, c, kw, n, active, waiting} end
+
+if now < tonumber(redis.call('HGET', gs, 'since')) + tonumber(ARGV[23]) then return reply(2, 0, 0) end
+local day_end = tonumber(ARGV[19])
+if now >= day_end - 100 or now < day_end - 86400000 then return reply(3, 0, 0) end
+
+-- Headroom: what the tightest limit of the lane leaves after settled spend, reservations in flight
+-- and every outstanding grant (all of them are in the counters).
+local head = nil
+local function tighter(left) if head == nil or left < head then head = left end end
+if not byok then tighter(credit - o) end
+if p_budget then tighter(p_budget - p) end
+if key_limit then tighter(key_limit - kw) end
+if c_budget then tighter(c_budget - c) end
+local worst = tonumber(ARGV[2])
+local size = tonumber(ARGV[1])
+if head ~= nil then
+  -- Near a limit nothing is granted: every request is judged alone by the shared counters.
+  if head < tonumber(ARGV[22]) * worst * active then return reply(1, 0, 0) end
+  size = math.min(size, math.floor(head / active))
+end
+if size < worst or size <= 0 then return reply(1, 0, 0) end
+
+local until_ms = math.min(now + tonumber(ARGV[14]), day_end - 100)
+local member = ARGV[12] .. '|' .. fence_epoch .. '|' .. size .. '|' .. ARGV[3] .. '|' .. ARGV[4] .. '|' .. pf .. '|' .. cf .. '|' .. ARGV[16] .. '|' .. ARGV[17] .. '|' .. ARGV[18]
+if not byok then o = redis.call('HINCRBY', KEYS[1], 'o', size) end
+if pf ~= '-' then p = redis.call('HINCRBY', KEYS[1], pf, size) end
+if cf ~= '-' then c = redis.call('HINCRBY', KEYS[1], cf, size) end
+local total = redis.call('HINCRBY', KEYS[1], kf, size)
+if window_key == KEYS[1] then kw = total end
+if byok then redis.call('HINCRBY', KEYS[1], 'kb:' .. ARGV[4], size) end
+for i = 2, 4 do
+  local spent = redis.call('HINCRBY', KEYS[i], kf, size)
+  if KEYS[i] == window_key then kw = spent end
+  if byok then redis.call('HINCRBY', KEYS[i], 'kb:' .. ARGV[4], size) end
+  -- The period hash may be new: it lives until its end plus the grace the admit gives it.
+  if redis.call('PTTL', KEYS[i]) < 0 then
+    local grace = ({0, 2, 8, 32})[i] * 86400000
+    redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[18 + i - 1]) + grace - now)
+  end
+end
+redis.call('HSET', g, ARGV[12], member, ARGV[12] .. ':d', size)
+redis.call('ZADD', gz, until_ms + lease, ARGV[12])
+redis.call('PEXPIRE', g, ARGV[#ARGV])
+redis.call('PEXPIRE', gz, ARGV[#ARGV])
+return reply(0, size, until_ms)
+`);
+
+/**
+ * Reports on grants of one scope: what each used, idempotently.
+ *
+ * KEYS  1 t, 2 g, 3 gz, 4 gx, 5 gc (then the fence)
+ * ARGV  five per grant: id, sequence, debit (settled cost plus reservations still in flight against
+ *       it), model requests admitted against it, 1 final | 0 not yet (requests still in flight)
+ *
+ * A report whose sequence is not above the last applied one does nothing, so a report retried after a
+ * timeout counts once. Returns one code per grant: 0 unknown (closed or reconciled before, or of an
+ * epoch Redis lost: the records carry its cost), 1 applied, 2 applied and closed, 3 a repeat.
+ */
+export const REPORT_SCRIPT = counterScript(`
+${LUA_RESERVATIONS}
+${LUA_GRANTS}
+local now = redis_now()
+local g, gz, gx, gc = KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local out = {}
+for i = 1, #ARGV - 1, 5 do
+  local id = ARGV[i]
+  local member = redis.call('HGET', g, id)
+  if not member then
+    out[#out + 1] = 0
+  else
+    local seq = tonumber(ARGV[i + 1])
+    local debit = tonumber(ARGV[i + 2])
+    local count = tonumber(ARGV[i + 3])
+    if seq <= (tonumber(redis.call('HGET', g, id .. ':s')) or 0) then
+      out[#out + 1] = 3
+    elseif ARGV[i + 4] == '1' then
+      close_grant(g, gz, gx, gc, id, member, debit, count, now)
+      out[#out + 1] = 2
+    else
+      local parts = split(member)
+      local held = tonumber(redis.call('HGET', g, id .. ':d'))
+      adjust(parts, debit - held)
+      local counted = tonumber(redis.call('HGET', g, id .. ':n')) or 0
+      if count > counted then
+        local day = prefix .. 'd:' .. parts[8]
+        if redis.call('EXISTS', day) == 1 then redis.call('HINCRBY', day, 'n', count - counted) end
+      end
+      redis.call('HSET', g, id .. ':d', debit, id .. ':s', seq, id .. ':n', math.max(count, counted))
+      out[#out + 1] = 1
+    end
+  end
+end
+return out
+`);
+
+/**
+ * Closes lapsed grants with what their usage records say they used (their replica died).
+ * KEYS 1 t, 2 g, 3 gz, 4 gx, 5 gc; ARGV three per grant: id, recorded cost, recorded model requests.
+ * Only grants still lapsed are closed (one its replica reported meanwhile is left as it is).
+ * Returns the number closed.
+ */
+export const CLOSE_LAPSED_SCRIPT = counterScript(`
+${LUA_RESERVATIONS}
+${LUA_GRANTS}
+local now = redis_now()
+local g, gz, gx, gc = KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local closed = 0
+for i = 1, #ARGV - 1, 3 do
+  local id = ARGV[i]
+  local member = redis.call('HGET', g, id)
+  if member and redis.call('ZSCORE', gx, id) then
+    close_grant(g, gz, gx, gc, id, member, tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), now)
+    closed = closed + 1
+  end
+end
+return closed
+`);

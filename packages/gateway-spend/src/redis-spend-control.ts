@@ -69,9 +69,11 @@ const ORG_SCOPE = 'org:';
  * one scope per organization, rebuilt from the SpendLedger when Redis lost them.
  */
 export class RedisSpendControl implements SpendControl {
-  private readonly counters: RebuildableCounters;
+  /** @internal The counters, for the leased admission (leases.ts) in this package. */
+  readonly counters: RebuildableCounters;
   private readonly ledger: SpendLedger;
-  private readonly leaseMs: number;
+  /** @internal */
+  readonly leaseMs: number;
   private readonly warningRatio: number;
   private readonly clock: () => number;
   private readonly settleBatchMs: number;
@@ -174,7 +176,7 @@ export class RedisSpendControl implements SpendControl {
       reservedMicros: req.reserveMicros,
       atMs: now,
       leaseUntilMs,
-      record: { epoch, countedAtMs: now, countedModelRequest: counted, countedInRateLimit: counted && rpm !== null },
+      record: { epoch, countedAtMs: now, countedModelRequest: counted, countedInRateLimit: counted && rpm !== null, grant: null },
       member: `${id}|${epoch}|${rest}`,
     };
     return { ok: true, reservation, headers };
@@ -185,7 +187,8 @@ export class RedisSpendControl implements SpendControl {
    * keys), warnings near a limit, and X-RateLimit-* (the customer key's rpm, else the free plan's
    * daily cap, else 0).
    */
-  private headersOf(
+  /** @internal Also the leased admission's (leases.ts), from a grant's counts. */
+  headersOf(
     subject: SpendSubject,
     periods: Periods,
     counts: { requestsToday: number; rateWindowCount: number; creditDrawn: number; projectSpent: number; keySpent: number },
@@ -436,21 +439,25 @@ function names(periods: Periods): string[] {
   return ['t', `d:${periods.day.label}`, `w:${periods.week.label}`, `m:${periods.month.label}`, `r:${periods.minute.label}`, 'f', 'l'];
 }
 
-function windowOf(reset: SpendSubject['key']['limitReset'], limit: number | null): 'd' | 'w' | 'm' | 't' {
+/** @internal */
+export function windowOf(reset: SpendSubject['key']['limitReset'], limit: number | null): 'd' | 'w' | 'm' | 't' {
   if (limit === null) return 't';
   return reset === 'daily' ? 'd' : reset === 'weekly' ? 'w' : reset === 'monthly' ? 'm' : 't';
 }
 
-function scopeOf(organizationId: string): string {
+/** @internal */
+export function scopeOf(organizationId: string): string {
   if (!organizationId) throw new RangeError('organizationId is required');
   return `${ORG_SCOPE}${organizationId}`;
 }
 
-function requireInteger(name: string, value: number, min: number): void {
+/** @internal */
+export function requireInteger(name: string, value: number, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be a whole number >= ${min}, got ${value}`);
 }
 
-function validateSubject(s: SpendSubject): void {
+/** @internal */
+export function validateSubject(s: SpendSubject): void {
   if (s.environment !== 'production' && s.environment !== 'test') throw new RangeError(`environment must be 'production' or 'test', got '${String(s.environment)}'`);
   if (s.plan !== 'free' && s.plan !== 'paid') throw new RangeError(`plan must be 'free' or 'paid', got '${String(s.plan)}'`);
   if (!/^[0-9a-f]{64}$/.test(s.key.hash)) throw new RangeError('key.hash must be the SHA-256 of the key in 64 lowercase hex characters');

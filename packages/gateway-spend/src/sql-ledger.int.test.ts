@@ -20,7 +20,7 @@ beforeAll(async () => {
   await pool.query(`CREATE TABLE ${schema}.usage_records (
     id uuid PRIMARY KEY, organization_id uuid NOT NULL, environment ${schema}."Environment" NOT NULL, key_hash text NOT NULL,
     project_id uuid, customer_id uuid, byok boolean NOT NULL, cost_micros bigint NOT NULL, spend_epoch text,
-    counted_at timestamptz(3), counted_model_request boolean NOT NULL DEFAULT false, counted_in_rate_limit boolean NOT NULL DEFAULT false)`);
+    counted_at timestamptz(3), counted_model_request boolean NOT NULL DEFAULT false, counted_in_rate_limit boolean NOT NULL DEFAULT false, spend_grant text)`);
   await pool.query(`CREATE INDEX ON ${schema}.usage_records (organization_id, spend_epoch)`);
 });
 
@@ -36,6 +36,7 @@ it('sums the usage records exactly as the reference ledger does: epochs left out
   const projects = [randomUUID(), randomUUID()];
   const customers = [randomUUID(), randomUUID()];
   const epochs = ['epoch-a', 'epoch-b', null];
+  const grants = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const offsets = [0, -20_000, -45_000, -3_600_000, -13 * 3_600_000, -2 * 86_400_000, -9 * 86_400_000, -40 * 86_400_000];
   const records: UsageRecord[] = [];
   for (let i = 0; i < 400; i += 1) {
@@ -52,11 +53,12 @@ it('sums the usage records exactly as the reference ledger does: epochs left out
       countedAtMs: now + offsets[i % offsets.length]!,
       countedModelRequest: i % 6 !== 0,
       countedInRateLimit: i % 2 === 0,
+      grant: i % 3 === 1 ? grants[i % grants.length]! : null,
     });
   }
   for (const r of records) {
-    await pool.query(`INSERT INTO ${schema}.usage_records VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
-      r.id, r.organizationId, r.environment, r.keyHash, r.projectId, r.customerId, r.byok, r.costMicros, r.epoch, new Date(r.countedAtMs), r.countedModelRequest, r.countedInRateLimit,
+    await pool.query(`INSERT INTO ${schema}.usage_records VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
+      r.id, r.organizationId, r.environment, r.keyHash, r.projectId, r.customerId, r.byok, r.costMicros, r.epoch, new Date(r.countedAtMs), r.countedModelRequest, r.countedInRateLimit, r.grant,
     ]);
   }
   const reference = new MemoryLedger();
@@ -76,6 +78,12 @@ it('sums the usage records exactly as the reference ledger does: epochs left out
     expect(byId(got.customers, (x) => x.environment + x.customerId)).toEqual(byId(want.customers, (x) => x.environment + x.customerId));
     expect(want.modelRequestsInDay).toBeGreaterThan(0);
   }
+  // A lapsed grant is reconciled from the records stamped with it.
+  const ids = [...grants, randomUUID()];
+  const sortById = <T extends { grantId: string }>(list: T[]) => [...list].sort((a, b) => a.grantId.localeCompare(b.grantId));
+  const [gotGrants, wantGrants] = [await sql.grants!({ organizationId, grantIds: ids }), await reference.grants({ organizationId, grantIds: ids })];
+  expect(sortById(gotGrants)).toEqual(sortById(wantGrants));
+  expect(wantGrants.length).toBeGreaterThan(1);
 });
 
 it('refuses a table name that is not a plain identifier', () => {

@@ -7,7 +7,7 @@ export type SqlQuery = (sql: string, values: unknown[]) => Promise<Array<Record<
  * The SpendLedger over a PostgreSQL usage-record table with the columns the README lists
  * (`organization_id` uuid, `environment`, `key_hash`, `project_id`, `customer_id`, `byok`,
  * `cost_micros` bigint, `spend_epoch`, `counted_at` timestamptz, `counted_model_request`,
- * `counted_in_rate_limit`). Four statements per rebuild, all on the index
+ * `counted_in_rate_limit`, `spend_grant` text). Four statements per rebuild, all on the index
  * `(organization_id, spend_epoch)`; rebuilds happen only after Redis lost an organization's counters.
  *
  * `table` is trusted configuration (a schema-qualified name is fine), never user input.
@@ -25,6 +25,15 @@ export function sqlSpendLedger(query: SqlQuery, table = 'usage_records'): SpendL
   };
 
   return {
+    async grants({ organizationId, grantIds }) {
+      if (grantIds.length === 0) return [];
+      const rows = await query(
+        `SELECT spend_grant, ${sum(null)} AS cost, COUNT(*) FILTER (WHERE counted_model_request)::text AS requests
+         FROM ${table} WHERE organization_id = CAST($1 AS uuid) AND spend_grant = ANY(CAST($2 AS text[])) GROUP BY 1`,
+        [organizationId, grantIds],
+      );
+      return rows.map((r) => ({ grantId: String(r.spend_grant), costMicros: int(r.cost), modelRequests: int(r.requests) }));
+    },
     async recorded({ organizationId, excludeEpoch, day, week, month, minute }): Promise<RecordedSpend> {
       const [organization] = await query(
         `SELECT ${sum('NOT byok')} AS credit,

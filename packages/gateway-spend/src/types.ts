@@ -55,8 +55,10 @@ export interface Reservation {
   leaseUntilMs: number;
   /** What the usage record of this request must carry for the counters to be rebuilt from it. */
   record: SpendRecordFields;
-  /** The reservation as Redis holds it. */
+  /** The reservation as Redis holds it ('' when admitted against a grant). */
   member: string;
+  /** The grant it was admitted against in process (leased admission), or absent: see LeasedSpendControl. */
+  grantId?: string;
 }
 
 /**
@@ -72,6 +74,8 @@ export interface SpendRecordFields {
   countedModelRequest: boolean;
   /** Counted in the organization's customer rate-limit window. */
   countedInRateLimit: boolean;
+  /** The grant it was admitted against (`spend_grant`), or null: a lapsed grant is reconciled from its records. */
+  grant: string | null;
 }
 
 export type RefusalCode = 'budget_exceeded' | 'payment_failed' | 'api_key_limit_exceeded' | 'free_tier_daily_limit';
@@ -148,8 +152,21 @@ export interface RecordedSpend {
   rateLimitedRequestsInMinute: number;
 }
 
+/** What the usage records of one grant add up to. */
+export interface GrantRecorded {
+  grantId: string;
+  costMicros: Micros;
+  /** Records with countedModelRequest. */
+  modelRequests: number;
+}
+
 /** The durable side of the counters: the app implements it over its usage records. */
 export interface SpendLedger {
+  /**
+   * The records stamped with these grants (`spend_grant`), summed per grant; grants without a record
+   * are left out. Without it a grant whose replica died stays debited in full (never less exact).
+   */
+  grants?(query: { organizationId: string; grantIds: string[] }): Promise<GrantRecorded[]>;
   recorded(query: {
     organizationId: string;
     excludeEpoch: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Environment, PeriodWindow, RecordedSpend, Reservation, SpendLedger } from '../types';
+import type { Environment, GrantRecorded, PeriodWindow, RecordedSpend, Reservation, SpendLedger } from '../types';
 
 /** One admitted request's usage record, with the fields the spend ledger reads back. */
 export interface UsageRecord {
@@ -15,6 +15,7 @@ export interface UsageRecord {
   countedAtMs: number;
   countedModelRequest: boolean;
   countedInRateLimit: boolean;
+  grant?: string | null;
 }
 
 /**
@@ -39,11 +40,20 @@ export class MemoryLedger implements SpendLedger {
       countedAtMs: reservation.record.countedAtMs,
       countedModelRequest: reservation.record.countedModelRequest,
       countedInRateLimit: reservation.record.countedInRateLimit,
+      grant: reservation.record.grant,
     };
   }
 
   add(...records: UsageRecord[]): void {
     this.records.push(...records);
+  }
+
+  async grants(query: { organizationId: string; grantIds: string[] }): Promise<GrantRecorded[]> {
+    return query.grantIds.flatMap((grantId) => {
+      const rows = this.records.filter((r) => r.organizationId === query.organizationId && r.grant === grantId);
+      if (rows.length === 0) return [];
+      return [{ grantId, costMicros: rows.reduce((t, r) => t + r.costMicros, 0), modelRequests: rows.filter((r) => r.countedModelRequest).length }];
+    });
   }
 
   async recorded(query: { organizationId: string; excludeEpoch: string; day: PeriodWindow; week: PeriodWindow; month: PeriodWindow; minute: PeriodWindow }): Promise<RecordedSpend> {
