@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { TestOrganization } from '@patchbay/testing';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, type TestOrganization } from '@patchbay/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { pkceChallenge } from '@patchbay/oauth';
 import { connectionSecretContext, type StoredSecret } from '../src/domain/store-credential';
@@ -14,10 +13,9 @@ import { bearer, request, startHarness, type Harness } from './harness';
  * playwright-core), against the app on a real port, a local OAuth 2.0 provider and a local
  * callback server standing for the organization's application.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
+const haveChromium = chromiumAvailable();
 if (!haveChromium) {
-  console.warn(`magic-link browser tests skipped: ${CHROMIUM} is missing (install it with: apt-get update && apt-get install -y chromium)`);
+  console.warn(`magic-link browser tests skipped: ${CHROMIUM_PATH} is missing (install it with: apt-get update && apt-get install -y chromium)`);
 }
 const describeInBrowser = haveChromium ? describe : describe.skip;
 
@@ -69,10 +67,7 @@ describeInBrowser('magic link in a real browser', () => {
     });
     h.services.config.PATCHBAY_PUBLIC_URL = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}`;
     h.services.oauthOverrides = { github: { authorize_url: provider.authorizeUrl, token_url: provider.tokenUrl } };
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
   }, 90_000);
 
   afterAll(async () => {

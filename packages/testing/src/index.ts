@@ -6,3 +6,4 @@ export { startConnectorRegistryService } from './registry-service';
 export { startServiceProcess } from './service-process';
 export type { ServiceProcess } from './service-process';
 export type { RunningRegistry } from './registry-service';
+export { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from './browser';

@@ -1,0 +1,26 @@
+import { apiRequest, setCsrfToken } from './client';
+
+/** The signed-in member as GET /api/v1/session describes them (access-keys-and-audit). */
+export interface Session {
+  member: { id: string; email: string; name: string; is_owner: boolean };
+  organization: { id: string; name: string };
+  environment: 'production' | 'test';
+  permissions: string[];
+  csrf_token: string;
+}
+
+export const sessionQueryKey = ['session'] as const;
+
+export async function fetchSession(): Promise<Session> {
+  const session = await apiRequest<Session>('api/v1/session', { expectUnauthenticated: true });
+  setCsrfToken(session.csrf_token);
+  return session;
+}
+
+export type SignInResult = Session | { two_factor_required: true };
+
+export async function signIn(email: string, password: string): Promise<SignInResult> {
+  const result = await apiRequest<SignInResult>('api/v1/session', { method: 'POST', body: { email, password }, expectUnauthenticated: true });
+  if ('csrf_token' in result) setCsrfToken(result.csrf_token);
+  return result;
+}

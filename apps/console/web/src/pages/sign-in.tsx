@@ -1,0 +1,60 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useId, useState, type FormEvent } from 'react';
+import { ApiError } from '../api/client';
+import { sessionQueryKey, signIn } from '../api/session';
+
+/** /sign-in: email and password; `next` is where the member was when their session ended. */
+export function SignInPage() {
+  const { next } = useSearch({ strict: false }) as { next?: string };
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const errorId = useId();
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await signIn(String(form.get('email') ?? ''), String(form.get('password') ?? ''));
+      if ('two_factor_required' in result) {
+        setError('Two-factor sign-in is not available in this console version yet.');
+        return;
+      }
+      queryClient.setQueryData(sessionQueryKey, result);
+      // Only a path inside the console: never an address elsewhere (an open redirect).
+      await navigate({ to: next && next.startsWith('/') && !next.startsWith('//') ? next : '/' });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Sign-in failed; try again.');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="sign-in">
+      <h1>Sign in to Patchbay</h1>
+      <form onSubmit={submit} aria-describedby={error ? errorId : undefined} noValidate>
+        <label>
+          Email
+          <input name="email" type="email" autoComplete="username" required />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autoComplete="current-password" required />
+        </label>
+        {error && (
+          <p id={errorId} role="alert" className="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}
