@@ -1,10 +1,10 @@
-import { createServiceApp, finishServiceApp, healthHandler, type HealthCheck, type Logger } from '@patchbay/service-kit';
-import type { RequestListener } from 'node:http';
+import { beginRequest, createServiceApp, finishServiceApp, healthHandler, type HealthCheck, type Logger } from '@patchbay/service-kit';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { catalogRouter } from './catalog/catalog-routes';
 import { SERVICE_NAME } from './config';
 import type { Db } from './db';
-import { managementErrorHandler } from './http/errors';
+import { GatewayError, managementErrorHandler, sendModelError } from './http/errors';
 import type { ManagementDeps } from './management/management-routes';
 import { managementRouter } from './management/management-routes';
 import { modelEndpoints } from './model/model-routes';
@@ -32,12 +32,45 @@ export function createRequestListener(deps: AppDeps): { app: Express; listener: 
   const app = createApp(deps);
   const model = modelEndpoints(deps.model, { maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
   const batches = batchEndpoints(deps.batches);
+  // File uploads have their own limit (GATEWAY_BATCH_FILE_MAX_BYTES), which may be the larger one.
+  const uploadLimit = Math.max(deps.maxBodyBytes, deps.batches.limits.fileMaxBytes + MULTIPART_ALLOWANCE_BYTES);
   return {
     app,
     listener: (req, res) => {
+      if (refuseDeclaredOversize(req, res, FILE_UPLOAD_PATHS.has(pathOf(req.url)) ? uploadLimit : deps.maxBodyBytes, deps.logger)) return;
       if (!model(req, res) && !batches(req, res)) app(req, res);
     },
   };
+}
+
+/** More than the multipart framing batch-routes allows around a file, so its own file_too_large answers there. */
+const MULTIPART_ALLOWANCE_BYTES = 1024 * 1024;
+const FILE_UPLOAD_PATHS = new Set(['/v1/files', '/v1/openai/files']);
+
+function pathOf(url: string | undefined): string {
+  const path = url ?? '/';
+  const query = path.indexOf('?');
+  return query === -1 ? path : path.slice(0, query);
+}
+
+/**
+ * The body limit the edge router puts on every /v1 request, applied by the gateway itself, for an
+ * installation whose Ingress routes /v1 straight to the gateway pods (the Helm chart's
+ * ingress.modelGatewayDirect): a body whose Content-Length is over `maxBodyBytes` is refused (413, the
+ * model endpoints' envelope, X-Request-Id) before any of it is read, and the connection is closed after the
+ * answer so the rest is never read either; without this a route that refuses after reading, or discards
+ * what it did not read, would take in the whole declared body first. Bodies of unknown length are
+ * counted by the routes that read them. (Request ids and trace context every route sets already: service-kit's
+ * beginRequest, and the http instrumentation continuing the client's traceparent when tracing is on.)
+ */
+function refuseDeclaredOversize(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, logger: Logger): boolean {
+  const declared = req.headers['content-length'];
+  if (declared === undefined || !(Number(declared) > maxBodyBytes)) return false;
+  beginRequest(logger, req, res);
+  const surface = req.url?.startsWith('/v1/anthropic/') ? 'anthropic-messages' : 'openai-chat';
+  const error = new GatewayError(413, 'invalid_request_error', `The request body is over ${maxBodyBytes} bytes; send media as URLs instead of inline base64.`, 'payload_too_large');
+  sendModelError(res, surface, error, { connection: 'close' });
+  return true;
 }
 
 /** Everything but the model endpoints: health, OpenAPI, catalog, management, routing policies, guardrails. */
