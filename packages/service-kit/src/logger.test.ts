@@ -88,6 +88,16 @@ describe('createLogger to stdout (buffered)', () => {
     expect(crashed.stdout).toContain('"msg":"before the crash"');
   });
 
+  it('writes nothing while nothing is logged (no empty write every 200 ms)', async () => {
+    // fs.write counted in the child: sonic-boom's own periodic flush wrote an empty string five times a second.
+    const idle = await runScript(
+      `const fs = require('node:fs'); let writes = 0; const write = fs.write; fs.write = function (...args) { writes++; return write.apply(this, args); };
+       const l = createLogger('svc', 'warn'); l.info('below the level');
+       setTimeout(() => { fs.writeSync(1, 'writes=' + writes + '\\n'); process.exit(0); }, 1200);`,
+    );
+    expect(idle.stdout).toContain('writes=0');
+  }, 15_000);
+
   it('writes a line of a running process without waiting for the buffer to fill', async () => {
     // The child would run for a minute: the line must show while it runs (it is then killed outright).
     const running = await runScript(`const l = createLogger('svc', 'info'); l.info('early line'); setTimeout(() => undefined, 60000);`, '"msg":"early line"');
