@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import type { RunSyncOptions, SyncOutcome } from '@patchbay/marketing-platforms';
 import { EVENTBRITE_FAKE_TOKENS, HUBSPOT_FAKE_TOKENS, startFakeEventbrite, startFakeHubspot, startFakeZoom, type FakeHubspot } from '@patchbay/provider-fakes';
-import { OutboxRelay, QUEUE_NAMES, QueueSet, createConsumer } from '@patchbay/queues';
+import { OutboxRelay, QUEUE_NAMES, QueueSet, createConsumer, type UnifiedDataSyncJob } from '@patchbay/queues';
 import { SecretBox } from '@patchbay/secrets';
 import { createLogger, createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN, startAccessKeysService, waitFor, type RunningAccessKeys, type TestOrganization } from '@patchbay/testing';
@@ -15,7 +15,9 @@ import { createPrisma, type Db } from '../src/db';
 import { AccountActivity } from '../src/domain/account-activity';
 import { accountTokenCache } from '../src/domain/account-tokens';
 import type { AppServices } from '../src/services';
-import { SyncScheduler } from '../src/sync/scheduler';
+import type { LinkedAccount } from '../src/generated/prisma/client';
+import { requestFullPass } from '../src/sync/full-pass';
+import { SyncScheduler, syncJob } from '../src/sync/scheduler';
 import { processSyncJob, type SyncJobResult, type SyncWorkerDeps } from '../src/sync/sync-runner';
 
 export const QUEUE_PREFIX = process.env.QUEUE_PREFIX ?? 'bull';
@@ -200,6 +202,16 @@ export async function startHarness(): Promise<Harness> {
     },
   };
   return harness;
+}
+
+/**
+ * Runs one sync job in-process. A manual full one is sent as a resync sends it: counted first as a
+ * request for a full pass (the database, not the job, says whether a run is full). A `schedule` job is
+ * the one that resumes an open run (or an incremental sync).
+ */
+export async function runSyncJob(deps: SyncWorkerDeps, account: LinkedAccount, mode: UnifiedDataSyncJob['mode'] = 'full', trigger: UnifiedDataSyncJob['trigger'] = 'manual'): Promise<SyncJobResult> {
+  if (mode === 'full' && trigger === 'manual') await requestFullPass(deps.db, account.id);
+  return processSyncJob(deps, syncJob(account, mode, trigger));
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

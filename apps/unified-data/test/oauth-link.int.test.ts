@@ -1,8 +1,6 @@
 import type { TestOrganization } from '@patchbay/testing';
 import { openCredentials } from '../src/domain/platform-credentials';
-import { syncJob } from '../src/sync/scheduler';
-import { processSyncJob } from '../src/sync/sync-runner';
-import { bearer, request, startHarness, withAccount, type Harness } from './harness';
+import { bearer, request, runSyncJob, startHarness, withAccount, type Harness } from './harness';
 
 let h: Harness;
 let org: TestOrganization;
@@ -51,7 +49,7 @@ async function exchange(callback: URL): Promise<{ id: string; account_token: str
 
 const row = (id: string) => h.db.linkedAccount.findUniqueOrThrow({ where: { id } });
 const credentialsOf = async (id: string) => openCredentials(h.services.box, id, (await row(id)).credentialsSealed);
-const sync = async (id: string, mode: 'full' | 'incremental' = 'full') => processSyncJob(h.workerDeps, syncJob(await row(id), mode, 'manual'));
+const sync = async (id: string, mode: 'full' | 'incremental' = 'full') => runSyncJob(h.workerDeps, await row(id), mode);
 
 describe('the magic-link page signs in with OAuth 2.0 and PKCE', () => {
   it('HubSpot: authorize with a PKCE challenge, callback, public token, account token; the sync reads with the OAuth token and refreshes it when HubSpot expires it', async () => {

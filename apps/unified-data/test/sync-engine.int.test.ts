@@ -2,7 +2,7 @@ import type { FakeHubspotPortal } from '@patchbay/provider-fakes';
 import { waitFor, type TestOrganization } from '@patchbay/testing';
 import { syncJob } from '../src/sync/scheduler';
 import { processSyncJob, type SyncWorkerDeps } from '../src/sync/sync-runner';
-import { EVENTBRITE_FAKE_TOKENS, bearer, linkHubspot, request, startHarness, withAccount, type Harness } from './harness';
+import { EVENTBRITE_FAKE_TOKENS, bearer, linkHubspot, request, runSyncJob, startHarness, withAccount, type Harness } from './harness';
 
 let h: Harness;
 let org: TestOrganization;
@@ -26,8 +26,9 @@ async function accountRow(id: string) {
   return h.db.linkedAccount.findUniqueOrThrow({ where: { id } });
 }
 
-const run = (deps: SyncWorkerDeps, account: Awaited<ReturnType<typeof accountRow>>, mode: 'full' | 'incremental' = 'full') =>
-  processSyncJob(deps, syncJob(account, mode, 'manual'));
+const run = (deps: SyncWorkerDeps, account: Awaited<ReturnType<typeof accountRow>>, mode: 'full' | 'incremental' = 'full') => runSyncJob(deps, account, mode);
+/** The job that resumes an open run, as the runner queues it after a pause. */
+const resume = (deps: SyncWorkerDeps, account: Awaited<ReturnType<typeof accountRow>>) => runSyncJob(deps, account, 'full', 'schedule');
 
 /** How many records the current or last run wrote more than once. */
 async function writtenTwice(linkedAccountId: string): Promise<number> {
@@ -55,7 +56,7 @@ describe('sync engine', () => {
     const eventsBefore = await h.db.event.count({ where: { linkedAccountId: account.id } });
     expect(eventsBefore).toBe(12);
     h.hubspot.faults.clear();
-    expect(await run(h.workerDeps, row)).toBe('done');
+    expect(await resume(h.workerDeps, row)).toBe('done');
     expect(await writtenTwice(account.id)).toBe(0);
     expect(await h.db.event.count({ where: { linkedAccountId: account.id } })).toBe(12);
     const links = await h.db.eventContact.count({ where: { linkedAccountId: account.id } });
@@ -118,7 +119,7 @@ describe('sync engine', () => {
     expect(await deleted()).toBe(false);
     h.hubspot.faults.clear();
     // Its resumption completes the pass: now the event is marked.
-    expect(await run(h.workerDeps, row)).toBe('done');
+    expect(await resume(h.workerDeps, row)).toBe('done');
     expect(await deleted()).toBe(true);
     const auth = withAccount(org.master_key, account.account_token);
     const hidden = await request(h.app).get('/api/mktg/v1/events').set(auth);
@@ -135,7 +136,7 @@ describe('sync engine', () => {
     await waitFor(async () => (await h.db.syncRun.findUniqueOrThrow({ where: { linkedAccountId: account.id } })).pagesWritten >= 1, 10_000, 'first page');
     const otherWorker = { ...h.workerDeps, redis: h.redis.duplicate() };
     try {
-      expect(await run(otherWorker, row)).toBe('skipped_busy');
+      expect(await resume(otherWorker, row)).toBe('skipped_busy');
     } finally {
       otherWorker.redis.disconnect();
     }

@@ -1,7 +1,7 @@
 import { waitFor, type TestOrganization } from '@patchbay/testing';
 import { syncJob } from '../src/sync/scheduler';
 import { processSyncJob } from '../src/sync/sync-runner';
-import { linkHubspot, request, startHarness, withAccount, type Harness } from './harness';
+import { linkHubspot, request, runSyncJob, startHarness, withAccount, type Harness } from './harness';
 
 let h: Harness;
 let org: TestOrganization;
@@ -21,8 +21,7 @@ async function linked(events: number, per: number) {
   return { portal, account, auth: withAccount(org.master_key, account.account_token) };
 }
 
-const sync = async (id: string, mode: 'full' | 'incremental' = 'full') =>
-  processSyncJob(h.workerDeps, syncJob(await h.db.linkedAccount.findUniqueOrThrow({ where: { id } }), mode, 'manual'));
+const sync = async (id: string, mode: 'full' | 'incremental' = 'full') => runSyncJob(h.workerDeps, await h.db.linkedAccount.findUniqueOrThrow({ where: { id } }), mode);
 
 async function statuses(auth: Record<string, string>): Promise<Array<[string, string, string | null]>> {
   const res = await request(h.app).get('/api/mktg/v1/sync-status').set(auth);

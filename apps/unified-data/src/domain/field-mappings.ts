@@ -6,6 +6,7 @@ import { isUuid } from '@patchbay/service-kit';
 import type { FieldMapping } from '../generated/prisma/client';
 import type { AccountIdentity } from './account-tokens';
 import type { AppServices } from '../services';
+import { requestFullPass } from '../sync/full-pass';
 import { SYNC_MODELS } from '../sync/sync-status';
 import { AUDIT, auditLinkedAccount } from './audit';
 
@@ -39,7 +40,10 @@ export async function listFieldMappings(services: AppServices, account: Pick<Acc
   return rows.map(toFieldMappingView);
 }
 
-/** Adds a mapping; the next sync is a full one, so every record gets it (as Merge does). */
+/**
+ * Adds a mapping; the next sync is a full one, so every record gets it (as Merge does). Made while a run
+ * is open, a full pass follows that run.
+ */
 export async function createFieldMapping(services: AppServices, principal: KeyPrincipal, account: Pick<AccountIdentity, 'id' | 'platform'>, body: FieldMappingInput): Promise<FieldMappingView> {
   const raw = body as unknown as Record<string, unknown>;
   const errors: FieldError[] = [];
@@ -60,7 +64,7 @@ export async function createFieldMapping(services: AppServices, principal: KeyPr
       const created = await tx.fieldMapping.create({
         data: { id: randomUUID(), linkedAccountId: account.id, model: model as string, targetFieldName: target as string, remoteFieldPath: p },
       });
-      await tx.syncRun.updateMany({ where: { linkedAccountId: account.id }, data: { fullResyncRequested: true } });
+      await requestFullPass(tx, account.id);
       await auditLinkedAccount(tx, principal, AUDIT.fieldMappingCreated, account.id, { model, target_field_name: target, remote_field_path: p });
       return created;
     });
@@ -78,7 +82,7 @@ export async function deleteFieldMapping(services: AppServices, principal: KeyPr
   await services.db.$transaction(async (tx) => {
     const removed = await tx.fieldMapping.deleteMany({ where: { id, linkedAccountId: account.id } });
     if (removed.count !== 1) throw notFound;
-    await tx.syncRun.updateMany({ where: { linkedAccountId: account.id }, data: { fullResyncRequested: true } });
+    await requestFullPass(tx, account.id);
     await auditLinkedAccount(tx, principal, AUDIT.fieldMappingDeleted, account.id, { field_mapping_id: id });
   });
   void services.relay.kick();

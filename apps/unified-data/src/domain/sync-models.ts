@@ -3,6 +3,8 @@ import { ValidationError } from '@patchbay/errors';
 import type { SyncModel } from '@patchbay/marketing-platforms';
 import type { LinkedAccount, SyncStatus } from '../generated/prisma/client';
 import type { AppServices } from '../services';
+import { requestFullPass } from '../sync/full-pass';
+import { enqueueSyncInTx } from '../sync/scheduler';
 import { syncStatusesOf } from '../sync/sync-status';
 import { AUDIT, auditLinkedAccount } from './audit';
 
@@ -35,7 +37,7 @@ export async function disableModel(services: AppServices, principal: KeyPrincipa
 
 /**
  * Turns a model's sync back on: a full sync is queued at once (what changed while it was off is fetched
- * again) and its status is SYNCING. Enabling Contact enables Event too. Audited when something was off
+ * again; with a run open, the full pass follows it) and its status is SYNCING. Enabling Contact enables Event too. Audited when something was off
  * (linked_account.model_sync_enabled, with the models turned on).
  */
 export async function enableModel(services: AppServices, principal: KeyPrincipal, account: LinkedAccount, model: SyncModel): Promise<SyncStatus[]> {
@@ -45,10 +47,11 @@ export async function enableModel(services: AppServices, principal: KeyPrincipal
     await services.db.$transaction(async (tx) => {
       await tx.linkedAccount.update({ where: { id: account.id }, data: { disabledModels: account.disabledModels.filter((m) => !turnOn.includes(m)) } });
       await tx.syncStatus.updateMany({ where: { linkedAccountId: account.id, model: { in: wasOff }, status: 'DISABLED' }, data: { status: 'SYNCING', nextSyncStart: new Date() } });
-      await tx.syncRun.updateMany({ where: { linkedAccountId: account.id }, data: { fullResyncRequested: true } });
+      await requestFullPass(tx, account.id);
+      await enqueueSyncInTx(tx, account, 'full', 'manual');
       await auditLinkedAccount(tx, principal, AUDIT.modelSyncEnabled, account.id, { models: wasOff });
     });
-    await services.scheduler.enqueue(account, 'full', 'manual');
+    await services.relay.kick();
   }
   return syncStatusesOf(services.db, account.id);
 }

@@ -9,9 +9,10 @@ import { connectionFor, openCredentials, sealCredentials } from '../domain/platf
 import { refreshPlatformTokens } from '../domain/platform-oauth';
 import { Prisma, type LinkedAccount } from '../generated/prisma/client';
 import type { PlatformConfig } from '../services';
+import { finishRun, fullPassOwed, fullPassOwedAfterOpenRun, startRun } from './full-pass';
 import { SyncLease } from './lease';
 import { RedisRequestGate, allowanceOf } from './request-gate';
-import type { SyncScheduler } from './scheduler';
+import { enqueueSyncInTx, type SyncScheduler } from './scheduler';
 import { PostgresSyncSink, markMissingAsDeleted, type SinkOptions } from './sync-sink';
 import { setModelStatus, setSyncStatuses } from './sync-status';
 
@@ -48,6 +49,7 @@ export type SyncJobResult =
   | 'skipped_missing'
   | 'skipped_paused'
   | 'skipped_disabled'
+  | 'skipped_served'
   | 'rate_limited'
   | 'transient'
   | 'credentials_invalid'
@@ -100,9 +102,15 @@ export async function processSyncJob(deps: SyncWorkerDeps, job: UnifiedDataSyncJ
   if (account.disabledModels.includes('events')) return 'skipped_disabled';
   const lease = await SyncLease.acquire(deps.redis, leaseKey(deps.lockPrefix, account.id), deps.leaseTtlMs ?? 30_000);
   if (!lease) {
-    // Another worker is syncing this account: it continues any open run. A manual resync asked for a
-    // fresh run after it, so that one waits a little and tries again.
-    if (job.trigger === 'manual') await deps.scheduler.enqueue(account, job.mode, 'manual', new Date(Date.now() + 5_000));
+    // Another worker is syncing this account: it continues any open run, and a full pass asked for after
+    // that run started follows it. A request that came as the run was finishing may have been missed
+    // there, so a resync job whose full pass is still owed beyond the open run waits a little and tries
+    // again (it finds it served, or runs it); other manual syncs try again as well.
+    if (job.trigger === 'manual') {
+      const run = job.mode === 'full' ? await deps.db.syncRun.findUnique({ where: { linkedAccountId: account.id } }) : null;
+      const retry = job.mode === 'incremental' || (run !== null && fullPassOwedAfterOpenRun(run));
+      if (retry) await deps.scheduler.enqueue(account, job.mode, 'manual', new Date(Date.now() + 5_000));
+    }
     return 'skipped_busy';
   }
   try {
@@ -112,23 +120,29 @@ export async function processSyncJob(deps: SyncWorkerDeps, job: UnifiedDataSyncJ
   }
 }
 
-async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: UnifiedDataSyncJob, lease: SyncLease): Promise<SyncJobResult> {
+async function runLocked(deps: SyncWorkerDeps, linked: LinkedAccount, job: UnifiedDataSyncJob, lease: SyncLease): Promise<SyncJobResult> {
   const { db } = deps;
+  let account = linked;
   let run = await db.syncRun.findUnique({ where: { linkedAccountId: account.id } });
   if (!run) return 'skipped_missing';
   const now = new Date();
   if (!run.runId) {
-    const kind = job.mode === 'full' || run.fullResyncRequested || run.lastSuccessStartedAt === null ? 'full' : 'incremental';
-    run = await db.syncRun.update({
-      where: { linkedAccountId: account.id },
-      data: { runId: randomUUID(), kind, checkpoint: Prisma.DbNull, modifiedSince: kind === 'incremental' ? run.lastSuccessStartedAt : null, startedAt: now, pagesWritten: 0 },
-    });
+    // Whether a run is full is the database's to say (a pass owed), not the job's: a full-sync job
+    // whose pass a finished run already served (several requests, one pass) has nothing left to do.
+    if (job.mode === 'full' && !fullPassOwed(run)) return 'skipped_served';
+    await startRun(db, account.id, randomUUID(), now);
+    run = await db.syncRun.findUniqueOrThrow({ where: { linkedAccountId: account.id } });
     await setSyncStatuses(db, account.id, { status: 'SYNCING', lastSyncStart: now });
   } else {
     await setSyncStatuses(db, account.id, { status: 'SYNCING' });
   }
-  const runId = run.runId as string;
+  if (!run.runId) return 'skipped_missing';
+  const runId = run.runId;
+  const startedAt = run.startedAt ?? now;
   const kind = run.kind === 'incremental' ? 'incremental' : 'full';
+  // Read after the run's counter: a model turned back on or a mapping added since is either seen here
+  // or counted as asked for after this run started (and then a full pass follows it).
+  account = (await db.linkedAccount.findUnique({ where: { id: account.id } })) ?? account;
   const mappings = await db.fieldMapping.findMany({ where: { linkedAccountId: account.id } });
   const fieldMappings: FieldMapping[] = mappings.map((m) => ({ model: m.model as FieldMapping['model'], target: m.targetFieldName, remotePath: m.remoteFieldPath }));
   const signal = deps.shutdown ? AbortSignal.any([lease.signal, deps.shutdown]) : lease.signal;
@@ -180,24 +194,28 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
   switch (outcome.kind) {
     case 'done': {
       const partial = (outcome.skippedListings ?? 0) > 0;
-      await db.$transaction(async (tx) => {
+      const { fullPassOwed: followUp } = await db.$transaction(async (tx) => {
         if (outcome.completeFullPass) await markMissingAsDeleted(tx, { linkedAccountId: account.id, runId }, { contacts: !account.disabledModels.includes('contacts') });
-        await tx.syncRun.update({
-          where: { linkedAccountId: account.id },
-          data: { runId: null, kind: null, checkpoint: Prisma.DbNull, lastSuccessStartedAt: run.startedAt, ...(kind === 'full' ? { fullResyncRequested: false } : {}) },
-        });
+        const closed = await finishRun(tx, account.id, runId, startedAt);
+        // A full pass asked for while this run was open follows it at once: its job is written with the
+        // run's end, so it is not lost if the worker stops now.
+        if (closed.fullPassOwed) await enqueueSyncInTx(tx, account, 'full', 'manual');
         await setSyncStatuses(tx, account.id, {
-          status: 'DONE',
+          status: closed.fullPassOwed ? 'SYNCING' : 'DONE',
           lastSyncResult: 'DONE',
           lastSyncFinished: finished,
           isInitialSync: false,
-          nextSyncStart: await deps.scheduler.nextRun(account.id),
+          nextSyncStart: closed.fullPassOwed ? finished : await deps.scheduler.nextRun(account.id),
         });
         // Some contact listings were refused and skipped: the contacts are only partly there.
-        if (partial) await setModelStatus(tx, account.id, 'contacts', { status: 'PARTIALLY_SYNCED', lastSyncResult: 'PARTIALLY_SYNCED' });
+        if (partial) await setModelStatus(tx, account.id, 'contacts', { ...(closed.fullPassOwed ? {} : { status: 'PARTIALLY_SYNCED' }), lastSyncResult: 'PARTIALLY_SYNCED' });
         if (account.status !== 'COMPLETE') await tx.linkedAccount.update({ where: { id: account.id }, data: { status: 'COMPLETE', statusDetail: null } });
+        return closed;
       });
-      deps.logger.info({ linked_account_id: account.id, kind, pages: sink.pages, records: sink.records, skipped_listings: outcome.skippedListings ?? 0 }, 'sync done');
+      deps.logger.info(
+        { linked_account_id: account.id, kind, pages: sink.pages, records: sink.records, skipped_listings: outcome.skippedListings ?? 0, full_pass_follows: followUp },
+        followUp ? 'sync done; a full pass asked for during it follows' : 'sync done',
+      );
       return partial ? 'partially_synced' : 'done';
     }
     case 'rate_limited':
@@ -222,8 +240,9 @@ async function runLocked(deps: SyncWorkerDeps, account: LinkedAccount, job: Unif
       return 'credentials_invalid';
     }
     case 'failed': {
-      // The run starts over next time: a failure mid-pass must never let a later pass judge deletions on partial data.
-      await db.syncRun.update({ where: { linkedAccountId: account.id }, data: { runId: null, kind: null, checkpoint: Prisma.DbNull, ...(kind === 'full' ? { fullResyncRequested: true } : {}) } });
+      // The run starts over next time: a failure mid-pass must never let a later pass judge deletions on
+      // partial data. A full pass it was serving stays owed (only a finished run serves requests).
+      await db.syncRun.update({ where: { linkedAccountId: account.id }, data: { runId: null, kind: null, checkpoint: Prisma.DbNull, runFullResyncRequests: null } });
       // Merge pauses an account whose syncs have failed for more than two weeks; so do we (a resync resumes it).
       const failingSince = run.lastSuccessStartedAt ?? account.createdAt;
       const paused = finished.getTime() - failingSince.getTime() > PAUSE_AFTER_FAILING_MS;

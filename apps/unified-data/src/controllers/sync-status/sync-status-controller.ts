@@ -2,6 +2,8 @@ import { principalOf } from '@patchbay/auth';
 import { Controller, Get, Header, Path, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import { disableModel, enableModel, parseModelId } from '../../domain/sync-models';
+import { requestFullPass } from '../../sync/full-pass';
+import { enqueueSyncInTx } from '../../sync/scheduler';
 import { setSyncStatuses, syncStatusesOf, toSyncStatusView, type SyncStatusView } from '../../sync/sync-status';
 import { servicesOf } from '../../services';
 import { accountOf, linkedAccountOf, type ErrorBody, type Paginated } from '../schemas';
@@ -19,14 +21,21 @@ export class SyncStatusController extends Controller {
     return { next: null, previous: null, results: rows.map(toSyncStatusView) };
   }
 
-  /** Queues a full resync of every model now; answers with the statuses (SYNCING). */
+  /**
+   * Queues a full resync of every model now; answers with the statuses (SYNCING). Asked for while a sync
+   * runs, the full pass follows that run; several requests during one run are served by one pass.
+   */
   @Post('resync')
   public async resync(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
     const services = servicesOf(req);
     const account = await linkedAccountOf(req);
-    await services.db.syncRun.updateMany({ where: { linkedAccountId: account.id }, data: { fullResyncRequested: true } });
-    await services.scheduler.enqueue(account, 'full', 'manual');
-    await setSyncStatuses(services.db, account.id, { status: 'SYNCING', nextSyncStart: new Date() });
+    // The request, its job and the status commit together: none of them is lost if Redis or this process is not there.
+    await services.db.$transaction(async (tx) => {
+      await requestFullPass(tx, account.id);
+      await enqueueSyncInTx(tx, account, 'full', 'manual');
+      await setSyncStatuses(tx, account.id, { status: 'SYNCING', nextSyncStart: new Date() });
+    });
+    await services.relay.kick();
     return (await syncStatusesOf(services.db, account.id)).map(toSyncStatusView);
   }
 

@@ -211,7 +211,9 @@ export const SyncRunScalarFieldEnum = {
   startedAt: 'startedAt',
   pagesWritten: 'pagesWritten',
   lastSuccessStartedAt: 'lastSuccessStartedAt',
-  fullResyncRequested: 'fullResyncRequested'
+  fullResyncRequests: 'fullResyncRequests',
+  fullResyncRequestsServed: 'fullResyncRequestsServed',
+  runFullResyncRequests: 'runFullResyncRequests'
 } as const
 
 export type SyncRunScalarFieldEnum = (typeof SyncRunScalarFieldEnum)[keyof typeof SyncRunScalarFieldEnum]

@@ -28,10 +28,16 @@ export type AggregateSyncRun = {
 
 export type SyncRunAvgAggregateOutputType = {
   pagesWritten: number | null
+  fullResyncRequests: number | null
+  fullResyncRequestsServed: number | null
+  runFullResyncRequests: number | null
 }
 
 export type SyncRunSumAggregateOutputType = {
   pagesWritten: number | null
+  fullResyncRequests: number | null
+  fullResyncRequestsServed: number | null
+  runFullResyncRequests: number | null
 }
 
 export type SyncRunMinAggregateOutputType = {
@@ -42,7 +48,9 @@ export type SyncRunMinAggregateOutputType = {
   startedAt: Date | null
   pagesWritten: number | null
   lastSuccessStartedAt: Date | null
-  fullResyncRequested: boolean | null
+  fullResyncRequests: number | null
+  fullResyncRequestsServed: number | null
+  runFullResyncRequests: number | null
 }
 
 export type SyncRunMaxAggregateOutputType = {
@@ -53,7 +61,9 @@ export type SyncRunMaxAggregateOutputType = {
   startedAt: Date | null
   pagesWritten: number | null
   lastSuccessStartedAt: Date | null
-  fullResyncRequested: boolean | null
+  fullResyncRequests: number | null
+  fullResyncRequestsServed: number | null
+  runFullResyncRequests: number | null
 }
 
 export type SyncRunCountAggregateOutputType = {
@@ -65,17 +75,25 @@ export type SyncRunCountAggregateOutputType = {
   startedAt: number
   pagesWritten: number
   lastSuccessStartedAt: number
-  fullResyncRequested: number
+  fullResyncRequests: number
+  fullResyncRequestsServed: number
+  runFullResyncRequests: number
   _all: number
 }
 
 
 export type SyncRunAvgAggregateInputType = {
   pagesWritten?: true
+  fullResyncRequests?: true
+  fullResyncRequestsServed?: true
+  runFullResyncRequests?: true
 }
 
 export type SyncRunSumAggregateInputType = {
   pagesWritten?: true
+  fullResyncRequests?: true
+  fullResyncRequestsServed?: true
+  runFullResyncRequests?: true
 }
 
 export type SyncRunMinAggregateInputType = {
@@ -86,7 +104,9 @@ export type SyncRunMinAggregateInputType = {
   startedAt?: true
   pagesWritten?: true
   lastSuccessStartedAt?: true
-  fullResyncRequested?: true
+  fullResyncRequests?: true
+  fullResyncRequestsServed?: true
+  runFullResyncRequests?: true
 }
 
 export type SyncRunMaxAggregateInputType = {
@@ -97,7 +117,9 @@ export type SyncRunMaxAggregateInputType = {
   startedAt?: true
   pagesWritten?: true
   lastSuccessStartedAt?: true
-  fullResyncRequested?: true
+  fullResyncRequests?: true
+  fullResyncRequestsServed?: true
+  runFullResyncRequests?: true
 }
 
 export type SyncRunCountAggregateInputType = {
@@ -109,7 +131,9 @@ export type SyncRunCountAggregateInputType = {
   startedAt?: true
   pagesWritten?: true
   lastSuccessStartedAt?: true
-  fullResyncRequested?: true
+  fullResyncRequests?: true
+  fullResyncRequestsServed?: true
+  runFullResyncRequests?: true
   _all?: true
 }
 
@@ -208,7 +232,9 @@ export type SyncRunGroupByOutputType = {
   startedAt: Date | null
   pagesWritten: number
   lastSuccessStartedAt: Date | null
-  fullResyncRequested: boolean
+  fullResyncRequests: number
+  fullResyncRequestsServed: number
+  runFullResyncRequests: number | null
   _count: SyncRunCountAggregateOutputType | null
   _avg: SyncRunAvgAggregateOutputType | null
   _sum: SyncRunSumAggregateOutputType | null
@@ -243,7 +269,9 @@ export type SyncRunWhereInput = {
   startedAt?: Prisma.DateTimeNullableFilter<"SyncRun"> | Date | string | null
   pagesWritten?: Prisma.IntFilter<"SyncRun"> | number
   lastSuccessStartedAt?: Prisma.DateTimeNullableFilter<"SyncRun"> | Date | string | null
-  fullResyncRequested?: Prisma.BoolFilter<"SyncRun"> | boolean
+  fullResyncRequests?: Prisma.IntFilter<"SyncRun"> | number
+  fullResyncRequestsServed?: Prisma.IntFilter<"SyncRun"> | number
+  runFullResyncRequests?: Prisma.IntNullableFilter<"SyncRun"> | number | null
   linkedAccount?: Prisma.XOR<Prisma.LinkedAccountScalarRelationFilter, Prisma.LinkedAccountWhereInput>
 }
 
@@ -256,7 +284,9 @@ export type SyncRunOrderByWithRelationInput = {
   startedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   pagesWritten?: Prisma.SortOrder
   lastSuccessStartedAt?: Prisma.SortOrderInput | Prisma.SortOrder
-  fullResyncRequested?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrderInput | Prisma.SortOrder
   linkedAccount?: Prisma.LinkedAccountOrderByWithRelationInput
 }
 
@@ -272,7 +302,9 @@ export type SyncRunWhereUniqueInput = Prisma.AtLeast<{
   startedAt?: Prisma.DateTimeNullableFilter<"SyncRun"> | Date | string | null
   pagesWritten?: Prisma.IntFilter<"SyncRun"> | number
   lastSuccessStartedAt?: Prisma.DateTimeNullableFilter<"SyncRun"> | Date | string | null
-  fullResyncRequested?: Prisma.BoolFilter<"SyncRun"> | boolean
+  fullResyncRequests?: Prisma.IntFilter<"SyncRun"> | number
+  fullResyncRequestsServed?: Prisma.IntFilter<"SyncRun"> | number
+  runFullResyncRequests?: Prisma.IntNullableFilter<"SyncRun"> | number | null
   linkedAccount?: Prisma.XOR<Prisma.LinkedAccountScalarRelationFilter, Prisma.LinkedAccountWhereInput>
 }, "linkedAccountId">
 
@@ -285,7 +317,9 @@ export type SyncRunOrderByWithAggregationInput = {
   startedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   pagesWritten?: Prisma.SortOrder
   lastSuccessStartedAt?: Prisma.SortOrderInput | Prisma.SortOrder
-  fullResyncRequested?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.SyncRunCountOrderByAggregateInput
   _avg?: Prisma.SyncRunAvgOrderByAggregateInput
   _max?: Prisma.SyncRunMaxOrderByAggregateInput
@@ -305,7 +339,9 @@ export type SyncRunScalarWhereWithAggregatesInput = {
   startedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"SyncRun"> | Date | string | null
   pagesWritten?: Prisma.IntWithAggregatesFilter<"SyncRun"> | number
   lastSuccessStartedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"SyncRun"> | Date | string | null
-  fullResyncRequested?: Prisma.BoolWithAggregatesFilter<"SyncRun"> | boolean
+  fullResyncRequests?: Prisma.IntWithAggregatesFilter<"SyncRun"> | number
+  fullResyncRequestsServed?: Prisma.IntWithAggregatesFilter<"SyncRun"> | number
+  runFullResyncRequests?: Prisma.IntNullableWithAggregatesFilter<"SyncRun"> | number | null
 }
 
 export type SyncRunCreateInput = {
@@ -316,7 +352,9 @@ export type SyncRunCreateInput = {
   startedAt?: Date | string | null
   pagesWritten?: number
   lastSuccessStartedAt?: Date | string | null
-  fullResyncRequested?: boolean
+  fullResyncRequests?: number
+  fullResyncRequestsServed?: number
+  runFullResyncRequests?: number | null
   linkedAccount: Prisma.LinkedAccountCreateNestedOneWithoutSyncRunInput
 }
 
@@ -329,7 +367,9 @@ export type SyncRunUncheckedCreateInput = {
   startedAt?: Date | string | null
   pagesWritten?: number
   lastSuccessStartedAt?: Date | string | null
-  fullResyncRequested?: boolean
+  fullResyncRequests?: number
+  fullResyncRequestsServed?: number
+  runFullResyncRequests?: number | null
 }
 
 export type SyncRunUpdateInput = {
@@ -340,7 +380,9 @@ export type SyncRunUpdateInput = {
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pagesWritten?: Prisma.IntFieldUpdateOperationsInput | number
   lastSuccessStartedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  fullResyncRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  fullResyncRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  fullResyncRequestsServed?: Prisma.IntFieldUpdateOperationsInput | number
+  runFullResyncRequests?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   linkedAccount?: Prisma.LinkedAccountUpdateOneRequiredWithoutSyncRunNestedInput
 }
 
@@ -353,7 +395,9 @@ export type SyncRunUncheckedUpdateInput = {
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pagesWritten?: Prisma.IntFieldUpdateOperationsInput | number
   lastSuccessStartedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  fullResyncRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  fullResyncRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  fullResyncRequestsServed?: Prisma.IntFieldUpdateOperationsInput | number
+  runFullResyncRequests?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncRunCreateManyInput = {
@@ -365,7 +409,9 @@ export type SyncRunCreateManyInput = {
   startedAt?: Date | string | null
   pagesWritten?: number
   lastSuccessStartedAt?: Date | string | null
-  fullResyncRequested?: boolean
+  fullResyncRequests?: number
+  fullResyncRequestsServed?: number
+  runFullResyncRequests?: number | null
 }
 
 export type SyncRunUpdateManyMutationInput = {
@@ -376,7 +422,9 @@ export type SyncRunUpdateManyMutationInput = {
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pagesWritten?: Prisma.IntFieldUpdateOperationsInput | number
   lastSuccessStartedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  fullResyncRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  fullResyncRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  fullResyncRequestsServed?: Prisma.IntFieldUpdateOperationsInput | number
+  runFullResyncRequests?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncRunUncheckedUpdateManyInput = {
@@ -388,7 +436,9 @@ export type SyncRunUncheckedUpdateManyInput = {
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pagesWritten?: Prisma.IntFieldUpdateOperationsInput | number
   lastSuccessStartedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  fullResyncRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  fullResyncRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  fullResyncRequestsServed?: Prisma.IntFieldUpdateOperationsInput | number
+  runFullResyncRequests?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncRunNullableScalarRelationFilter = {
@@ -405,11 +455,16 @@ export type SyncRunCountOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   pagesWritten?: Prisma.SortOrder
   lastSuccessStartedAt?: Prisma.SortOrder
-  fullResyncRequested?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrder
 }
 
 export type SyncRunAvgOrderByAggregateInput = {
   pagesWritten?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrder
 }
 
 export type SyncRunMaxOrderByAggregateInput = {
@@ -420,7 +475,9 @@ export type SyncRunMaxOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   pagesWritten?: Prisma.SortOrder
   lastSuccessStartedAt?: Prisma.SortOrder
-  fullResyncRequested?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrder
 }
 
 export type SyncRunMinOrderByAggregateInput = {
@@ -431,11 +488,16 @@ export type SyncRunMinOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   pagesWritten?: Prisma.SortOrder
   lastSuccessStartedAt?: Prisma.SortOrder
-  fullResyncRequested?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrder
 }
 
 export type SyncRunSumOrderByAggregateInput = {
   pagesWritten?: Prisma.SortOrder
+  fullResyncRequests?: Prisma.SortOrder
+  fullResyncRequestsServed?: Prisma.SortOrder
+  runFullResyncRequests?: Prisma.SortOrder
 }
 
 export type SyncRunCreateNestedOneWithoutLinkedAccountInput = {
@@ -470,6 +532,14 @@ export type SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SyncRunUpdateToOneWithWhereWithoutLinkedAccountInput, Prisma.SyncRunUpdateWithoutLinkedAccountInput>, Prisma.SyncRunUncheckedUpdateWithoutLinkedAccountInput>
 }
 
+export type NullableIntFieldUpdateOperationsInput = {
+  set?: number | null
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
+}
+
 export type SyncRunCreateWithoutLinkedAccountInput = {
   runId?: string | null
   kind?: string | null
@@ -478,7 +548,9 @@ export type SyncRunCreateWithoutLinkedAccountInput = {
   startedAt?: Date | string | null
   pagesWritten?: number
   lastSuccessStartedAt?: Date | string | null
-  fullResyncRequested?: boolean
+  fullResyncRequests?: number
+  fullResyncRequestsServed?: number
+  runFullResyncRequests?: number | null
 }
 
 export type SyncRunUncheckedCreateWithoutLinkedAccountInput = {
@@ -489,7 +561,9 @@ export type SyncRunUncheckedCreateWithoutLinkedAccountInput = {
   startedAt?: Date | string | null
   pagesWritten?: number
   lastSuccessStartedAt?: Date | string | null
-  fullResyncRequested?: boolean
+  fullResyncRequests?: number
+  fullResyncRequestsServed?: number
+  runFullResyncRequests?: number | null
 }
 
 export type SyncRunCreateOrConnectWithoutLinkedAccountInput = {
@@ -516,7 +590,9 @@ export type SyncRunUpdateWithoutLinkedAccountInput = {
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pagesWritten?: Prisma.IntFieldUpdateOperationsInput | number
   lastSuccessStartedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  fullResyncRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  fullResyncRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  fullResyncRequestsServed?: Prisma.IntFieldUpdateOperationsInput | number
+  runFullResyncRequests?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncRunUncheckedUpdateWithoutLinkedAccountInput = {
@@ -527,7 +603,9 @@ export type SyncRunUncheckedUpdateWithoutLinkedAccountInput = {
   startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pagesWritten?: Prisma.IntFieldUpdateOperationsInput | number
   lastSuccessStartedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  fullResyncRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  fullResyncRequests?: Prisma.IntFieldUpdateOperationsInput | number
+  fullResyncRequestsServed?: Prisma.IntFieldUpdateOperationsInput | number
+  runFullResyncRequests?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 
@@ -541,7 +619,9 @@ export type SyncRunSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   startedAt?: boolean
   pagesWritten?: boolean
   lastSuccessStartedAt?: boolean
-  fullResyncRequested?: boolean
+  fullResyncRequests?: boolean
+  fullResyncRequestsServed?: boolean
+  runFullResyncRequests?: boolean
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["syncRun"]>
 
@@ -554,7 +634,9 @@ export type SyncRunSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   startedAt?: boolean
   pagesWritten?: boolean
   lastSuccessStartedAt?: boolean
-  fullResyncRequested?: boolean
+  fullResyncRequests?: boolean
+  fullResyncRequestsServed?: boolean
+  runFullResyncRequests?: boolean
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["syncRun"]>
 
@@ -567,7 +649,9 @@ export type SyncRunSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   startedAt?: boolean
   pagesWritten?: boolean
   lastSuccessStartedAt?: boolean
-  fullResyncRequested?: boolean
+  fullResyncRequests?: boolean
+  fullResyncRequestsServed?: boolean
+  runFullResyncRequests?: boolean
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["syncRun"]>
 
@@ -580,10 +664,12 @@ export type SyncRunSelectScalar = {
   startedAt?: boolean
   pagesWritten?: boolean
   lastSuccessStartedAt?: boolean
-  fullResyncRequested?: boolean
+  fullResyncRequests?: boolean
+  fullResyncRequestsServed?: boolean
+  runFullResyncRequests?: boolean
 }
 
-export type SyncRunOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"linkedAccountId" | "runId" | "kind" | "checkpoint" | "modifiedSince" | "startedAt" | "pagesWritten" | "lastSuccessStartedAt" | "fullResyncRequested", ExtArgs["result"]["syncRun"]>
+export type SyncRunOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"linkedAccountId" | "runId" | "kind" | "checkpoint" | "modifiedSince" | "startedAt" | "pagesWritten" | "lastSuccessStartedAt" | "fullResyncRequests" | "fullResyncRequestsServed" | "runFullResyncRequests", ExtArgs["result"]["syncRun"]>
 export type SyncRunInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }
@@ -612,9 +698,18 @@ export type $SyncRunPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     lastSuccessStartedAt: Date | null
     /**
-     * Set by a field-mapping change: the next run is a full one.
+     * How many complete full passes were asked for (a resync, a field-mapping change, a model turned back on):
+     * a counter each request bumps in its own transaction. A full pass is owed while it exceeds the served count.
      */
-    fullResyncRequested: boolean
+    fullResyncRequests: number
+    /**
+     * The counter's value when the last full pass that finished had started: every request up to it is served.
+     */
+    fullResyncRequestsServed: number
+    /**
+     * The counter's value when the open run started (read in the statement that started it); null between runs.
+     */
+    runFullResyncRequests: number | null
   }, ExtArgs["result"]["syncRun"]>
   composites: {}
 }
@@ -1047,7 +1142,9 @@ export interface SyncRunFieldRefs {
   readonly startedAt: Prisma.FieldRef<"SyncRun", 'DateTime'>
   readonly pagesWritten: Prisma.FieldRef<"SyncRun", 'Int'>
   readonly lastSuccessStartedAt: Prisma.FieldRef<"SyncRun", 'DateTime'>
-  readonly fullResyncRequested: Prisma.FieldRef<"SyncRun", 'Boolean'>
+  readonly fullResyncRequests: Prisma.FieldRef<"SyncRun", 'Int'>
+  readonly fullResyncRequestsServed: Prisma.FieldRef<"SyncRun", 'Int'>
+  readonly runFullResyncRequests: Prisma.FieldRef<"SyncRun", 'Int'>
 }
     
 
