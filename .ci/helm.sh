@@ -48,6 +48,28 @@ check() {
 check default
 check all-services "$chart/ci/all-services-values.yaml"
 check production "$chart/ci/production-values.yaml"
+check gateway-direct "$chart/ci/gateway-direct-values.yaml"
+
+# Both Ingress layouts: everything to the edge router, or /v1 straight to model-gateway and the rest to the edge.
+echo "==> Ingress layouts (edge only; ingress.modelGatewayDirect)"
+python3 - "$out/all-services.yaml" "$out/gateway-direct.yaml" <<'PY' || status=1
+import sys, yaml
+def rules(path):
+    ingresses = [d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "Ingress"]
+    assert len(ingresses) == 1, f"{path}: expected one Ingress, got {len(ingresses)}"
+    return {p["path"]: p["backend"]["service"]["name"] for r in ingresses[0]["spec"]["rules"] for p in r["http"]["paths"]}
+edge_only, direct = rules(sys.argv[1]), rules(sys.argv[2])
+assert set(edge_only.values()) == {"patchbay-edge-router"}, f"edge layout routes elsewhere: {edge_only}"
+assert direct.get("/v1") == "patchbay-model-gateway", f"modelGatewayDirect does not send /v1 to model-gateway: {direct}"
+assert direct.get("/") == "patchbay-edge-router", f"modelGatewayDirect must leave / to the edge router: {direct}"
+print("ingress layouts ok:", edge_only, direct)
+PY
+echo "==> helm template refuses modelGatewayDirect without the model gateway"
+if "$helm_bin" template patchbay "$chart" -f "$chart/ci/gateway-direct-values.yaml" --set services.model-gateway.enabled=false >/dev/null 2>"$out/err"; then
+  echo "helm: modelGatewayDirect without model-gateway should have failed" >&2; status=1
+else
+  grep -q "modelGatewayDirect needs services.model-gateway.enabled" "$out/err" || { cat "$out/err" >&2; status=1; }
+fi
 
 # Mistakes must fail the render with a message, not produce a broken installation.
 echo "==> helm template refuses values without a Secret"
