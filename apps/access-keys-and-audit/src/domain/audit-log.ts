@@ -17,6 +17,8 @@ export interface NewAuditEvent {
   eventType: string;
   actorType: ActorType;
   actorKeyId?: string | null;
+  /** The acting member (membership id), for actor_type member. */
+  actorMemberId?: string | null;
   targetKeyId?: string | null;
   userId?: string | null;
   resourceType?: string | null;
@@ -32,10 +34,12 @@ export interface AuditEventRecord {
   event_type: string;
   created_at: string;
   environment: Environment;
-  /** Who acted: access_key, admin_cli, system or service. */
+  /** Who acted: access_key, member, admin_cli, system or service. */
   actor_type: string;
   /** The acting key, when a key acted. */
   actor_key_id: string | null;
+  /** The acting member (their member id), when a member signed in to the console acted. */
+  actor_member_id: string | null;
   /** The key acted upon, for access_key.* events; with actor_key_id it names both keys of a rotation. */
   target_key_id: string | null;
   /** The registered user the event concerns. */
@@ -66,6 +70,7 @@ function toRow(event: NewAuditEvent): Prisma.AuditEventUncheckedCreateInput {
     eventType: event.eventType,
     actorType: event.actorType,
     actorKeyId: event.actorKeyId ?? null,
+    actorMemberId: event.actorMemberId ?? null,
     targetKeyId: event.targetKeyId ?? null,
     userId: event.userId ?? null,
     resourceType: event.resourceType ?? null,
@@ -125,6 +130,7 @@ export function toAuditEventRecord(row: AuditEventRow): AuditEventRecord {
     environment: row.environment,
     actor_type: row.actorType,
     actor_key_id: row.actorKeyId,
+    actor_member_id: row.actorMemberId,
     target_key_id: row.targetKeyId,
     user_id: row.userId,
     resource_type: row.resourceType,

@@ -9,8 +9,21 @@ export const AUDIT_EVENT_TYPES = {
   accessKeyRegenerated: 'access_key.regenerated',
   accessKeyRevoked: 'access_key.revoked',
   managementKeyCreated: 'management_key.created',
+  memberSignedIn: 'member.signed_in',
+  memberSignInFailed: 'member.sign_in_failed',
+  memberLockedOut: 'member.locked_out',
+  memberInvited: 'member.invited',
+  memberJoined: 'member.joined',
+  memberRolesChanged: 'member.roles_changed',
+  memberDisabled: 'member.disabled',
+  memberEnabled: 'member.enabled',
+  memberRemoved: 'member.removed',
+  memberSignedOutEverywhere: 'member.signed_out_everywhere',
+  roleCreated: 'role.created',
+  roleUpdated: 'role.updated',
+  roleDeleted: 'role.deleted',
 } as const;
 
 export const EVENT_TYPE_PATTERN = /^[a-z][a-z_]*\.[a-z][a-z_]*$/;
 
-export type ActorType = 'access_key' | 'admin_cli' | 'system' | 'service';
+export type ActorType = 'access_key' | 'member' | 'admin_cli' | 'system' | 'service';

@@ -44,3 +44,28 @@ export type ManagementKey = Prisma.ManagementKeyModel
  * the transaction of the key or organization change, deleted once published.
  */
 export type EventOutbox = Prisma.EventOutboxModel
+/**
+ * Model User
+ * A person who signs in to the console. One user may be a member of several organizations.
+ */
+export type User = Prisma.UserModel
+/**
+ * Model Membership
+ * A user in an organization: status, roles and last sign-in. The owner is Organization.ownerUserId.
+ */
+export type Membership = Prisma.MembershipModel
+/**
+ * Model CustomRole
+ * A role an organization makes of any permissions of the catalog.
+ */
+export type CustomRole = Prisma.CustomRoleModel
+/**
+ * Model Invitation
+ * A single-use link that makes someone a member (or the owner, for owner setup). Only the hash is stored.
+ */
+export type Invitation = Prisma.InvitationModel
+/**
+ * Model Session
+ * A console session: server-side, the cookie carries the token and only its hash is stored.
+ */
+export type Session = Prisma.SessionModel

@@ -23,3 +23,12 @@ export const Environment = {
 } as const
 
 export type Environment = (typeof Environment)[keyof typeof Environment]
+
+
+export const MemberStatus = {
+  invited: 'invited',
+  active: 'active',
+  disabled: 'disabled'
+} as const
+
+export type MemberStatus = (typeof MemberStatus)[keyof typeof MemberStatus]

@@ -55,7 +55,12 @@ export const ModelName = {
   AccessKey: 'AccessKey',
   AuditEvent: 'AuditEvent',
   ManagementKey: 'ManagementKey',
-  EventOutbox: 'EventOutbox'
+  EventOutbox: 'EventOutbox',
+  User: 'User',
+  Membership: 'Membership',
+  CustomRole: 'CustomRole',
+  Invitation: 'Invitation',
+  Session: 'Session'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -86,7 +91,8 @@ export const OrganizationScalarFieldEnum = {
   gatewayPaymentMethod: 'gatewayPaymentMethod',
   gatewayCreditMicros: 'gatewayCreditMicros',
   createdAt: 'createdAt',
-  updatedAt: 'updatedAt'
+  updatedAt: 'updatedAt',
+  ownerUserId: 'ownerUserId'
 } as const
 
 export type OrganizationScalarFieldEnum = (typeof OrganizationScalarFieldEnum)[keyof typeof OrganizationScalarFieldEnum]
@@ -125,6 +131,7 @@ export const AuditEventScalarFieldEnum = {
   eventType: 'eventType',
   actorType: 'actorType',
   actorKeyId: 'actorKeyId',
+  actorMemberId: 'actorMemberId',
   targetKeyId: 'targetKeyId',
   userId: 'userId',
   resourceType: 'resourceType',
@@ -163,6 +170,83 @@ export const EventOutboxScalarFieldEnum = {
 } as const
 
 export type EventOutboxScalarFieldEnum = (typeof EventOutboxScalarFieldEnum)[keyof typeof EventOutboxScalarFieldEnum]
+
+
+export const UserScalarFieldEnum = {
+  id: 'id',
+  email: 'email',
+  emailNormalized: 'emailNormalized',
+  name: 'name',
+  passwordHash: 'passwordHash',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const MembershipScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  userId: 'userId',
+  status: 'status',
+  roleIds: 'roleIds',
+  customRoleIds: 'customRoleIds',
+  lastSignInAt: 'lastSignInAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type MembershipScalarFieldEnum = (typeof MembershipScalarFieldEnum)[keyof typeof MembershipScalarFieldEnum]
+
+
+export const CustomRoleScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  name: 'name',
+  nameNormalized: 'nameNormalized',
+  description: 'description',
+  permissions: 'permissions',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type CustomRoleScalarFieldEnum = (typeof CustomRoleScalarFieldEnum)[keyof typeof CustomRoleScalarFieldEnum]
+
+
+export const InvitationScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  emailNormalized: 'emailNormalized',
+  tokenHash: 'tokenHash',
+  roleIds: 'roleIds',
+  customRoleIds: 'customRoleIds',
+  makesOwner: 'makesOwner',
+  invitedByMemberId: 'invitedByMemberId',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt',
+  acceptedAt: 'acceptedAt',
+  revokedAt: 'revokedAt'
+} as const
+
+export type InvitationScalarFieldEnum = (typeof InvitationScalarFieldEnum)[keyof typeof InvitationScalarFieldEnum]
+
+
+export const SessionScalarFieldEnum = {
+  id: 'id',
+  tokenHash: 'tokenHash',
+  userId: 'userId',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  createdAt: 'createdAt',
+  lastSeenAt: 'lastSeenAt',
+  idleTimeoutSeconds: 'idleTimeoutSeconds',
+  expiresAt: 'expiresAt',
+  userAgent: 'userAgent',
+  ipAddress: 'ipAddress'
+} as const
+
+export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
 
 
 export const SortOrder = {

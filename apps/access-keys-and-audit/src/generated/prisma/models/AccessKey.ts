@@ -687,10 +687,6 @@ export type EnumEnvironmentFieldUpdateOperationsInput = {
   set?: $Enums.Environment
 }
 
-export type NullableStringFieldUpdateOperationsInput = {
-  set?: string | null
-}
-
 export type AccessKeyUpdatescopesInput = {
   set?: string[]
   push?: string | string[]

@@ -31,6 +31,7 @@ export type AuditEventMinAggregateOutputType = {
   eventType: string | null
   actorType: string | null
   actorKeyId: string | null
+  actorMemberId: string | null
   targetKeyId: string | null
   userId: string | null
   resourceType: string | null
@@ -46,6 +47,7 @@ export type AuditEventMaxAggregateOutputType = {
   eventType: string | null
   actorType: string | null
   actorKeyId: string | null
+  actorMemberId: string | null
   targetKeyId: string | null
   userId: string | null
   resourceType: string | null
@@ -61,6 +63,7 @@ export type AuditEventCountAggregateOutputType = {
   eventType: number
   actorType: number
   actorKeyId: number
+  actorMemberId: number
   targetKeyId: number
   userId: number
   resourceType: number
@@ -79,6 +82,7 @@ export type AuditEventMinAggregateInputType = {
   eventType?: true
   actorType?: true
   actorKeyId?: true
+  actorMemberId?: true
   targetKeyId?: true
   userId?: true
   resourceType?: true
@@ -94,6 +98,7 @@ export type AuditEventMaxAggregateInputType = {
   eventType?: true
   actorType?: true
   actorKeyId?: true
+  actorMemberId?: true
   targetKeyId?: true
   userId?: true
   resourceType?: true
@@ -109,6 +114,7 @@ export type AuditEventCountAggregateInputType = {
   eventType?: true
   actorType?: true
   actorKeyId?: true
+  actorMemberId?: true
   targetKeyId?: true
   userId?: true
   resourceType?: true
@@ -198,6 +204,7 @@ export type AuditEventGroupByOutputType = {
   eventType: string
   actorType: string
   actorKeyId: string | null
+  actorMemberId: string | null
   targetKeyId: string | null
   userId: string | null
   resourceType: string | null
@@ -235,6 +242,7 @@ export type AuditEventWhereInput = {
   eventType?: Prisma.StringFilter<"AuditEvent"> | string
   actorType?: Prisma.StringFilter<"AuditEvent"> | string
   actorKeyId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
+  actorMemberId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   targetKeyId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   userId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   resourceType?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
@@ -252,6 +260,7 @@ export type AuditEventOrderByWithRelationInput = {
   eventType?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorKeyId?: Prisma.SortOrderInput | Prisma.SortOrder
+  actorMemberId?: Prisma.SortOrderInput | Prisma.SortOrder
   targetKeyId?: Prisma.SortOrderInput | Prisma.SortOrder
   userId?: Prisma.SortOrderInput | Prisma.SortOrder
   resourceType?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -272,6 +281,7 @@ export type AuditEventWhereUniqueInput = Prisma.AtLeast<{
   eventType?: Prisma.StringFilter<"AuditEvent"> | string
   actorType?: Prisma.StringFilter<"AuditEvent"> | string
   actorKeyId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
+  actorMemberId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   targetKeyId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   userId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   resourceType?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
@@ -289,6 +299,7 @@ export type AuditEventOrderByWithAggregationInput = {
   eventType?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorKeyId?: Prisma.SortOrderInput | Prisma.SortOrder
+  actorMemberId?: Prisma.SortOrderInput | Prisma.SortOrder
   targetKeyId?: Prisma.SortOrderInput | Prisma.SortOrder
   userId?: Prisma.SortOrderInput | Prisma.SortOrder
   resourceType?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -311,6 +322,7 @@ export type AuditEventScalarWhereWithAggregatesInput = {
   eventType?: Prisma.StringWithAggregatesFilter<"AuditEvent"> | string
   actorType?: Prisma.StringWithAggregatesFilter<"AuditEvent"> | string
   actorKeyId?: Prisma.UuidNullableWithAggregatesFilter<"AuditEvent"> | string | null
+  actorMemberId?: Prisma.UuidNullableWithAggregatesFilter<"AuditEvent"> | string | null
   targetKeyId?: Prisma.UuidNullableWithAggregatesFilter<"AuditEvent"> | string | null
   userId?: Prisma.UuidNullableWithAggregatesFilter<"AuditEvent"> | string | null
   resourceType?: Prisma.StringNullableWithAggregatesFilter<"AuditEvent"> | string | null
@@ -326,6 +338,7 @@ export type AuditEventCreateInput = {
   eventType: string
   actorType: string
   actorKeyId?: string | null
+  actorMemberId?: string | null
   targetKeyId?: string | null
   userId?: string | null
   resourceType?: string | null
@@ -343,6 +356,7 @@ export type AuditEventUncheckedCreateInput = {
   eventType: string
   actorType: string
   actorKeyId?: string | null
+  actorMemberId?: string | null
   targetKeyId?: string | null
   userId?: string | null
   resourceType?: string | null
@@ -358,6 +372,7 @@ export type AuditEventUpdateInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -375,6 +390,7 @@ export type AuditEventUncheckedUpdateInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -391,6 +407,7 @@ export type AuditEventCreateManyInput = {
   eventType: string
   actorType: string
   actorKeyId?: string | null
+  actorMemberId?: string | null
   targetKeyId?: string | null
   userId?: string | null
   resourceType?: string | null
@@ -406,6 +423,7 @@ export type AuditEventUpdateManyMutationInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -422,6 +440,7 @@ export type AuditEventUncheckedUpdateManyInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -448,6 +467,7 @@ export type AuditEventCountOrderByAggregateInput = {
   eventType?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorKeyId?: Prisma.SortOrder
+  actorMemberId?: Prisma.SortOrder
   targetKeyId?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   resourceType?: Prisma.SortOrder
@@ -464,6 +484,7 @@ export type AuditEventMaxOrderByAggregateInput = {
   eventType?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorKeyId?: Prisma.SortOrder
+  actorMemberId?: Prisma.SortOrder
   targetKeyId?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   resourceType?: Prisma.SortOrder
@@ -479,6 +500,7 @@ export type AuditEventMinOrderByAggregateInput = {
   eventType?: Prisma.SortOrder
   actorType?: Prisma.SortOrder
   actorKeyId?: Prisma.SortOrder
+  actorMemberId?: Prisma.SortOrder
   targetKeyId?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   resourceType?: Prisma.SortOrder
@@ -535,6 +557,7 @@ export type AuditEventCreateWithoutOrganizationInput = {
   eventType: string
   actorType: string
   actorKeyId?: string | null
+  actorMemberId?: string | null
   targetKeyId?: string | null
   userId?: string | null
   resourceType?: string | null
@@ -550,6 +573,7 @@ export type AuditEventUncheckedCreateWithoutOrganizationInput = {
   eventType: string
   actorType: string
   actorKeyId?: string | null
+  actorMemberId?: string | null
   targetKeyId?: string | null
   userId?: string | null
   resourceType?: string | null
@@ -595,6 +619,7 @@ export type AuditEventScalarWhereInput = {
   eventType?: Prisma.StringFilter<"AuditEvent"> | string
   actorType?: Prisma.StringFilter<"AuditEvent"> | string
   actorKeyId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
+  actorMemberId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   targetKeyId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   userId?: Prisma.UuidNullableFilter<"AuditEvent"> | string | null
   resourceType?: Prisma.StringNullableFilter<"AuditEvent"> | string | null
@@ -610,6 +635,7 @@ export type AuditEventCreateManyOrganizationInput = {
   eventType: string
   actorType: string
   actorKeyId?: string | null
+  actorMemberId?: string | null
   targetKeyId?: string | null
   userId?: string | null
   resourceType?: string | null
@@ -625,6 +651,7 @@ export type AuditEventUpdateWithoutOrganizationInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -640,6 +667,7 @@ export type AuditEventUncheckedUpdateWithoutOrganizationInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -655,6 +683,7 @@ export type AuditEventUncheckedUpdateManyWithoutOrganizationInput = {
   eventType?: Prisma.StringFieldUpdateOperationsInput | string
   actorType?: Prisma.StringFieldUpdateOperationsInput | string
   actorKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  actorMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   targetKeyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   resourceType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -673,6 +702,7 @@ export type AuditEventSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   eventType?: boolean
   actorType?: boolean
   actorKeyId?: boolean
+  actorMemberId?: boolean
   targetKeyId?: boolean
   userId?: boolean
   resourceType?: boolean
@@ -690,6 +720,7 @@ export type AuditEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   eventType?: boolean
   actorType?: boolean
   actorKeyId?: boolean
+  actorMemberId?: boolean
   targetKeyId?: boolean
   userId?: boolean
   resourceType?: boolean
@@ -707,6 +738,7 @@ export type AuditEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   eventType?: boolean
   actorType?: boolean
   actorKeyId?: boolean
+  actorMemberId?: boolean
   targetKeyId?: boolean
   userId?: boolean
   resourceType?: boolean
@@ -724,6 +756,7 @@ export type AuditEventSelectScalar = {
   eventType?: boolean
   actorType?: boolean
   actorKeyId?: boolean
+  actorMemberId?: boolean
   targetKeyId?: boolean
   userId?: boolean
   resourceType?: boolean
@@ -733,7 +766,7 @@ export type AuditEventSelectScalar = {
   createdAt?: boolean
 }
 
-export type AuditEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "eventType" | "actorType" | "actorKeyId" | "targetKeyId" | "userId" | "resourceType" | "resourceId" | "sourceService" | "details" | "createdAt", ExtArgs["result"]["auditEvent"]>
+export type AuditEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "eventType" | "actorType" | "actorKeyId" | "actorMemberId" | "targetKeyId" | "userId" | "resourceType" | "resourceId" | "sourceService" | "details" | "createdAt", ExtArgs["result"]["auditEvent"]>
 export type AuditEventInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
 }
@@ -755,10 +788,14 @@ export type $AuditEventPayload<ExtArgs extends runtime.Types.Extensions.Internal
     environment: $Enums.Environment
     eventType: string
     /**
-     * Who did it: access_key, admin_cli, system or a service name.
+     * Who did it: access_key, member, admin_cli, system or a service name.
      */
     actorType: string
     actorKeyId: string | null
+    /**
+     * The member that acted (membership id), for actor_type member.
+     */
+    actorMemberId: string | null
     /**
      * The key acted upon, for access_key.* events.
      */
@@ -1205,6 +1242,7 @@ export interface AuditEventFieldRefs {
   readonly eventType: Prisma.FieldRef<"AuditEvent", 'String'>
   readonly actorType: Prisma.FieldRef<"AuditEvent", 'String'>
   readonly actorKeyId: Prisma.FieldRef<"AuditEvent", 'String'>
+  readonly actorMemberId: Prisma.FieldRef<"AuditEvent", 'String'>
   readonly targetKeyId: Prisma.FieldRef<"AuditEvent", 'String'>
   readonly userId: Prisma.FieldRef<"AuditEvent", 'String'>
   readonly resourceType: Prisma.FieldRef<"AuditEvent", 'String'>

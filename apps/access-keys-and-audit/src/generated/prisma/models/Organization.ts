@@ -49,6 +49,7 @@ export type OrganizationMinAggregateOutputType = {
   gatewayCreditMicros: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
+  ownerUserId: string | null
 }
 
 export type OrganizationMaxAggregateOutputType = {
@@ -62,6 +63,7 @@ export type OrganizationMaxAggregateOutputType = {
   gatewayCreditMicros: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
+  ownerUserId: string | null
 }
 
 export type OrganizationCountAggregateOutputType = {
@@ -77,6 +79,7 @@ export type OrganizationCountAggregateOutputType = {
   gatewayCreditMicros: number
   createdAt: number
   updatedAt: number
+  ownerUserId: number
   _all: number
 }
 
@@ -104,6 +107,7 @@ export type OrganizationMinAggregateInputType = {
   gatewayCreditMicros?: true
   createdAt?: true
   updatedAt?: true
+  ownerUserId?: true
 }
 
 export type OrganizationMaxAggregateInputType = {
@@ -117,6 +121,7 @@ export type OrganizationMaxAggregateInputType = {
   gatewayCreditMicros?: true
   createdAt?: true
   updatedAt?: true
+  ownerUserId?: true
 }
 
 export type OrganizationCountAggregateInputType = {
@@ -132,6 +137,7 @@ export type OrganizationCountAggregateInputType = {
   gatewayCreditMicros?: true
   createdAt?: true
   updatedAt?: true
+  ownerUserId?: true
   _all?: true
 }
 
@@ -234,6 +240,7 @@ export type OrganizationGroupByOutputType = {
   gatewayCreditMicros: bigint
   createdAt: Date
   updatedAt: Date
+  ownerUserId: string | null
   _count: OrganizationCountAggregateOutputType | null
   _avg: OrganizationAvgAggregateOutputType | null
   _sum: OrganizationSumAggregateOutputType | null
@@ -272,9 +279,15 @@ export type OrganizationWhereInput = {
   gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
+  ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
   managementKeys?: Prisma.ManagementKeyListRelationFilter
+  memberships?: Prisma.MembershipListRelationFilter
+  customRoles?: Prisma.CustomRoleListRelationFilter
+  invitations?: Prisma.InvitationListRelationFilter
+  sessions?: Prisma.SessionListRelationFilter
+  owner?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
 }
 
 export type OrganizationOrderByWithRelationInput = {
@@ -290,9 +303,15 @@ export type OrganizationOrderByWithRelationInput = {
   gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
   accessKeys?: Prisma.AccessKeyOrderByRelationAggregateInput
   auditEvents?: Prisma.AuditEventOrderByRelationAggregateInput
   managementKeys?: Prisma.ManagementKeyOrderByRelationAggregateInput
+  memberships?: Prisma.MembershipOrderByRelationAggregateInput
+  customRoles?: Prisma.CustomRoleOrderByRelationAggregateInput
+  invitations?: Prisma.InvitationOrderByRelationAggregateInput
+  sessions?: Prisma.SessionOrderByRelationAggregateInput
+  owner?: Prisma.UserOrderByWithRelationInput
 }
 
 export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
@@ -311,9 +330,15 @@ export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
   gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
+  ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
   managementKeys?: Prisma.ManagementKeyListRelationFilter
+  memberships?: Prisma.MembershipListRelationFilter
+  customRoles?: Prisma.CustomRoleListRelationFilter
+  invitations?: Prisma.InvitationListRelationFilter
+  sessions?: Prisma.SessionListRelationFilter
+  owner?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
 }, "id">
 
 export type OrganizationOrderByWithAggregationInput = {
@@ -329,6 +354,7 @@ export type OrganizationOrderByWithAggregationInput = {
   gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.OrganizationCountOrderByAggregateInput
   _avg?: Prisma.OrganizationAvgOrderByAggregateInput
   _max?: Prisma.OrganizationMaxOrderByAggregateInput
@@ -352,6 +378,7 @@ export type OrganizationScalarWhereWithAggregatesInput = {
   gatewayCreditMicros?: Prisma.BigIntWithAggregatesFilter<"Organization"> | bigint | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
+  ownerUserId?: Prisma.UuidNullableWithAggregatesFilter<"Organization"> | string | null
 }
 
 export type OrganizationCreateInput = {
@@ -370,6 +397,11 @@ export type OrganizationCreateInput = {
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
 export type OrganizationUncheckedCreateInput = {
@@ -385,9 +417,14 @@ export type OrganizationUncheckedCreateInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  ownerUserId?: string | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationUpdateInput = {
@@ -406,6 +443,11 @@ export type OrganizationUpdateInput = {
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
 export type OrganizationUncheckedUpdateInput = {
@@ -421,9 +463,14 @@ export type OrganizationUncheckedUpdateInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateManyInput = {
@@ -439,6 +486,7 @@ export type OrganizationCreateManyInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  ownerUserId?: string | null
 }
 
 export type OrganizationUpdateManyMutationInput = {
@@ -469,6 +517,7 @@ export type OrganizationUncheckedUpdateManyInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type StringNullableListFilter<$PrismaModel = never> = {
@@ -492,6 +541,7 @@ export type OrganizationCountOrderByAggregateInput = {
   gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  ownerUserId?: Prisma.SortOrder
 }
 
 export type OrganizationAvgOrderByAggregateInput = {
@@ -511,6 +561,7 @@ export type OrganizationMaxOrderByAggregateInput = {
   gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  ownerUserId?: Prisma.SortOrder
 }
 
 export type OrganizationMinOrderByAggregateInput = {
@@ -524,6 +575,7 @@ export type OrganizationMinOrderByAggregateInput = {
   gatewayCreditMicros?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  ownerUserId?: Prisma.SortOrder
 }
 
 export type OrganizationSumOrderByAggregateInput = {
@@ -535,6 +587,16 @@ export type OrganizationSumOrderByAggregateInput = {
 export type OrganizationScalarRelationFilter = {
   is?: Prisma.OrganizationWhereInput
   isNot?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationListRelationFilter = {
+  every?: Prisma.OrganizationWhereInput
+  some?: Prisma.OrganizationWhereInput
+  none?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationOrderByRelationAggregateInput = {
+  _count?: Prisma.SortOrder
 }
 
 export type OrganizationCreatecallbackOriginsInput = {
@@ -587,6 +649,10 @@ export type DateTimeFieldUpdateOperationsInput = {
   set?: Date | string
 }
 
+export type NullableStringFieldUpdateOperationsInput = {
+  set?: string | null
+}
+
 export type OrganizationCreateNestedOneWithoutAccessKeysInput = {
   create?: Prisma.XOR<Prisma.OrganizationCreateWithoutAccessKeysInput, Prisma.OrganizationUncheckedCreateWithoutAccessKeysInput>
   connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutAccessKeysInput
@@ -629,6 +695,104 @@ export type OrganizationUpdateOneRequiredWithoutManagementKeysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutManagementKeysInput, Prisma.OrganizationUpdateWithoutManagementKeysInput>, Prisma.OrganizationUncheckedUpdateWithoutManagementKeysInput>
 }
 
+export type OrganizationCreateNestedManyWithoutOwnerInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutOwnerInput, Prisma.OrganizationUncheckedCreateWithoutOwnerInput> | Prisma.OrganizationCreateWithoutOwnerInput[] | Prisma.OrganizationUncheckedCreateWithoutOwnerInput[]
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutOwnerInput | Prisma.OrganizationCreateOrConnectWithoutOwnerInput[]
+  createMany?: Prisma.OrganizationCreateManyOwnerInputEnvelope
+  connect?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+}
+
+export type OrganizationUncheckedCreateNestedManyWithoutOwnerInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutOwnerInput, Prisma.OrganizationUncheckedCreateWithoutOwnerInput> | Prisma.OrganizationCreateWithoutOwnerInput[] | Prisma.OrganizationUncheckedCreateWithoutOwnerInput[]
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutOwnerInput | Prisma.OrganizationCreateOrConnectWithoutOwnerInput[]
+  createMany?: Prisma.OrganizationCreateManyOwnerInputEnvelope
+  connect?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+}
+
+export type OrganizationUpdateManyWithoutOwnerNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutOwnerInput, Prisma.OrganizationUncheckedCreateWithoutOwnerInput> | Prisma.OrganizationCreateWithoutOwnerInput[] | Prisma.OrganizationUncheckedCreateWithoutOwnerInput[]
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutOwnerInput | Prisma.OrganizationCreateOrConnectWithoutOwnerInput[]
+  upsert?: Prisma.OrganizationUpsertWithWhereUniqueWithoutOwnerInput | Prisma.OrganizationUpsertWithWhereUniqueWithoutOwnerInput[]
+  createMany?: Prisma.OrganizationCreateManyOwnerInputEnvelope
+  set?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  disconnect?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  delete?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  connect?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  update?: Prisma.OrganizationUpdateWithWhereUniqueWithoutOwnerInput | Prisma.OrganizationUpdateWithWhereUniqueWithoutOwnerInput[]
+  updateMany?: Prisma.OrganizationUpdateManyWithWhereWithoutOwnerInput | Prisma.OrganizationUpdateManyWithWhereWithoutOwnerInput[]
+  deleteMany?: Prisma.OrganizationScalarWhereInput | Prisma.OrganizationScalarWhereInput[]
+}
+
+export type OrganizationUncheckedUpdateManyWithoutOwnerNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutOwnerInput, Prisma.OrganizationUncheckedCreateWithoutOwnerInput> | Prisma.OrganizationCreateWithoutOwnerInput[] | Prisma.OrganizationUncheckedCreateWithoutOwnerInput[]
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutOwnerInput | Prisma.OrganizationCreateOrConnectWithoutOwnerInput[]
+  upsert?: Prisma.OrganizationUpsertWithWhereUniqueWithoutOwnerInput | Prisma.OrganizationUpsertWithWhereUniqueWithoutOwnerInput[]
+  createMany?: Prisma.OrganizationCreateManyOwnerInputEnvelope
+  set?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  disconnect?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  delete?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  connect?: Prisma.OrganizationWhereUniqueInput | Prisma.OrganizationWhereUniqueInput[]
+  update?: Prisma.OrganizationUpdateWithWhereUniqueWithoutOwnerInput | Prisma.OrganizationUpdateWithWhereUniqueWithoutOwnerInput[]
+  updateMany?: Prisma.OrganizationUpdateManyWithWhereWithoutOwnerInput | Prisma.OrganizationUpdateManyWithWhereWithoutOwnerInput[]
+  deleteMany?: Prisma.OrganizationScalarWhereInput | Prisma.OrganizationScalarWhereInput[]
+}
+
+export type OrganizationCreateNestedOneWithoutMembershipsInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutMembershipsInput, Prisma.OrganizationUncheckedCreateWithoutMembershipsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutMembershipsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutMembershipsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutMembershipsInput, Prisma.OrganizationUncheckedCreateWithoutMembershipsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutMembershipsInput
+  upsert?: Prisma.OrganizationUpsertWithoutMembershipsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutMembershipsInput, Prisma.OrganizationUpdateWithoutMembershipsInput>, Prisma.OrganizationUncheckedUpdateWithoutMembershipsInput>
+}
+
+export type OrganizationCreateNestedOneWithoutCustomRolesInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutCustomRolesInput, Prisma.OrganizationUncheckedCreateWithoutCustomRolesInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutCustomRolesInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutCustomRolesNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutCustomRolesInput, Prisma.OrganizationUncheckedCreateWithoutCustomRolesInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutCustomRolesInput
+  upsert?: Prisma.OrganizationUpsertWithoutCustomRolesInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutCustomRolesInput, Prisma.OrganizationUpdateWithoutCustomRolesInput>, Prisma.OrganizationUncheckedUpdateWithoutCustomRolesInput>
+}
+
+export type OrganizationCreateNestedOneWithoutInvitationsInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutInvitationsInput, Prisma.OrganizationUncheckedCreateWithoutInvitationsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutInvitationsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutInvitationsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutInvitationsInput, Prisma.OrganizationUncheckedCreateWithoutInvitationsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutInvitationsInput
+  upsert?: Prisma.OrganizationUpsertWithoutInvitationsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutInvitationsInput, Prisma.OrganizationUpdateWithoutInvitationsInput>, Prisma.OrganizationUncheckedUpdateWithoutInvitationsInput>
+}
+
+export type OrganizationCreateNestedOneWithoutSessionsInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutSessionsInput, Prisma.OrganizationUncheckedCreateWithoutSessionsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutSessionsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutSessionsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutSessionsInput, Prisma.OrganizationUncheckedCreateWithoutSessionsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutSessionsInput
+  upsert?: Prisma.OrganizationUpsertWithoutSessionsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutSessionsInput, Prisma.OrganizationUpdateWithoutSessionsInput>, Prisma.OrganizationUncheckedUpdateWithoutSessionsInput>
+}
+
 export type OrganizationCreateWithoutAccessKeysInput = {
   id?: string
   name: string
@@ -644,6 +808,11 @@ export type OrganizationCreateWithoutAccessKeysInput = {
   updatedAt?: Date | string
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
 export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
@@ -659,8 +828,13 @@ export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  ownerUserId?: string | null
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutAccessKeysInput = {
@@ -694,6 +868,11 @@ export type OrganizationUpdateWithoutAccessKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
 export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
@@ -709,8 +888,13 @@ export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutAuditEventsInput = {
@@ -728,6 +912,11 @@ export type OrganizationCreateWithoutAuditEventsInput = {
   updatedAt?: Date | string
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
 export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
@@ -743,8 +932,13 @@ export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  ownerUserId?: string | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutAuditEventsInput = {
@@ -778,6 +972,11 @@ export type OrganizationUpdateWithoutAuditEventsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
 export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
@@ -793,8 +992,13 @@ export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutManagementKeysInput = {
@@ -812,6 +1016,11 @@ export type OrganizationCreateWithoutManagementKeysInput = {
   updatedAt?: Date | string
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
 export type OrganizationUncheckedCreateWithoutManagementKeysInput = {
@@ -827,8 +1036,13 @@ export type OrganizationUncheckedCreateWithoutManagementKeysInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  ownerUserId?: string | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutManagementKeysInput = {
@@ -862,6 +1076,11 @@ export type OrganizationUpdateWithoutManagementKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
 export type OrganizationUncheckedUpdateWithoutManagementKeysInput = {
@@ -877,8 +1096,592 @@ export type OrganizationUncheckedUpdateWithoutManagementKeysInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutOwnerInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationUncheckedCreateWithoutOwnerInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutOwnerInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutOwnerInput, Prisma.OrganizationUncheckedCreateWithoutOwnerInput>
+}
+
+export type OrganizationCreateManyOwnerInputEnvelope = {
+  data: Prisma.OrganizationCreateManyOwnerInput | Prisma.OrganizationCreateManyOwnerInput[]
+  skipDuplicates?: boolean
+}
+
+export type OrganizationUpsertWithWhereUniqueWithoutOwnerInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutOwnerInput, Prisma.OrganizationUncheckedUpdateWithoutOwnerInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutOwnerInput, Prisma.OrganizationUncheckedCreateWithoutOwnerInput>
+}
+
+export type OrganizationUpdateWithWhereUniqueWithoutOwnerInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutOwnerInput, Prisma.OrganizationUncheckedUpdateWithoutOwnerInput>
+}
+
+export type OrganizationUpdateManyWithWhereWithoutOwnerInput = {
+  where: Prisma.OrganizationScalarWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateManyMutationInput, Prisma.OrganizationUncheckedUpdateManyWithoutOwnerInput>
+}
+
+export type OrganizationScalarWhereInput = {
+  AND?: Prisma.OrganizationScalarWhereInput | Prisma.OrganizationScalarWhereInput[]
+  OR?: Prisma.OrganizationScalarWhereInput[]
+  NOT?: Prisma.OrganizationScalarWhereInput | Prisma.OrganizationScalarWhereInput[]
+  id?: Prisma.UuidFilter<"Organization"> | string
+  name?: Prisma.StringFilter<"Organization"> | string
+  plan?: Prisma.EnumPlanFilter<"Organization"> | $Enums.Plan
+  monthlyCredits?: Prisma.IntFilter<"Organization"> | number
+  callbackOrigins?: Prisma.StringNullableListFilter<"Organization">
+  mcpAllowedOrigins?: Prisma.StringNullableListFilter<"Organization">
+  environmentMatching?: Prisma.BoolFilter<"Organization"> | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFilter<"Organization"> | number
+  gatewayPaymentMethod?: Prisma.BoolFilter<"Organization"> | boolean
+  gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
+  createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
+  updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
+  ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
+}
+
+export type OrganizationCreateWithoutMembershipsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
+}
+
+export type OrganizationUncheckedCreateWithoutMembershipsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  ownerUserId?: string | null
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutMembershipsInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutMembershipsInput, Prisma.OrganizationUncheckedCreateWithoutMembershipsInput>
+}
+
+export type OrganizationUpsertWithoutMembershipsInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutMembershipsInput, Prisma.OrganizationUncheckedUpdateWithoutMembershipsInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutMembershipsInput, Prisma.OrganizationUncheckedCreateWithoutMembershipsInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutMembershipsInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutMembershipsInput, Prisma.OrganizationUncheckedUpdateWithoutMembershipsInput>
+}
+
+export type OrganizationUpdateWithoutMembershipsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutMembershipsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutCustomRolesInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
+}
+
+export type OrganizationUncheckedCreateWithoutCustomRolesInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  ownerUserId?: string | null
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutCustomRolesInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutCustomRolesInput, Prisma.OrganizationUncheckedCreateWithoutCustomRolesInput>
+}
+
+export type OrganizationUpsertWithoutCustomRolesInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutCustomRolesInput, Prisma.OrganizationUncheckedUpdateWithoutCustomRolesInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutCustomRolesInput, Prisma.OrganizationUncheckedCreateWithoutCustomRolesInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutCustomRolesInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutCustomRolesInput, Prisma.OrganizationUncheckedUpdateWithoutCustomRolesInput>
+}
+
+export type OrganizationUpdateWithoutCustomRolesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutCustomRolesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutInvitationsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
+}
+
+export type OrganizationUncheckedCreateWithoutInvitationsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  ownerUserId?: string | null
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutInvitationsInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutInvitationsInput, Prisma.OrganizationUncheckedCreateWithoutInvitationsInput>
+}
+
+export type OrganizationUpsertWithoutInvitationsInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutInvitationsInput, Prisma.OrganizationUncheckedUpdateWithoutInvitationsInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutInvitationsInput, Prisma.OrganizationUncheckedCreateWithoutInvitationsInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutInvitationsInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutInvitationsInput, Prisma.OrganizationUncheckedUpdateWithoutInvitationsInput>
+}
+
+export type OrganizationUpdateWithoutInvitationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutInvitationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutSessionsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
+}
+
+export type OrganizationUncheckedCreateWithoutSessionsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  ownerUserId?: string | null
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutSessionsInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutSessionsInput, Prisma.OrganizationUncheckedCreateWithoutSessionsInput>
+}
+
+export type OrganizationUpsertWithoutSessionsInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutSessionsInput, Prisma.OrganizationUncheckedUpdateWithoutSessionsInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutSessionsInput, Prisma.OrganizationUncheckedCreateWithoutSessionsInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutSessionsInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutSessionsInput, Prisma.OrganizationUncheckedUpdateWithoutSessionsInput>
+}
+
+export type OrganizationUpdateWithoutSessionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutSessionsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateManyOwnerInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type OrganizationUpdateWithoutOwnerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutOwnerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+}
+
+export type OrganizationUncheckedUpdateManyWithoutOwnerInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 
@@ -890,12 +1693,20 @@ export type OrganizationCountOutputType = {
   accessKeys: number
   auditEvents: number
   managementKeys: number
+  memberships: number
+  customRoles: number
+  invitations: number
+  sessions: number
 }
 
 export type OrganizationCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | OrganizationCountOutputTypeCountAccessKeysArgs
   auditEvents?: boolean | OrganizationCountOutputTypeCountAuditEventsArgs
   managementKeys?: boolean | OrganizationCountOutputTypeCountManagementKeysArgs
+  memberships?: boolean | OrganizationCountOutputTypeCountMembershipsArgs
+  customRoles?: boolean | OrganizationCountOutputTypeCountCustomRolesArgs
+  invitations?: boolean | OrganizationCountOutputTypeCountInvitationsArgs
+  sessions?: boolean | OrganizationCountOutputTypeCountSessionsArgs
 }
 
 /**
@@ -929,6 +1740,34 @@ export type OrganizationCountOutputTypeCountManagementKeysArgs<ExtArgs extends r
   where?: Prisma.ManagementKeyWhereInput
 }
 
+/**
+ * OrganizationCountOutputType without action
+ */
+export type OrganizationCountOutputTypeCountMembershipsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.MembershipWhereInput
+}
+
+/**
+ * OrganizationCountOutputType without action
+ */
+export type OrganizationCountOutputTypeCountCustomRolesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.CustomRoleWhereInput
+}
+
+/**
+ * OrganizationCountOutputType without action
+ */
+export type OrganizationCountOutputTypeCountInvitationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.InvitationWhereInput
+}
+
+/**
+ * OrganizationCountOutputType without action
+ */
+export type OrganizationCountOutputTypeCountSessionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SessionWhereInput
+}
+
 
 export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -943,9 +1782,15 @@ export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.Internal
   gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  ownerUserId?: boolean
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
   managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
+  memberships?: boolean | Prisma.Organization$membershipsArgs<ExtArgs>
+  customRoles?: boolean | Prisma.Organization$customRolesArgs<ExtArgs>
+  invitations?: boolean | Prisma.Organization$invitationsArgs<ExtArgs>
+  sessions?: boolean | Prisma.Organization$sessionsArgs<ExtArgs>
+  owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
   _count?: boolean | Prisma.OrganizationCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
@@ -962,6 +1807,8 @@ export type OrganizationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  ownerUserId?: boolean
+  owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
 export type OrganizationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -977,6 +1824,8 @@ export type OrganizationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  ownerUserId?: boolean
+  owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
 export type OrganizationSelectScalar = {
@@ -992,17 +1841,27 @@ export type OrganizationSelectScalar = {
   gatewayCreditMicros?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  ownerUserId?: boolean
 }
 
-export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "createdAt" | "updatedAt", ExtArgs["result"]["organization"]>
+export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "createdAt" | "updatedAt" | "ownerUserId", ExtArgs["result"]["organization"]>
 export type OrganizationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
   managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
+  memberships?: boolean | Prisma.Organization$membershipsArgs<ExtArgs>
+  customRoles?: boolean | Prisma.Organization$customRolesArgs<ExtArgs>
+  invitations?: boolean | Prisma.Organization$invitationsArgs<ExtArgs>
+  sessions?: boolean | Prisma.Organization$sessionsArgs<ExtArgs>
+  owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
   _count?: boolean | Prisma.OrganizationCountOutputTypeDefaultArgs<ExtArgs>
 }
-export type OrganizationIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
-export type OrganizationIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
+export type OrganizationIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
+}
+export type OrganizationIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
+}
 
 export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Organization"
@@ -1010,6 +1869,11 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
     accessKeys: Prisma.$AccessKeyPayload<ExtArgs>[]
     auditEvents: Prisma.$AuditEventPayload<ExtArgs>[]
     managementKeys: Prisma.$ManagementKeyPayload<ExtArgs>[]
+    memberships: Prisma.$MembershipPayload<ExtArgs>[]
+    customRoles: Prisma.$CustomRolePayload<ExtArgs>[]
+    invitations: Prisma.$InvitationPayload<ExtArgs>[]
+    sessions: Prisma.$SessionPayload<ExtArgs>[]
+    owner: Prisma.$UserPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1045,6 +1909,10 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
     gatewayCreditMicros: bigint
     createdAt: Date
     updatedAt: Date
+    /**
+     * The one owner (a member who cannot be removed or demoted); null until the owner-setup link is used.
+     */
+    ownerUserId: string | null
   }, ExtArgs["result"]["organization"]>
   composites: {}
 }
@@ -1442,6 +2310,11 @@ export interface Prisma__OrganizationClient<T, Null = never, ExtArgs extends run
   accessKeys<T extends Prisma.Organization$accessKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$accessKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AccessKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   auditEvents<T extends Prisma.Organization$auditEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$auditEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   managementKeys<T extends Prisma.Organization$managementKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$managementKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ManagementKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  memberships<T extends Prisma.Organization$membershipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$membershipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MembershipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  customRoles<T extends Prisma.Organization$customRolesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$customRolesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomRolePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  invitations<T extends Prisma.Organization$invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$InvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  sessions<T extends Prisma.Organization$sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  owner<T extends Prisma.Organization$ownerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$ownerArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1483,6 +2356,7 @@ export interface OrganizationFieldRefs {
   readonly gatewayCreditMicros: Prisma.FieldRef<"Organization", 'BigInt'>
   readonly createdAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Organization", 'DateTime'>
+  readonly ownerUserId: Prisma.FieldRef<"Organization", 'String'>
 }
     
 
@@ -1737,6 +2611,10 @@ export type OrganizationCreateManyAndReturnArgs<ExtArgs extends runtime.Types.Ex
    */
   data: Prisma.OrganizationCreateManyInput | Prisma.OrganizationCreateManyInput[]
   skipDuplicates?: boolean
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OrganizationIncludeCreateManyAndReturn<ExtArgs> | null
 }
 
 /**
@@ -1807,6 +2685,10 @@ export type OrganizationUpdateManyAndReturnArgs<ExtArgs extends runtime.Types.Ex
    * Limit how many Organizations to update.
    */
   limit?: number
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OrganizationIncludeUpdateManyAndReturn<ExtArgs> | null
 }
 
 /**
@@ -1945,6 +2827,121 @@ export type Organization$managementKeysArgs<ExtArgs extends runtime.Types.Extens
   take?: number
   skip?: number
   distinct?: Prisma.ManagementKeyScalarFieldEnum | Prisma.ManagementKeyScalarFieldEnum[]
+}
+
+/**
+ * Organization.memberships
+ */
+export type Organization$membershipsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Membership
+   */
+  select?: Prisma.MembershipSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Membership
+   */
+  omit?: Prisma.MembershipOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.MembershipInclude<ExtArgs> | null
+  where?: Prisma.MembershipWhereInput
+  orderBy?: Prisma.MembershipOrderByWithRelationInput | Prisma.MembershipOrderByWithRelationInput[]
+  cursor?: Prisma.MembershipWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.MembershipScalarFieldEnum | Prisma.MembershipScalarFieldEnum[]
+}
+
+/**
+ * Organization.customRoles
+ */
+export type Organization$customRolesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the CustomRole
+   */
+  select?: Prisma.CustomRoleSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the CustomRole
+   */
+  omit?: Prisma.CustomRoleOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CustomRoleInclude<ExtArgs> | null
+  where?: Prisma.CustomRoleWhereInput
+  orderBy?: Prisma.CustomRoleOrderByWithRelationInput | Prisma.CustomRoleOrderByWithRelationInput[]
+  cursor?: Prisma.CustomRoleWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.CustomRoleScalarFieldEnum | Prisma.CustomRoleScalarFieldEnum[]
+}
+
+/**
+ * Organization.invitations
+ */
+export type Organization$invitationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Invitation
+   */
+  select?: Prisma.InvitationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Invitation
+   */
+  omit?: Prisma.InvitationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.InvitationInclude<ExtArgs> | null
+  where?: Prisma.InvitationWhereInput
+  orderBy?: Prisma.InvitationOrderByWithRelationInput | Prisma.InvitationOrderByWithRelationInput[]
+  cursor?: Prisma.InvitationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.InvitationScalarFieldEnum | Prisma.InvitationScalarFieldEnum[]
+}
+
+/**
+ * Organization.sessions
+ */
+export type Organization$sessionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Session
+   */
+  select?: Prisma.SessionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Session
+   */
+  omit?: Prisma.SessionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SessionInclude<ExtArgs> | null
+  where?: Prisma.SessionWhereInput
+  orderBy?: Prisma.SessionOrderByWithRelationInput | Prisma.SessionOrderByWithRelationInput[]
+  cursor?: Prisma.SessionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SessionScalarFieldEnum | Prisma.SessionScalarFieldEnum[]
+}
+
+/**
+ * Organization.owner
+ */
+export type Organization$ownerArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the User
+   */
+  select?: Prisma.UserSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the User
+   */
+  omit?: Prisma.UserOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.UserInclude<ExtArgs> | null
+  where?: Prisma.UserWhereInput
 }
 
 /**
