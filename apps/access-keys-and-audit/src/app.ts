@@ -1,4 +1,4 @@
-import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
+import { KeyVerifier, VERIFIER_LOCAL, addKeyInvalidationToOutbox, type KeyInvalidation } from '@patchbay/auth';
 import { OutboxRelay } from '@patchbay/queues';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
@@ -11,6 +11,11 @@ import openApiDocument from './generated/swagger.json';
 import { internalRouter } from './internal/verify-route';
 import type { AppServices } from './services';
 import type { RestrictionIdChecker } from './domain/restriction-ids';
+import { MemberService } from './domain/members/members';
+import { RoleService } from './domain/members/roles';
+import { SESSION_INVALIDATION_CHANNEL, loadSessionByHash, type SessionPrincipal } from './domain/members/session-principal';
+import { DEFAULT_SESSION_SETTINGS, SessionService, type SessionEvents, type SessionSettings } from './domain/members/sessions';
+import { SignInThrottle, type SignInThrottleSettings } from './domain/members/sign-in-throttle';
 
 export interface AppDeps {
   db: Db;
@@ -32,7 +37,15 @@ export interface AppDeps {
   verifier?: KeyVerifier;
   /** Checks that a new key's restriction ids exist (connector-registry). */
   restrictionIds?: RestrictionIdChecker;
+  /** Verifier of console sessions (channel SESSION_INVALIDATION_CHANNEL); built from the database when not given. */
+  sessionVerifier?: KeyVerifier<SessionPrincipal>;
+  sessionSettings?: SessionSettings;
+  signInThrottle?: SignInThrottleSettings;
+  /** The clock of sessions and invitations (tests move it). */
+  now?: () => number;
 }
+
+export const DEFAULT_SIGN_IN_THROTTLE: SignInThrottleSettings = { maxFailuresPerAccount: 5, maxFailuresPerAddress: 20, failureWindowSeconds: 900, lockoutSeconds: 900 };
 
 /** How long a committed change waits for its cache invalidation to be published before answering anyway. */
 const PUBLISH_DEADLINE_MS = 1_000;
@@ -45,7 +58,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
-export function createApp(deps: AppDeps): { app: Express; services: AppServices; verifier: KeyVerifier } {
+export function createApp(deps: AppDeps): { app: Express; services: AppServices; verifier: KeyVerifier; sessionVerifier: KeyVerifier<SessionPrincipal> } {
   const app = createServiceApp({ logger: deps.logger });
   const verifier = deps.verifier ?? new KeyVerifier({ loader: (hash) => loadPrincipalByHash(deps.db, hash) });
   const relay = deps.relay ?? new OutboxRelay({ executor: deps.db, queues: {}, publisher: deps.redis, logger: deps.logger });
@@ -62,7 +75,24 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
       }
     },
   }, undefined, deps.restrictionIds);
-  const services: AppServices = { db: deps.db, accessKeys, publicBaseUrl: deps.publicBaseUrl };
+  const now = deps.now ?? Date.now;
+  const sessionVerifier = deps.sessionVerifier ?? new KeyVerifier<SessionPrincipal>({ loader: (hash) => loadSessionByHash(deps.db, hash), channel: SESSION_INVALIDATION_CHANNEL, now });
+  const sessionEvents: SessionEvents = {
+    stage: (tx, message) => addKeyInvalidationToOutbox(tx, message, SESSION_INVALIDATION_CHANNEL),
+    published: async (message: KeyInvalidation) => {
+      // Here at once; elsewhere over pub/sub from the outbox. An ended session must stop within a second.
+      sessionVerifier.invalidate(message);
+      if ((await withDeadline(relay.kick(), PUBLISH_DEADLINE_MS)) === 'late') {
+        deps.logger.warn({ invalidation: message }, 'session invalidation not published yet (Redis slow); it stays in the outbox until published');
+      }
+    },
+  };
+  const sessionSettings = deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS;
+  const throttle = new SignInThrottle(deps.redis, deps.signInThrottle ?? DEFAULT_SIGN_IN_THROTTLE, now);
+  const sessions = new SessionService(deps.db, sessionVerifier, throttle, sessionEvents, sessionSettings, now);
+  const roles = new RoleService(deps.db, sessionEvents);
+  const members = new MemberService(deps.db, roles, sessions, sessionEvents, now);
+  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, publicBaseUrl: deps.publicBaseUrl };
   app.locals.services = services;
   app.locals[VERIFIER_LOCAL] = verifier;
 
@@ -79,5 +109,5 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
   app.use('/internal/v1', internalRouter(deps.db, deps.serviceToken));
   RegisterRoutes(app);
   finishServiceApp(app, deps.logger);
-  return { app, services, verifier };
+  return { app, services, verifier, sessionVerifier };
 }

@@ -19,6 +19,18 @@ const schema = z.object({
    * Unset (this service deployed alone), they are checked for form only.
    */
   CONNECTOR_REGISTRY_URL: z.string().url().optional(),
+  /** Console sessions end after this much inactivity (seconds; default 12 hours). */
+  PATCHBAY_SESSION_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(12 * 3600),
+  /** Console sessions end this long after sign-in, whatever the activity (seconds; default 7 days). */
+  PATCHBAY_SESSION_ABSOLUTE_TIMEOUT_SECONDS: z.coerce.number().int().min(300).max(90 * 86_400).default(7 * 86_400),
+  /** Failed sign-ins to one account, within the window, that lock it. */
+  PATCHBAY_SIGN_IN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins from one client address, within the window, that lock that address out. */
+  PATCHBAY_SIGN_IN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(20),
+  /** The window failures are counted in (seconds). */
+  PATCHBAY_SIGN_IN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** How long a lock lasts (seconds). */
+  PATCHBAY_SIGN_IN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).default(900),
 });
 
 export type Config = z.infer<typeof schema>;

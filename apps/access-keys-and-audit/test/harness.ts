@@ -4,7 +4,8 @@ import { createLogger, createRedis } from '@patchbay/service-kit';
 import type { Express } from 'express';
 import type Redis from 'ioredis';
 import request from 'supertest';
-import { createApp } from '../src/app';
+import { createApp, type AppDeps } from '../src/app';
+import { SESSION_INVALIDATION_CHANNEL, loadSessionByHash, type SessionPrincipal } from '../src/domain/members/session-principal';
 import { createPrisma, type Db } from '../src/db';
 import { loadPrincipalByHash } from '../src/domain/access-keys';
 import { createOrganization, type CreatedOrganization } from '../src/domain/organizations';
@@ -24,31 +25,36 @@ export interface Harness {
   db: Db;
   redis: Redis;
   verifier: KeyVerifier;
+  sessionVerifier: KeyVerifier<SessionPrincipal>;
   clock: ManualClock;
   close: () => Promise<void>;
 }
 
 /** The real service wired to the test database and Redis, with its verifier listening on pub/sub like in production. */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: Pick<AppDeps, 'sessionSettings' | 'signInThrottle' | 'publicBaseUrl'> = {}): Promise<Harness> {
   const db = createPrisma(TEST_DATABASE_URL, 4);
   const redis = createRedis(TEST_REDIS_URL, CHANNEL_PUBLISHER_OPTIONS);
   const subscriber = createRedis(TEST_REDIS_URL);
   const clock = new ManualClock();
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash), now: clock.now });
   await verifier.subscribe(subscriber);
+  const sessionVerifier = new KeyVerifier<SessionPrincipal>({ loader: (hash) => loadSessionByHash(db, hash), channel: SESSION_INVALIDATION_CHANNEL, now: clock.now });
+  await sessionVerifier.subscribe(createRedis(TEST_REDIS_URL));
   const logger = createLogger('test', 'silent');
   const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger });
   relay.start();
-  const { app } = createApp({ db, redis, relay, logger, serviceToken: TEST_SERVICE_TOKEN, verifier });
+  const { app } = createApp({ db, redis, relay, logger, serviceToken: TEST_SERVICE_TOKEN, verifier, sessionVerifier, now: clock.now, ...options });
   return {
     app,
     db,
     redis,
     verifier,
+    sessionVerifier,
     clock,
     close: async () => {
       await relay.stop();
       await verifier.close();
+      await sessionVerifier.close();
       redis.disconnect();
       await db.$disconnect();
     },

@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import { hashAccessKey, type Environment, type KeyInvalidation, type KeyVerifier } from '@patchbay/auth';
+import { AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError } from '@patchbay/errors';
+import type { Db, Tx } from '../../db';
+import { recordAuditEvent } from '../audit-log';
+import { AUDIT_EVENT_TYPES } from '../event-types';
+import { verifyPassword } from './passwords';
+import type { SessionPrincipal } from './session-principal';
+import type { SignInThrottle } from './sign-in-throttle';
+
+const SOURCE = 'access-keys-and-audit';
+
+export interface SessionSettings {
+  idleTimeoutSeconds: number;
+  absoluteTimeoutSeconds: number;
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = { idleTimeoutSeconds: 12 * 3600, absoluteTimeoutSeconds: 7 * 86_400 };
+
+/** Where a sign-in comes from: shown in the member's session list, and the address is throttled. */
+export interface ClientContext {
+  address: string;
+  userAgent: string | null;
+}
+
+/**
+ * Side effects after a commit: the session caches (this process and, over pub/sub, every other) drop
+ * what changed. The message itself is written to the outbox in the change's transaction.
+ */
+export interface SessionEvents {
+  /** Writes the invalidation to the outbox inside the change's transaction. */
+  stage(tx: Tx, message: KeyInvalidation): Promise<void>;
+  /** After the commit: drops it here at once and publishes the outbox now. */
+  published(message: KeyInvalidation): Promise<void>;
+}
+
+export interface SessionRecord {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  created_at: string;
+  last_seen_at: string;
+  /** When the session ends without further activity. */
+  idle_expires_at: string;
+  /** When the session ends whatever the activity. */
+  expires_at: string;
+  user_agent: string | null;
+  ip_address: string | null;
+  /** The session making this request. */
+  current: boolean;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function newSessionToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** How often a session's last-seen time is written: often enough for the idle timeout, rarely enough to spare the database. */
+function touchIntervalMs(idleTimeoutSeconds: number): number {
+  return Math.min(60_000, (idleTimeoutSeconds * 1000) / 4);
+}
+
+const ENDED = 'Your session has ended; sign in again.';
+
+export class SessionService {
+  constructor(
+    private readonly db: Db,
+    private readonly verifier: KeyVerifier<SessionPrincipal>,
+    private readonly throttle: SignInThrottle,
+    private readonly events: SessionEvents,
+    private readonly settings: SessionSettings = DEFAULT_SESSION_SETTINGS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Email and password sign-in. Always issues a new token (a session cookie the client already had is
+   * ended, never reused: no fixation). Unknown emails cost one argon2 verification like wrong passwords.
+   */
+  async signIn(input: { email: string; password: string; organizationId?: string }, client: ClientContext, previousToken?: string): Promise<{ token: string; principal: SessionPrincipal }> {
+    const email = normalizeEmail(input.email);
+    await this.throttle.assertNotLocked(email, client.address);
+    const user = await this.db.user.findUnique({ where: { emailNormalized: email }, include: { memberships: true } });
+    const ok = await verifyPassword(user?.passwordHash, input.password);
+    if (!ok || !user) {
+      const { accountLocked, addressLocked, retryAfterMs } = await this.throttle.recordFailure(email, client.address);
+      if (user) {
+        await this.db.$transaction(async (tx) => {
+          for (const m of user.memberships) {
+            await recordAuditEvent(tx, memberEvent(m.organizationId, m.id, AUDIT_EVENT_TYPES.memberSignInFailed, { email: user.email, ip_address: client.address }, 'system'));
+            if (accountLocked) {
+              await recordAuditEvent(tx, memberEvent(m.organizationId, m.id, AUDIT_EVENT_TYPES.memberLockedOut, { email: user.email, ip_address: client.address, locked_for_seconds: retryAfterMs / 1000 }, 'system'));
+            }
+          }
+        });
+      }
+      if (accountLocked) throw this.throttle.lockedError('this account', retryAfterMs);
+      if (addressLocked) throw this.throttle.lockedError('your address', retryAfterMs);
+      throw new AuthenticationError('The email or password is wrong.');
+    }
+    const active = user.memberships.filter((m) => m.status === 'active');
+    if (active.length === 0) {
+      throw new PermissionDeniedError('You are not an active member of any organization. Ask an admin of your organization for an invitation.');
+    }
+    let membership = active.sort((a, b) => (b.lastSignInAt?.getTime() ?? 0) - (a.lastSignInAt?.getTime() ?? 0))[0]!;
+    if (input.organizationId !== undefined) {
+      const chosen = active.find((m) => m.organizationId === input.organizationId);
+      if (!chosen) throw ValidationError.forField('body.organization_id', 'you are not an active member of this organization');
+      membership = chosen;
+    }
+    await this.throttle.recordSuccess(email);
+    const token = await this.db.$transaction(async (tx) => {
+      const issued = await this.createSession(tx, user.id, membership.organizationId, client, previousToken);
+      await tx.membership.update({ where: { id: membership.id }, data: { lastSignInAt: new Date(this.now()) } });
+      await recordAuditEvent(tx, memberEvent(membership.organizationId, membership.id, AUDIT_EVENT_TYPES.memberSignedIn, { email: user.email, ip_address: client.address, user_agent: client.userAgent }));
+      return issued;
+    });
+    return { token, principal: await this.principalOf(token) };
+  }
+
+  /**
+   * Creates a session in the caller's transaction and returns its token. A token the client already
+   * held is ended in the same transaction.
+   */
+  async createSession(tx: Tx, userId: string, organizationId: string, client: ClientContext, previousToken?: string): Promise<string> {
+    if (previousToken) await tx.session.deleteMany({ where: { tokenHash: hashAccessKey(previousToken) } });
+    const token = newSessionToken();
+    const now = this.now();
+    await tx.session.create({
+      data: {
+        tokenHash: hashAccessKey(token),
+        userId,
+        organizationId,
+        environment: 'production',
+        createdAt: new Date(now),
+        lastSeenAt: new Date(now),
+        idleTimeoutSeconds: this.settings.idleTimeoutSeconds,
+        expiresAt: new Date(now + this.settings.absoluteTimeoutSeconds * 1000),
+        userAgent: client.userAgent?.slice(0, 512) ?? null,
+        ipAddress: client.address,
+      },
+    });
+    if (previousToken) this.verifier.invalidate({ keyHash: hashAccessKey(previousToken) });
+    return token;
+  }
+
+  /** The principal of a session token just issued (never cached stale: the token is new). */
+  async principalOf(token: string): Promise<SessionPrincipal> {
+    const principal = await this.verifier.lookup(hashAccessKey(token));
+    if (!principal) throw new AuthenticationError(ENDED);
+    return principal;
+  }
+
+  /**
+   * Verifies a session token: unknown, ended, past its absolute end, idle for longer than its idle
+   * timeout, or of a member no longer active: 401. Records activity at most every minute.
+   */
+  async authenticate(token: string): Promise<SessionPrincipal> {
+    const tokenHash = hashAccessKey(token);
+    let principal = await this.verifier.lookup(tokenHash);
+    if (!principal) throw new AuthenticationError(ENDED);
+    const now = this.now();
+    if (now - principal.lastSeenAtMs > principal.idleTimeoutSeconds * 1000) {
+      // The cached last-seen time may be older than the stored one: ask the database before ending it.
+      this.verifier.invalidate({ keyHash: tokenHash });
+      principal = await this.verifier.lookup(tokenHash);
+      if (!principal || now - principal.lastSeenAtMs > principal.idleTimeoutSeconds * 1000) {
+        await this.db.session.deleteMany({ where: { tokenHash } });
+        this.verifier.invalidate({ keyHash: tokenHash });
+        throw new AuthenticationError('Your session has ended after a period of inactivity; sign in again.');
+      }
+    }
+    if (now - principal.lastSeenAtMs > touchIntervalMs(principal.idleTimeoutSeconds)) {
+      await this.db.session.updateMany({ where: { tokenHash }, data: { lastSeenAt: new Date(now) } });
+      this.verifier.invalidate({ keyHash: tokenHash });
+      principal = { ...principal, lastSeenAtMs: now };
+    }
+    return principal;
+  }
+
+  async signOut(principal: SessionPrincipal): Promise<void> {
+    await this.endSessions((tx) => tx.session.deleteMany({ where: { id: principal.keyId } }).then(() => undefined), { keyId: principal.keyId });
+  }
+
+  /** The member's sessions, in every organization, newest first. */
+  async list(principal: SessionPrincipal): Promise<SessionRecord[]> {
+    const rows = await this.db.session.findMany({ where: { userId: principal.userId, expiresAt: { gt: new Date(this.now()) } }, orderBy: { createdAt: 'desc' } });
+    return rows
+      .filter((r) => r.lastSeenAt.getTime() + r.idleTimeoutSeconds * 1000 > this.now())
+      .map((r) => ({
+        id: r.id,
+        organization_id: r.organizationId,
+        environment: r.environment,
+        created_at: r.createdAt.toISOString(),
+        last_seen_at: r.lastSeenAt.toISOString(),
+        idle_expires_at: new Date(r.lastSeenAt.getTime() + r.idleTimeoutSeconds * 1000).toISOString(),
+        expires_at: r.expiresAt.toISOString(),
+        user_agent: r.userAgent,
+        ip_address: r.ipAddress,
+        current: r.id === principal.keyId,
+      }));
+  }
+
+  /** Sign out everywhere: ends every other session of the person, in every organization. */
+  async endOthers(principal: SessionPrincipal): Promise<number> {
+    let ended = 0;
+    const others = await this.db.session.findMany({ where: { userId: principal.userId, id: { not: principal.keyId } }, select: { id: true, organizationId: true } });
+    for (const other of others) {
+      await this.endSessions(async (tx) => {
+        ended += (await tx.session.deleteMany({ where: { id: other.id } })).count;
+      }, { keyId: other.id });
+    }
+    await recordAuditEvent(this.db, memberEvent(principal.organizationId, principal.memberId, AUDIT_EVENT_TYPES.memberSignedOutEverywhere, { sessions_ended: ended }));
+    return ended;
+  }
+
+  async switchEnvironment(principal: SessionPrincipal, environment: Environment): Promise<void> {
+    await this.endSessions((tx) => tx.session.update({ where: { id: principal.keyId }, data: { environment } }).then(() => undefined), { keyId: principal.keyId });
+  }
+
+  /** Moves the session to another organization the person is an active member of (production first). */
+  async switchOrganization(principal: SessionPrincipal, organizationId: string): Promise<void> {
+    const membership = await this.db.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: principal.userId } } });
+    if (!membership || membership.status !== 'active') throw new NotFoundError('You are not an active member of this organization.');
+    await this.endSessions(
+      (tx) => tx.session.update({ where: { id: principal.keyId }, data: { organizationId, environment: 'production' } }).then(() => undefined),
+      { keyId: principal.keyId },
+    );
+  }
+
+  /** Organizations the person may switch to. */
+  async organizationsOf(userId: string): Promise<{ id: string; name: string }[]> {
+    const rows = await this.db.membership.findMany({ where: { userId, status: 'active' }, include: { organization: { select: { id: true, name: true } } }, orderBy: { createdAt: 'asc' } });
+    return rows.map((r) => r.organization);
+  }
+
+  /** Runs a change to sessions with its invalidation in one transaction, then drops and publishes it. */
+  private async endSessions(change: (tx: Tx) => Promise<void>, message: KeyInvalidation): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      await change(tx);
+      await this.events.stage(tx, message);
+    });
+    await this.events.published(message);
+  }
+}
+
+/** A member.* audit event in the organization's production log (members belong to both environments). */
+export function memberEvent(
+  organizationId: string,
+  memberId: string,
+  eventType: string,
+  details: Record<string, unknown>,
+  actor: 'member' | 'system' | 'admin_cli' = 'member',
+  actorMemberId: string = memberId,
+) {
+  return {
+    organizationId,
+    environment: 'production' as const,
+    eventType,
+    actorType: actor,
+    actorMemberId: actor === 'member' ? actorMemberId : null,
+    resourceType: 'member',
+    resourceId: memberId,
+    sourceService: SOURCE,
+    details,
+  };
+}
