@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { BlockedDestinationError, checkUrl, createGuardedFetch, type OutboundPolicy } from '@patchbay/outbound';
 import { definitionHash, type ToolDefinition } from './tool-definitions';
 
@@ -123,9 +121,12 @@ interface Observed {
 }
 
 /**
- * Runs the MCP handshake against a remote server with the official SDK client: initialize, then
- * tools/list following nextCursor until the last page, all within `timeoutMs`. Throws a
- * DiscoveryError that names what failed; never returns a partial tool list.
+ * Runs the MCP handshake against a remote server with the official SDK client (2.x), then tools/list
+ * following nextCursor until the last page, all within `timeoutMs`. The client negotiates the
+ * revision: it probes with a 2026-07-28 `server/discover` (retrying with a version from a -32022's
+ * `supported` list) and keeps that revision when the server speaks it, statelessly; a server that
+ * answers the probe otherwise (any error but 401/403) gets the 2025-11-25 `initialize` handshake.
+ * Throws a DiscoveryError that names what failed; never returns a partial tool list.
  */
 export async function discoverTools(url: string, options: DiscoverOptions): Promise<DiscoveredServer> {
   const target = await checkServerUrl(url, options.policy);
@@ -139,6 +140,13 @@ export async function discoverTools(url: string, options: DiscoverOptions): Prom
     try {
       const res = await baseFetch(input, { ...init, signal });
       if (isPost) observed.lastPost = { status: res.status, contentType: res.headers.get('content-type') };
+      // A server that accepts the 2026-07-28 probe like a notification (202, no answer) does not speak that
+      // revision; the client would wait for an answer until the deadline. An empty 400 is the revision's
+      // "legacy server" signal, on which the client falls back to initialize.
+      if (isPost && res.status === 202 && typeof init?.body === 'string' && init.body.includes('"server/discover"')) {
+        await res.body?.cancel().catch(() => undefined);
+        return new Response(null, { status: 400 });
+      }
       return res;
     } catch (err) {
       if (isPost) observed.networkError = err;
@@ -153,7 +161,7 @@ export async function discoverTools(url: string, options: DiscoverOptions): Prom
     redirectPolicy: 'same-origin',
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
   });
-  const client = new Client({ name: 'patchbay-connector-registry', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'patchbay-connector-registry', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
   // Errors of the optional server-to-client stream arrive here; the handshake's own errors are thrown.
   client.onerror = () => undefined;
 
@@ -170,14 +178,14 @@ export async function discoverTools(url: string, options: DiscoverOptions): Prom
     const result: DiscoveredServer = {
       serverName: info?.name ?? null,
       serverVersion: info?.version ?? null,
-      protocolVersion: transport.protocolVersion ?? null,
+      protocolVersion: client.getNegotiatedProtocolVersion() ?? transport.protocolVersion ?? null,
       tools,
     };
     if (transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
     return result;
   } catch (err) {
     throw timedOut
-      ? new DiscoveryError('timeout', `The server did not complete the MCP handshake (initialize, then tools/list) within ${options.timeoutMs} ms.`)
+      ? new DiscoveryError('timeout', `The server did not complete the MCP handshake (server/discover or initialize, then tools/list) within ${options.timeoutMs} ms.`)
       : classify(err, observed, target, options.secret !== null);
   } finally {
     clearTimeout(timer);
@@ -258,7 +266,7 @@ function classify(err: unknown, observed: Observed, target: URL, sentSecret: boo
   if (err instanceof SyntaxError || (err as { name?: unknown } | null)?.name === 'ZodError') {
     return new DiscoveryError('not_mcp', 'The URL answered with something that is not MCP JSON-RPC; it does not look like an MCP endpoint.');
   }
-  if (err instanceof McpError) {
+  if (err instanceof ProtocolError) {
     return new DiscoveryError('mcp_error', `The MCP server answered with an error: ${truncate(err.message)}`);
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -164,6 +164,8 @@ export class ToolExecutor {
           return failure('timeout', `${server} did not answer within ${Math.round(this.deps.limits.timeoutMs / 1000)} s; retry later.`);
         case 'cancelled':
           return failure('cancelled', `The call to ${server.charAt(0).toLowerCase()}${server.slice(1)} was cancelled by the agent.`);
+        case 'input_required':
+          return failure('input_required', `${server} could not finish: ${err.message}.`);
         default:
           return failure('provider_error', `${server} failed: ${err.message}; retry later.`);
       }

@@ -4,7 +4,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResu
 import { SseParser } from './sse';
 
 /** Why a remote MCP server gave no result: a model-facing message comes with each. */
-export type RemoteFailure = 'unreachable' | 'blocked_destination' | 'timeout' | 'cancelled' | 'failed';
+export type RemoteFailure = 'unreachable' | 'blocked_destination' | 'timeout' | 'cancelled' | 'failed' | 'input_required';
 
 export class RemoteMcpError extends Error {
   constructor(
@@ -20,10 +20,17 @@ export class RemoteMcpError extends Error {
 class SessionGone extends Error {}
 
 interface Session {
-  /** Mcp-Session-Id, when the server keeps sessions. */
+  /** Mcp-Session-Id, when the server keeps sessions (2025 revisions only). */
   id: string | undefined;
   protocolVersion: string;
+  /** `modern`: the server speaks 2026-07-28 (no handshake, `_meta` and the standard headers on every request). */
+  era: 'legacy' | 'modern';
 }
+
+/** The stateless revisions Patchbay's client speaks, preferred first. */
+const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
+/** Rounds of `input_required` answered for one call before giving up (the SDK client's default too). */
+const MAX_INPUT_ROUNDS = 10;
 
 interface JsonRpcMessage {
   jsonrpc?: unknown;
@@ -133,6 +140,8 @@ interface CallState {
  */
 export class RemoteMcpClient {
   private session: Promise<Session> | null = null;
+  /** The server answered the 2026-07-28 probe as a 2025 server does: later sessions start with initialize. */
+  private legacy = false;
   private nextId = 1;
   private readonly url: URL;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -148,11 +157,20 @@ export class RemoteMcpClient {
       if (hooks?.signal?.aborted) throw new RemoteMcpError('cancelled', 'the call was cancelled');
       const session = await this.currentSession(deadline);
       try {
-        const id = this.nextId++;
-        const remoteToken = hooks?.progressToken !== undefined ? `patchbay-${id}` : undefined;
-        const params = remoteToken ? { name, arguments: args, _meta: { progressToken: remoteToken } } : { name, arguments: args };
-        const result = await this.request(session, id, 'tools/call', params, { id, session, deadline, hooks, remoteToken, cancellable: true });
-        return asCallToolResult(result);
+        // 2026-07-28: a server asks for input by answering `input_required`; the call is sent again, with a new id, with the answers.
+        let retry: { inputResponses: Record<string, unknown>; requestState?: unknown } | undefined;
+        for (let round = 0; ; round += 1) {
+          const id = this.nextId++;
+          const remoteToken = hooks?.progressToken !== undefined ? `patchbay-${id}` : undefined;
+          const params: Record<string, unknown> = { name, arguments: args };
+          if (session.era === 'modern') params._meta = this.envelope(session, remoteToken, hooks?.onNotification !== undefined);
+          else if (remoteToken) params._meta = { progressToken: remoteToken };
+          if (retry) Object.assign(params, retry);
+          const result = await this.request(session, id, 'tools/call', params, { id, session, deadline, hooks, remoteToken, cancellable: true });
+          if (session.era !== 'modern' || !isInputRequired(result)) return asCallToolResult(result);
+          if (round + 1 >= MAX_INPUT_ROUNDS) throw new RemoteMcpError('failed', `it asked for input ${MAX_INPUT_ROUNDS} times in a row without answering`);
+          retry = await this.answerInputRequests(result, hooks);
+        }
       } catch (err) {
         const gone = err instanceof SessionGone || (err instanceof OutboundError && err.kind === 'network' && !(err instanceof StreamBroke));
         if (gone) this.session = null;
@@ -161,18 +179,44 @@ export class RemoteMcpClient {
     }
   }
 
+  /**
+   * Answers an `input_required` result's requests through the caller (the agent's own elicitation or
+   * sampling, relayed), or ends the call with a message its tool passes on: what the server asked,
+   * and why Patchbay could not answer.
+   */
+  private async answerInputRequests(result: InputRequiredResult, hooks: RemoteCallHooks | undefined): Promise<{ inputResponses: Record<string, unknown>; requestState?: unknown }> {
+    const inputResponses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
+      const method = typeof request?.method === 'string' ? request.method : 'an unknown request';
+      if (!hooks?.onRequest || (method !== 'elicitation/create' && method !== 'sampling/createMessage')) {
+        throw new RemoteMcpError('input_required', `it needs input before it can answer (${method.slice(0, 60)}), which ${hooks?.onRequest ? `Patchbay does not relay` : `this call cannot relay: ${cannotRelay(method).replace(/^Method not found: /, '')}`}`);
+      }
+      const reply = await hooks.onRequest({ method, params: request?.params });
+      if ('error' in reply) throw new RemoteMcpError('input_required', `it needs input (${method}) that the agent did not give: ${reply.error.message.slice(0, 200)}`);
+      inputResponses[key] = reply.result;
+    }
+    return result.requestState !== undefined ? { inputResponses, requestState: result.requestState } : { inputResponses };
+  }
+
   /** Ends the session, if the server keeps one (DELETE with its id, as the transport asks); never throws. */
   async close(): Promise<void> {
     const session = await this.session?.catch(() => null);
     this.session = null;
-    if (!session?.id) return;
+    if (!session?.id || session.era === 'modern') return;
     const res = await this.options.http(this.url, { method: 'DELETE', headers: this.headers(session, 'application/json, text/event-stream'), timeoutMs: 1_000 }).catch(() => null);
     if (res) discard(res);
   }
 
   private currentSession(deadline: number): Promise<Session> {
     if (!this.session) {
-      const opening = this.initialize(deadline);
+      // The era is probed once per client; a legacy server that forgot its session gets initialize straight away.
+      const opening = this.legacy
+        ? this.initialize(deadline)
+        : this.discover(deadline).then((modern) => {
+            if (modern) return modern;
+            this.legacy = true;
+            return this.initialize(deadline);
+          });
       this.session = opening;
       // A failed initialize is not kept: the next call tries again.
       opening.catch(() => {
@@ -184,14 +228,72 @@ export class RemoteMcpClient {
     });
   }
 
+  /** `_meta` of a 2026-07-28 request: the version, the agent's capabilities, who we are; logs asked for when someone reads them. */
+  private envelope(session: Session, progressToken?: string, logs = false): Record<string, unknown> {
+    return {
+      'io.modelcontextprotocol/protocolVersion': session.protocolVersion,
+      'io.modelcontextprotocol/clientCapabilities': this.options.capabilities ?? {},
+      'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+      ...(logs ? { 'io.modelcontextprotocol/logLevel': 'debug' } : {}),
+      ...(progressToken !== undefined ? { progressToken } : {}),
+    };
+  }
+
+  /**
+   * The 2026-07-28 probe: `server/discover` with the envelope. A server that answers it is modern
+   * (the session holds no id, only the version); a `-32022` naming a version Patchbay speaks is
+   * tried once more with it; 401 and 403 are failures, not era evidence; anything else (an error
+   * of the 2025 revisions, a 404, a body that is not JSON-RPC) means a legacy server: null, and the
+   * caller runs initialize. The verdict lives as long as this client (per server, secret and capabilities).
+   */
+  private async discover(deadline: number, version = MODERN_VERSIONS[0]!, tried: string[] = []): Promise<Session | null> {
+    const session: Session = { id: undefined, protocolVersion: version, era: 'modern' };
+    const id = this.nextId++;
+    const message = { jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: this.envelope(session) } };
+    let res: OutboundResponse;
+    try {
+      res = await this.post(session, message, deadline, undefined, 'server/discover');
+    } catch (err) {
+      throw describe(err, true);
+    }
+    if (res.status === 401 || res.status === 403) {
+      const text = (await readBody(res, 2_048, 'truncate').catch(() => ({ bytes: Buffer.alloc(0) }))).bytes.toString('utf8');
+      throw new RemoteMcpError('failed', `HTTP ${res.status}${serverSaid(text)}`);
+    }
+    let answer: JsonRpcMessage | null = null;
+    const type = (res.headers.get('content-type') ?? '').toLowerCase();
+    try {
+      if (res.status >= 200 && res.status < 300 && type.startsWith('text/event-stream')) {
+        answer = await this.readUntilAnswer(res, { id, session, deadline, hooks: undefined, remoteToken: undefined, cancellable: false });
+      } else {
+        const parsed = JSON.parse((await readBody(res, 65_536, 'truncate')).bytes.toString('utf8')) as unknown;
+        answer = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonRpcMessage) : null;
+      }
+    } catch {
+      return null;
+    }
+    const result = answer?.result as { supportedVersions?: unknown } | undefined;
+    if (res.status >= 200 && res.status < 300 && Array.isArray(result?.supportedVersions) && result.supportedVersions.includes(version)) return session;
+    const data = answer?.error?.data as { supported?: unknown } | undefined;
+    if (answer?.error?.code === -32022 && Array.isArray(data?.supported)) {
+      const supported = data.supported.filter((v): v is string => typeof v === 'string');
+      const next = MODERN_VERSIONS.find((v) => supported.includes(v) && v !== version && !tried.includes(v));
+      if (next) return this.discover(deadline, next, [...tried, version]);
+      if (!supported.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v))) {
+        throw new RemoteMcpError('failed', `it supports protocol versions ${supported.slice(0, 5).join(', ').slice(0, 120) || '(none named)'}; Patchbay speaks ${MODERN_VERSIONS.join(', ')} and ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+      }
+    }
+    return null;
+  }
+
   private async initialize(deadline: number): Promise<Session> {
-    const opening: Session = { id: undefined, protocolVersion: LATEST_PROTOCOL_VERSION };
+    const opening: Session = { id: undefined, protocolVersion: LATEST_PROTOCOL_VERSION, era: 'legacy' };
     const id = this.nextId++;
     const params = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: this.options.capabilities ?? {}, clientInfo: CLIENT_INFO };
     const result = (await this.request(opening, id, 'initialize', params, { id, session: opening, deadline, hooks: undefined, remoteToken: undefined, cancellable: false })) as { protocolVersion?: unknown };
     const version = typeof result?.protocolVersion === 'string' ? result.protocolVersion : '';
     if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) throw new RemoteMcpError('failed', `it answered initialize with protocol version "${version.slice(0, 40)}", which Patchbay does not support`);
-    const session: Session = { id: opening.id, protocolVersion: version };
+    const session: Session = { id: opening.id, protocolVersion: version, era: 'legacy' };
     const note = await this.post(session, { jsonrpc: '2.0', method: 'notifications/initialized' }, deadline);
     discard(note);
     if (note.status === 404 && session.id) throw new SessionGone();
@@ -206,9 +308,14 @@ export class RemoteMcpClient {
     return headers;
   }
 
-  private post(session: Session, message: object, deadline: number, signal?: AbortSignal): Promise<OutboundResponse> {
+  /** A POST; a 2026-07-28 request also names its method (`Mcp-Method`) and, for tools/call, the tool (`Mcp-Name`). */
+  private post(session: Session, message: object, deadline: number, signal?: AbortSignal, method?: string, name?: string): Promise<OutboundResponse> {
     const headers = this.headers(session, 'application/json, text/event-stream');
     headers['content-type'] = 'application/json';
+    if (session.era === 'modern' && method) {
+      headers['mcp-method'] = method;
+      if (name !== undefined) headers['mcp-name'] = headerValue(name);
+    }
     return this.options.http(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal, timeoutMs: Math.max(1, deadline - Date.now()) });
   }
 
@@ -222,7 +329,8 @@ export class RemoteMcpClient {
     const signal = call.hooks?.signal;
     let res: OutboundResponse;
     try {
-      res = await this.post(session, { jsonrpc: '2.0', id, method, params }, call.deadline, signal);
+      const name = method === 'tools/call' ? (params as { name?: unknown }).name : undefined;
+      res = await this.post(session, { jsonrpc: '2.0', id, method, params }, call.deadline, signal, method, typeof name === 'string' ? name : undefined);
     } catch (err) {
       throw this.ended(call, err);
     }
@@ -232,6 +340,8 @@ export class RemoteMcpClient {
     }
     if (res.status < 200 || res.status >= 300) {
       const text = (await readBody(res, 2_048, 'truncate').catch(() => ({ bytes: Buffer.alloc(0) }))).bytes.toString('utf8');
+      const missing = session.era === 'modern' ? missingCapabilities(text) : null;
+      if (missing) throw new RemoteMcpError('input_required', `it needs input that only an agent declaring the ${missing} capability can give (in its initialize, or in the request's _meta clientCapabilities), on a call answered as text/event-stream`);
       throw new RemoteMcpError('failed', `HTTP ${res.status}${serverSaid(text)}`);
     }
     if (method === 'initialize') session.id = res.headers.get('mcp-session-id') ?? undefined;
@@ -377,7 +487,8 @@ export class RemoteMcpClient {
     const failure = err instanceof RemoteMcpError || err instanceof SessionGone ? err : outboundFailure(err, call.hooks?.signal);
     const cancelled = call.hooks?.signal?.aborted === true;
     if (cancelled || (failure instanceof OutboundError && failure.kind === 'timeout')) {
-      if (call.cancellable) {
+      // 2026-07-28: closing the request's stream is the cancellation (the abort or the timeout closed it).
+      if (call.cancellable && call.session.era === 'legacy') {
         const reason = cancelled ? 'The agent cancelled the call.' : 'Patchbay stopped waiting: the call took longer than its timeout.';
         this.notify(call.session, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason } }, call.deadline);
       }
@@ -401,6 +512,34 @@ export function cannotRelay(method: string): string {
   return capability
     ? `Method not found: Patchbay cannot relay ${method} on this call; the agent must declare the ${capability} capability at initialize and accept text/event-stream answers.`
     : `Method not found: Patchbay relays only sampling/createMessage and elicitation/create to the agent, not ${method.slice(0, 100)}.`;
+}
+
+/** The capabilities a -32021 (MissingRequiredClientCapability) answer names, in words; null for any other answer. */
+function missingCapabilities(text: string): string | null {
+  try {
+    const error = (JSON.parse(text) as JsonRpcMessage).error;
+    if (error?.code !== -32021) return null;
+    const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+    const names = typeof required === 'object' && required !== null ? Object.keys(required) : [];
+    return names.length > 0 ? names.join(' and ').slice(0, 100) : 'required';
+  } catch {
+    return null;
+  }
+}
+
+interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests?: Record<string, { method?: unknown; params?: unknown } | undefined>;
+  requestState?: unknown;
+}
+
+function isInputRequired(result: unknown): result is InputRequiredResult {
+  return typeof result === 'object' && result !== null && (result as { resultType?: unknown }).resultType === 'input_required';
+}
+
+/** A header value as 2026-07-28 sends it: plain when visible ASCII, else the `=?base64?...?=` form. */
+function headerValue(value: string): string {
+  return /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 function parseJson(text: string, what: string): unknown {

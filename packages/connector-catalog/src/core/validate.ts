@@ -1,15 +1,21 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { JsonSchema, ToolDefinition } from './types';
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+const options = { allErrors: true, strict: false, useDefaults: true, coerceTypes: false };
+const ajv = new Ajv(options);
 addFormats(ajv);
+/** Schemas that declare JSON Schema 2020-12 (`$schema`), as MCP 2026-07-28 servers built on the v2 SDK send them; draft-07 Ajv cannot compile those. */
+const ajv2020 = new Ajv2020(options);
+addFormats(ajv2020);
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    const declared = (schema as { $schema?: unknown }).$schema;
+    fn = (typeof declared === 'string' && declared.includes('2020-12') ? ajv2020 : ajv).compile(schema);
     compiled.set(schema, fn);
   }
   return fn;
