@@ -1,6 +1,7 @@
+import { runSync } from '@patchbay/marketing-platforms';
 import type { FakeHubspotPortal } from '@patchbay/provider-fakes';
 import { waitFor, type TestOrganization } from '@patchbay/testing';
-import { leaseKey } from '../src/sync/sync-runner';
+import { leaseKey, processSyncJob } from '../src/sync/sync-runner';
 import { QUEUE_PREFIX, linkHubspot, request, startHarness, withAccount, type Harness } from './harness';
 
 // A resync, a field-mapping change or a model turned back on while a sync run is open (here: paused by
@@ -175,5 +176,42 @@ describe('requests for a full pass made while a run is open', () => {
       'the contacts of every event',
     );
     await waitFor(async () => (await statuses(auth)).every((s) => s === 'DONE'), 10_000, 'DONE statuses');
+  });
+
+  it('a resync asked for mid-run survives the worker stopping: the run another worker resumes is followed by the full pass', async () => {
+    const { id, auth } = await linked(4, 2);
+    // The first worker takes the initial sync job and starts the run; the resync comes while it runs, then the worker is stopped.
+    let initial: Awaited<ReturnType<typeof h.queue.getWaiting>>[number] | undefined;
+    await waitFor(async () => {
+      initial = (await h.queue.getWaiting()).find((j) => j.data.linked_account_id === id);
+      return initial !== undefined;
+    }, 10_000, 'the initial sync job');
+    await initial!.remove();
+    const stop = new AbortController();
+    let asked = new Date(0);
+    const stopped = await processSyncJob(
+      {
+        ...h.workerDeps,
+        shutdown: stop.signal,
+        runSync: async (opts) => {
+          asked = new Date();
+          await request(h.app).post('/api/mktg/v1/sync-status/resync').set(auth).expect(200);
+          stop.abort(new Error('worker stopped'));
+          return runSync(opts);
+        },
+      },
+      initial!.data,
+    );
+    expect(stopped).toBe('aborted');
+    expect((await h.db.syncRun.findUniqueOrThrow({ where: { linkedAccountId: id } })).runId).not.toBeNull();
+    // Another worker takes the queued jobs: the open run ends, then one full pass that started after the request.
+    h.results.length = 0;
+    h.startWorker();
+    await waitFor(() => doneRuns(id) >= 2, 30_000, 'the resumed run and the full pass after it');
+    await waitFor(async () => (await statuses(auth)).every((s) => s === 'DONE'), 10_000, 'DONE statuses');
+    const status = await request(h.app).get('/api/mktg/v1/sync-status').set(auth);
+    expect(Date.parse(status.body.results[0].last_sync_start)).toBeGreaterThan(asked.getTime());
+    const run = await h.db.syncRun.findUniqueOrThrow({ where: { linkedAccountId: id } });
+    expect(run.fullResyncRequestsServed).toBe(run.fullResyncRequests);
   });
 });
