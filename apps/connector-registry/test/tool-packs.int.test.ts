@@ -186,4 +186,17 @@ describe('tool packs: a connector listed twice, and concurrent updates', () => {
     const rows = await h.db.toolPackConnector.findMany({ where: { toolPackId: pack.id }, orderBy: { position: 'asc' } });
     expect(rows.map((r) => ({ connector_id: r.connectorId, auth_scope: r.authScope, tool_names: r.toolNames }))).toEqual(final);
   }, 60_000);
+
+  it('PATCHes racing a DELETE of their pack answer 200 or 404, never a 500, and the pack is gone', async () => {
+    const org = await h.newOrganization();
+    const ids = BUILTIN_CONNECTORS.map((c) => builtinConnectorId(c.slug));
+    const pack = (await create(org.master_key, { name: 'Doomed', description: 'd', connectors: [{ connector_id: GITHUB, auth_scope: 'INDIVIDUAL', tool_names: [] }] })).body;
+    const patch = (i: number) => request(h.app).patch(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key)).send({ connectors: ids.slice(i % 4, (i % 4) + 3).map((connector_id) => ({ connector_id, auth_scope: 'INDIVIDUAL', tool_names: [] })) });
+    const answers = await Promise.all([...Array.from({ length: 10 }, (_, i) => patch(i)), request(h.app).delete(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key)), ...Array.from({ length: 10 }, (_, i) => patch(i + 10))]);
+    const deleted = answers[10];
+    expect(deleted?.status).toBe(204);
+    for (const res of answers) expect([200, 204, 404]).toContain(res.status);
+    expect((await request(h.app).get(`/api/v1/tool-packs/${pack.id}/`).set(bearer(org.master_key))).status).toBe(404);
+    expect(await h.db.toolPackConnector.count({ where: { toolPackId: pack.id } })).toBe(0);
+  }, 60_000);
 });

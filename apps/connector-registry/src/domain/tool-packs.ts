@@ -10,10 +10,11 @@ import { isUuid } from './ids';
 export const TOOL_PACK_NAME_MAX = 255;
 /**
  * Updates of one pack queue behind its row lock, each holding a pool connection while it waits, so a
- * burst of them can keep the pool busy for a while: the later ones wait for a connection up to 10 s
- * (Prisma's default is 2 s) rather than fail. Past that the answer is a 503 with Retry-After.
+ * burst of them can keep the pool busy for a while: tool-pack writes (those updates, and a create or
+ * delete arriving meanwhile) wait for a connection up to 10 s (Prisma's default is 2 s) rather than
+ * fail. Past that the answer is a 503 with Retry-After.
  */
-const PACK_UPDATE_TRANSACTION = { maxWait: 10_000 };
+const PACK_WRITE_TRANSACTION = { maxWait: 10_000 };
 const AUTH_SCOPES: AuthScope[] = ['INDIVIDUAL', 'SHARED', 'ORGANIZATION'];
 
 export interface ToolPackConnectorInput {
@@ -205,7 +206,7 @@ export class ToolPackService {
       });
       await emitAudit(tx, principal, { eventType: 'tool_pack.created', resourceType: 'tool_pack', resourceId: created.id, details: { name: created.name, connectors: entries.map((e) => e.connector.slug) } });
       return created;
-    });
+    }, PACK_WRITE_TRANSACTION);
     return toRecord(this.db, principal, pack);
   }
 
@@ -228,7 +229,7 @@ export class ToolPackService {
       });
       await emitAudit(tx, principal, { eventType: 'tool_pack.updated', resourceType: 'tool_pack', resourceId: id, details: { changed: Object.keys(input) } });
       return updated;
-    }, PACK_UPDATE_TRANSACTION);
+    }, PACK_WRITE_TRANSACTION);
     return toRecord(this.db, principal, pack);
   }
 
@@ -237,7 +238,7 @@ export class ToolPackService {
     await this.db.$transaction(async (tx) => {
       await tx.toolPack.delete({ where: { id } });
       await emitAudit(tx, principal, { eventType: 'tool_pack.deleted', resourceType: 'tool_pack', resourceId: id, details: { name: pack.name } });
-    });
+    }, PACK_WRITE_TRANSACTION);
   }
 }
 
