@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A redis-server of the test's own on a fixed port, to stop and start again mid-test (never the
+ * shared one). REDIS_SERVER_BIN overrides the binary.
+ */
+export class PrivateRedis {
+  private process: ChildProcess | null = null;
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.process = child;
+    const deadline = Date.now() + 10_000;
+    while (!(await answers(this.port))) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the private redis-server on ${this.port} did not start (is the port taken? set REDIS_SERVER_BIN)`);
+      await sleep(20);
+    }
+  }
+
+  /** Stops at once, keeping nothing, as `SHUTDOWN NOSAVE` does. */
+  async stop(): Promise<void> {
+    const child = this.process;
+    this.process = null;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.write('PING\r\n');
+    });
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface Link {
+  client: Socket;
+  upstream: Socket;
+  /** Client bytes kept back, in order, once holding started on this link. */
+  held: Buffer[] | null;
+}
+
+/**
+ * A TCP hop between one Redis client and the server, to make one client lose Redis while others keep
+ * it (`cut`/`restore`), or to keep a reconnected client's SUBSCRIBE from reaching Redis until `release`.
+ */
+export class RedisHop {
+  private readonly links = new Set<Link>();
+  private down = false;
+  private holdSubscribe = false;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly targetPort: number,
+  ) {
+    server.on('connection', (client) => this.accept(client));
+  }
+
+  static async start(targetPort: number): Promise<RedisHop> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new RedisHop(server, targetPort);
+  }
+
+  get url(): string {
+    const address = this.server.address();
+    return `redis://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }
+
+  /** Closes every connection and refuses new ones until restore(). */
+  cut(): void {
+    this.down = true;
+    this.dropConnections();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  dropConnections(): void {
+    for (const link of this.links) this.unlink(link);
+  }
+
+  /** From now on, a connection's bytes from the first SUBSCRIBE on are kept back until release(). */
+  holdSubscriptions(): void {
+    this.holdSubscribe = true;
+  }
+
+  get holding(): boolean {
+    return [...this.links].some((link) => link.held !== null && link.held.length > 0);
+  }
+
+  release(): void {
+    this.holdSubscribe = false;
+    for (const link of this.links) {
+      const held = link.held;
+      link.held = null;
+      for (const chunk of held ?? []) link.upstream.write(chunk);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket): void {
+    if (this.down) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(this.targetPort, '127.0.0.1');
+    const link: Link = { client, upstream, held: null };
+    this.links.add(link);
+    client.on('data', (chunk: Buffer) => {
+      if (link.held === null && this.holdSubscribe && /subscribe/i.test(chunk.toString('latin1'))) link.held = [];
+      if (link.held !== null) link.held.push(chunk);
+      else upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    for (const socket of [client, upstream]) {
+      socket.on('error', () => this.unlink(link));
+      socket.on('close', () => this.unlink(link));
+    }
+  }
+
+  private unlink(link: Link): void {
+    if (!this.links.delete(link)) return;
+    link.client.destroy();
+    link.upstream.destroy();
+  }
+}
