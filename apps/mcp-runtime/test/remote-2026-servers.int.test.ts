@@ -1,6 +1,7 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { waitFor } from '@patchbay/testing';
 import { api, rpc, startHarness, type Harness } from './harness';
 import { startServerEverything, type RemoteServer } from './remote-servers';
@@ -50,12 +51,12 @@ afterAll(async () => {
 const call = (name: string, args: Record<string, unknown> = {}) => rpc(mcpUrl, key, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
 
 /** A 2026-07-28 tools/call from the agent's side. */
-async function modernCall(name: string, meta: Record<string, unknown> = {}, signal?: AbortSignal): Promise<string> {
+async function modernCall(name: string, meta: Record<string, unknown> = {}, signal?: AbortSignal, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await fetch(mcpUrl, {
     method: 'POST',
     signal,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': name },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, ...meta } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: {}, ...extra, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, ...meta } } }),
   });
   return res.text();
 }
@@ -143,5 +144,33 @@ describe('calls', () => {
     await running;
     await waitFor(() => only.cancelled > before, 5_000, 'the server to see the cancellation');
     expect(only.seen.filter((s) => s.method === 'notifications/cancelled')).toHaveLength(0);
+  });
+
+  it("input_required reaches a 2026 agent with Patchbay's sealed state, and its retry reaches the server with the server's own", async () => {
+    const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+    const first = JSON.parse(await modernCall('only__asks_user', caps));
+    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create', params: expect.objectContaining({ message: 'What is your name?' }) } } });
+    const state = first.result.requestState as string;
+    expect(state).toMatch(/^s1\./);
+    const answers = { name: { action: 'accept', content: { name: 'Ada' } } };
+    const second = JSON.parse(await modernCall('only__asks_user', caps, undefined, { inputResponses: answers, requestState: state }));
+    expect(second.result).toMatchObject({ content: [{ type: 'text', text: 'hello Ada' }], resultType: 'complete' });
+
+    const forged = JSON.parse(await modernCall('only__asks_user', caps, undefined, { inputResponses: answers, requestState: `${state.slice(0, -2)}xx` }));
+    expect(forged.error).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid or expired requestState') });
+    const moved = JSON.parse(await modernCall('dual__asks_user', caps, undefined, { inputResponses: answers, requestState: state }));
+    expect(moved.error.code).toBe(-32602);
+  });
+
+  it('the v2 SDK client in 2026 mode answers input_required through its elicitation handler, round trip by round trip', async () => {
+    const client = new ClientV2({ name: 'agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    await client.connect(new TransportV2(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect((await client.callTool({ name: 'only__asks_user', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello Grace' }]);
+    } finally {
+      await client.close();
+    }
   });
 });

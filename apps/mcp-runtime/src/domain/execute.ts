@@ -60,6 +60,10 @@ export interface CallContext {
   /** Aborted when the agent cancels the call (notifications/cancelled), streamed or not. */
   signal?: AbortSignal;
   live?: LiveCall;
+  /** 2026-07-28 agent: a remote server's `input_required` result is passed back to it rather than answered here. */
+  passInputRequired?: boolean;
+  /** 2026-07-28 agent's retry of such a call: its answers and the remote's state, sent on to the server. */
+  resume?: { inputResponses: Record<string, unknown>; requestState?: unknown };
 }
 
 /**
@@ -149,7 +153,8 @@ export class ToolExecutor {
     if (!server) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
     const live = context.live;
     try {
-      const hooks = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, signal: context.signal } : context.signal ? { signal: context.signal } : undefined;
+      const base = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, signal: context.signal } : context.signal ? { signal: context.signal } : undefined;
+      const hooks = context.passInputRequired || context.resume ? { ...base, passInputRequired: context.passInputRequired, resume: context.resume } : base;
       const result = await this.remoteClient(server.url, server.secret, live?.capabilities).callTool(tool.name, (args ?? {}) as Record<string, unknown>, hooks);
       return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
     } catch (err) {

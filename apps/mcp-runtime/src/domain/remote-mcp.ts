@@ -73,6 +73,10 @@ export interface RemoteCallHooks {
   onRequest?(request: RemoteRequest): Promise<RemoteReply>;
   /** Cancels the call: the server gets `notifications/cancelled` and the call ends as `cancelled`. */
   signal?: AbortSignal;
+  /** A 2026-07-28 server's `input_required` result is returned as it is (for a 2026-07-28 agent to answer) rather than answered here. */
+  passInputRequired?: boolean;
+  /** Answers to an `input_required` the caller passed on earlier: the call is sent with them (and the server's state) from its first round. */
+  resume?: { inputResponses: Record<string, unknown>; requestState?: unknown };
 }
 
 /**
@@ -158,7 +162,7 @@ export class RemoteMcpClient {
       const session = await this.currentSession(deadline);
       try {
         // 2026-07-28: a server asks for input by answering `input_required`; the call is sent again, with a new id, with the answers.
-        let retry: { inputResponses: Record<string, unknown>; requestState?: unknown } | undefined;
+        let retry: { inputResponses: Record<string, unknown>; requestState?: unknown } | undefined = session.era === 'modern' ? hooks?.resume : undefined;
         for (let round = 0; ; round += 1) {
           const id = this.nextId++;
           const remoteToken = hooks?.progressToken !== undefined ? `patchbay-${id}` : undefined;
@@ -168,6 +172,7 @@ export class RemoteMcpClient {
           if (retry) Object.assign(params, retry);
           const result = await this.request(session, id, 'tools/call', params, { id, session, deadline, hooks, remoteToken, cancellable: true });
           if (session.era !== 'modern' || !isInputRequired(result)) return asCallToolResult(result);
+          if (hooks?.passInputRequired) return result as unknown as CallToolResult;
           if (round + 1 >= MAX_INPUT_ROUNDS) throw new RemoteMcpError('failed', `it asked for input ${MAX_INPUT_ROUNDS} times in a row without answering`);
           retry = await this.answerInputRequests(result, hooks);
         }

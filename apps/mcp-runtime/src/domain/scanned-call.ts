@@ -85,14 +85,22 @@ async function scannedCall(
   const scanner = await deps.rules.scannerFor(principal.organizationId, principal.environment, pack.tool_pack.id);
   try {
     let input = args;
+    let resume = context.resume;
     if (scanner) {
       const inbound = scanner.scan(args, 'inbound');
       detections.push(...inbound.detections);
       if (inbound.blocked) return { result: blockedResult(inbound.blocked, 'inbound'), status: 'blocked', errorCode: 'security_rule_blocked' };
       input = inbound.value;
+      // A 2026-07-28 agent's answers to a server's input_required reach the tool: inbound, like its answers to relayed requests.
+      if (resume) {
+        const answers = scanner.scan(resume.inputResponses, 'inbound');
+        detections.push(...answers.detections);
+        if (answers.blocked) return { result: blockedResult(answers.blocked, 'inbound'), status: 'blocked', errorCode: 'security_rule_blocked' };
+        resume = { ...resume, inputResponses: answers.value as Record<string, unknown> };
+      }
     }
     const live = scanner && context.live ? scannedLiveCall(context.live, scanner, detections) : context.live;
-    const outcome = await deps.executor.call(principal, pack, tool, input, live === context.live ? context : { ...context, live });
+    const outcome = await deps.executor.call(principal, pack, tool, input, live === context.live && resume === context.resume ? context : { ...context, live, resume });
     if (!scanner) return { result: outcome.result, status: outcome.status, errorCode: outcome.errorCode };
     const outbound = scanner.scan(outcome.result, 'outbound');
     detections.push(...outbound.detections);

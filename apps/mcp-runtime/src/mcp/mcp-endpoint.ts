@@ -130,6 +130,8 @@ interface Exchange {
   batch: boolean;
   /** A 2026-07-28 request: no session, its `_meta` says everything, and a dropped connection cancels it. */
   modern: ModernMessage | null;
+  /** A 2026-07-28 retry answering an `input_required` Patchbay passed on: the answers and the remote server's own state. */
+  resume?: { inputResponses: Record<string, unknown>; requestState?: unknown };
 }
 
 /** The tools/list entry of a pack tool: `<connector_slug>__<tool_name>`, its description and input schema. */
@@ -276,7 +278,14 @@ async function callTool(deps: McpDeps, x: Exchange, id: JsonRpcId, params: ToolC
       const trusted = trustedPublicBaseUrl(x.req, undefined);
       return trusted === null ? null : new URL(trusted).origin;
     };
-    ending = await callWithScanning(deps, x.principal, x.pack, tool, params.name, params.arguments, { publicBaseUrl, signal: controller.signal, decision, live: streamed?.live, requestId: requestIdOf(x.res) });
+    ending = await callWithScanning(deps, x.principal, x.pack, tool, params.name, params.arguments, {
+      publicBaseUrl,
+      signal: controller.signal,
+      decision,
+      live: streamed?.live,
+      requestId: requestIdOf(x.res),
+      ...(x.modern ? { passInputRequired: true, resume: x.resume } : {}),
+    });
     await streamed?.drained();
   } catch (err) {
     // Our own failure (the rules database, the registry): a JSON-RPC internal error that says what
@@ -317,8 +326,13 @@ async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, {
     case 'tools/list':
       return { tools: x.pack.tools.map(listEntry) };
     case 'tools/call': {
-      const result = await callTool(deps, x, request.id, toolCall ?? toolCallParams(request.params), decision, answer);
-      return x.modern ? { ...result, resultType: 'complete' } : result;
+      const params = toolCall ?? toolCallParams(request.params);
+      const result = await callTool(deps, x, request.id, params, decision, answer);
+      if (!x.modern) return result;
+      // A remote server's input_required goes to the agent with its state sealed inside ours (see McpSessions.sealRequestState).
+      const asked = result as CallToolResult & { resultType?: unknown; requestState?: unknown };
+      if (asked.resultType === 'input_required') return { ...asked, requestState: deps.sessions.sealRequestState(stateBinding(x, params.name), asked.requestState) };
+      return { ...result, resultType: 'complete' };
     }
     case 'logging/setLevel': {
       const level = isObject(request.params) ? request.params.level : undefined;
@@ -353,6 +367,8 @@ function handleNotification(deps: McpDeps, x: Exchange, method: string, params: 
   if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
   deps.relay.cancel(callKey(x.principal.keyId, x.session?.id, x.pack.tool_pack.id, x.pack.registered_user.id, requestId));
 }
+
+const stateBinding = (x: Exchange, tool: string) => ({ keyId: x.principal.keyId, toolPackId: x.pack.tool_pack.id, registeredUserId: x.pack.registered_user.id, tool });
 
 const acceptsSse = (req: Request) => (req.headers.accept ?? '').includes('text/event-stream');
 
@@ -410,6 +426,15 @@ async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly
     params = toolCallParams(m.params);
   } catch (err) {
     return sendJson(res, 200, errorResponse(id, (err as RpcError).toJson()));
+  }
+  if (m.params.requestState !== undefined || m.params.inputResponses !== undefined) {
+    // The retry of a call whose server asked for input: free (its first round was counted), with the agent's answers.
+    const inputResponses = m.params.inputResponses;
+    if (!isObject(inputResponses)) return sendJson(res, 200, errorResponse(id, invalidParams(`params.inputResponses must be an object of the answers, by the keys of the inputRequests (got ${kindOf(inputResponses)}).`).toJson()));
+    const opened = deps.sessions.openRequestState(m.params.requestState, stateBinding(x, params.name));
+    if (!opened) return sendJson(res, 200, errorResponse(id, invalidParams('Invalid or expired requestState: send back the one the input_required result gave, unchanged, for the same tool, within 30 minutes; or call the tool again without it.').toJson()));
+    x.resume = opened.upstream === undefined ? { inputResponses } : { inputResponses, requestState: opened.upstream };
+    return answerRequest(deps, x, { kind: 'request', id, method: m.method, params: m.params }, undefined, params);
   }
   const decisions = await meterToolCalls(deps, x, 1);
   if (!decisions) return;

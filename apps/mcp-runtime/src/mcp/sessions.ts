@@ -16,6 +16,17 @@ export interface McpSession {
   capabilities: RemoteClientCapabilities;
 }
 
+/** What a passed-on `requestState` is bound to. */
+export interface RequestStateBinding {
+  keyId: string;
+  toolPackId: string;
+  registeredUserId: string;
+  tool: string;
+}
+
+/** How long an agent may take to answer an `input_required` it was passed (a person may be filling a form). */
+const REQUEST_STATE_TTL_MS = 30 * 60_000;
+
 /** A session's log level is kept this long after its last logging/setLevel. */
 const LOG_LEVEL_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -65,6 +76,36 @@ export class McpSessions {
     }
     if (fields.k !== keyId || fields.p !== toolPackId || fields.u !== registeredUserId || typeof fields.v !== 'string') return null;
     return { id, keyId, toolPackId, registeredUserId, protocolVersion: fields.v, capabilities: capabilityProfile((fields.c ?? {}) as RemoteClientCapabilities).capabilities };
+  }
+
+  /**
+   * The `requestState` Patchbay gives a 2026-07-28 agent with an `input_required` result it passes on
+   * from a remote server: the server's own state (opaque, echoed back to it), bound to the key, pack,
+   * user and tool and to an expiry, signed like session ids (`s1.<payload>.<HMAC>`), so an agent can
+   * neither forge nor move it.
+   */
+  sealRequestState(binding: RequestStateBinding, upstream: unknown): string {
+    const payload = Buffer.from(JSON.stringify({ k: binding.keyId, p: binding.toolPackId, u: binding.registeredUserId, t: binding.tool, x: Date.now() + REQUEST_STATE_TTL_MS, s: upstream })).toString('base64url');
+    return `s1.${payload}.${this.sign(`s1.${payload}`)}`;
+  }
+
+  /** The remote server's state inside one of ours (`{upstream}`), or null when it is not ours, belongs elsewhere or expired. */
+  openRequestState(state: unknown, binding: RequestStateBinding): { upstream: unknown } | null {
+    if (typeof state !== 'string' || state.length > 65_536) return null;
+    const [version, payload, signature] = state.split('.');
+    if (version !== 's1' || !payload || !signature) return null;
+    const expected = Buffer.from(this.sign(`s1.${payload}`));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    let fields: { k?: unknown; p?: unknown; u?: unknown; t?: unknown; x?: unknown; s?: unknown };
+    try {
+      fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof fields;
+    } catch {
+      return null;
+    }
+    if (fields.k !== binding.keyId || fields.p !== binding.toolPackId || fields.u !== binding.registeredUserId || fields.t !== binding.tool) return null;
+    if (typeof fields.x !== 'number' || fields.x < Date.now()) return null;
+    return { upstream: fields.s };
   }
 
   async setLogLevel(session: McpSession, level: LogLevel): Promise<void> {
