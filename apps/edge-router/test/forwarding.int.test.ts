@@ -214,3 +214,39 @@ describe('headers the edge sets when a trusted load balancer is in front', () =>
     expect(accessKeys.requests[0]!.headers['x-service-token']).toBeUndefined();
   });
 });
+
+describe('as main.ts runs it without OTEL_* variables and at LOG_LEVEL=warn (no span, no access line per request)', () => {
+  const accessKeys = new FakeService('access-keys-and-audit');
+  let edge: RunningEdge;
+
+  beforeAll(async () => {
+    await accessKeys.start();
+    edge = await startEdge({ ACCESS_KEYS_URL: accessKeys.url }, { tracing: false, logLevel: 'warn' });
+  });
+
+  afterAll(async () => {
+    await edge.stop();
+    await accessKeys.stop();
+  });
+
+  beforeEach(() => accessKeys.reset());
+
+  it('still continues the client\'s trace and keeps its request id, on the service\'s request and the answer', async () => {
+    const inbound = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const res = await send(edge.port, '/api/v1/access-keys/', { headers: { traceparent: inbound, tracestate: 'congo=t61rcWkgMzE', 'x-request-id': 'quiet-1' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe('quiet-1');
+    const headers = accessKeys.requests[0]!.headers;
+    const match = TRACEPARENT.exec(String(headers.traceparent))!;
+    expect(match[1]).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(match[2]).not.toBe('00f067aa0ba902b7');
+    expect(headers.tracestate).toBe('congo=t61rcWkgMzE');
+    expect(headers['x-request-id']).toBe('quiet-1');
+  });
+
+  it('starts a trace when the client sent none, and writes no access line', async () => {
+    await send(edge.port, '/api/v1/access-keys/', { headers: { 'x-request-id': 'quiet-2' } });
+    expect(TRACEPARENT.test(String(accessKeys.requests[0]!.headers.traceparent))).toBe(true);
+    expect(edge.logs.filter((l) => l.request_id === 'quiet-2')).toHaveLength(0);
+  });
+});

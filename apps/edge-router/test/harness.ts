@@ -101,8 +101,11 @@ export interface RunningEdge {
   stop: () => Promise<void>;
 }
 
-/** Starts the real edge router on an ephemeral port with the given environment. */
-export async function startEdge(env: Record<string, string>): Promise<RunningEdge> {
+/**
+ * Starts the real edge router on an ephemeral port with the given environment. `tracing` and
+ * `logLevel` as main.ts sets them (default: spans on, access lines at info).
+ */
+export async function startEdge(env: Record<string, string>, options: { tracing?: boolean; logLevel?: string } = {}): Promise<RunningEdge> {
   const logs: Array<Record<string, unknown>> = [];
   const waiters: Array<{ predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }> = [];
   const destination = new Writable({
@@ -128,8 +131,8 @@ export async function startEdge(env: Record<string, string>): Promise<RunningEdg
       else waiters.push({ predicate, resolve });
     });
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
-  const logger = createLogger('edge-router', 'info', destination);
-  const handler = createEdgeServer(config, { logger });
+  const logger = createLogger('edge-router', options.logLevel ?? 'info', destination);
+  const handler = createEdgeServer(config, { logger, ...(options.tracing === undefined ? {} : { tracing: options.tracing }) });
   const running: RunningService = await startHttpService({
     name: 'edge-router',
     app: handler,
