@@ -2,7 +2,7 @@ import { KeyVerifier, httpManagementKeyLoader, httpOrganizationLoader } from '@p
 import { migrateOnStart } from '@patchbay/db';
 import { createVendorHttp } from '@patchbay/model-wire';
 import { createGuardedRequest, type OutboundPolicy } from '@patchbay/outbound';
-import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
+import { CHANNEL_PUBLISHER_OPTIONS, DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv, type SecretBox } from '@patchbay/secrets';
 import { createRedis, pingRedis, type HealthCheck, type Logger } from '@patchbay/service-kit';
 import type { RequestListener } from 'node:http';
@@ -75,6 +75,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const producerConnection = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
   const workerConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:usage-workers` });
+  // Publishes the cache invalidations of the outbox: fails at once while Redis is down, reconnects quickly.
+  const invalidationPublisher = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:invalidations`, ...CHANNEL_PUBLISHER_OPTIONS });
 
   const internal = { baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN };
   const ttlMs = config.GATEWAY_KEY_CACHE_TTL_MS;
@@ -87,11 +89,11 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   await caches.keys.subscribe(subscriber);
   await caches.organizations.subscribe(subscriber);
   await management.subscribe(subscriber);
-  const invalidate = new Invalidator(redis, caches);
 
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
-  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
+  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: invalidationPublisher, logger });
   relay.start();
+  const invalidate = new Invalidator(db, relay, caches);
   const producer = new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger });
   const recorder = new UsageRecorder(producer, config.GATEWAY_USAGE_FLUSH_MS);
   // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
@@ -185,7 +187,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await management.close();
       await vendorHttp.close();
       await database.close();
-      for (const connection of [redis, producerConnection, workerConnection, subscriber]) connection.disconnect();
+      for (const connection of [redis, producerConnection, workerConnection, subscriber, invalidationPublisher]) connection.disconnect();
     },
   };
 }

@@ -269,6 +269,23 @@ export class OutboxRelay {
     return this.running;
   }
 
+  /**
+   * kick(), waiting at most `ms`: true when the drain finished in time. For a change whose answer
+   * should follow its invalidation's publish, yet must not hang while Redis does not answer (the row
+   * then stays and the relay publishes it later).
+   */
+  async kickWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([this.kick().then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Stops polling and waits for the current drain to finish. */
   async stop(): Promise<void> {
     this.stopping = true;

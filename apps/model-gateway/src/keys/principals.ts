@@ -1,6 +1,6 @@
-import { KeyVerifier, publishKeyInvalidation, type KeyLoader, type OrganizationSettings } from '@patchbay/auth';
+import { KeyVerifier, addKeyInvalidationToOutbox, type KeyInvalidation, type KeyLoader, type OrganizationSettings } from '@patchbay/auth';
+import type { OutboxRelay, OutboxWriter } from '@patchbay/queues';
 import type { SecretBox } from '@patchbay/secrets';
-import type Redis from 'ioredis';
 import type { Db } from '../db';
 import type { ApiKey } from '../generated/prisma/client';
 import type { RoutingPolicy } from '@patchbay/model-routing';
@@ -117,21 +117,47 @@ export interface GatewayCaches {
   organizations: KeyVerifier<OrganizationGatewayData>;
 }
 
-/** After a change committed: every replica drops the key (or all of the organization's entries) within a second. */
+/** How long a change's answer waits for its invalidation to be published (it is kept and sent later if Redis is slower). */
+const PUBLISH_WAIT_MS = 1_000;
+
+/**
+ * After a change: every replica drops the key (or all of the organization's entries) within a second.
+ * The invalidation goes through the outbox, so one Redis does not take is published as soon as it
+ * answers (the relay has the invalidation publisher) instead of being lost. A key change records it
+ * in its own transaction (`stageKey`, then `keyCommitted`); the others record it right after their commit.
+ */
 export class Invalidator {
   constructor(
-    private readonly redis: Redis,
+    private readonly db: OutboxWriter,
+    private readonly relay: Pick<OutboxRelay, 'kickWithin'>,
     private readonly caches: GatewayCaches,
   ) {}
 
-  async key(hash: string): Promise<void> {
+  /** Inside the transaction that changes or deletes a key: its invalidation commits with it. */
+  async stageKey(tx: OutboxWriter, hash: string): Promise<void> {
+    await addKeyInvalidationToOutbox(tx, { keyHash: hash });
+  }
+
+  /** After the transaction that staged the key's invalidation committed. */
+  async keyCommitted(hash: string): Promise<void> {
     this.caches.keys.invalidate({ keyHash: hash });
-    await publishKeyInvalidation(this.redis, { keyHash: hash });
+    await this.relay.kickWithin(PUBLISH_WAIT_MS);
+  }
+
+  async key(hash: string): Promise<void> {
+    await this.record({ keyHash: hash });
+    this.caches.keys.invalidate({ keyHash: hash });
+    await this.relay.kickWithin(PUBLISH_WAIT_MS);
   }
 
   async organization(organizationId: string): Promise<void> {
+    await this.record({ organizationId });
     this.caches.organizations.invalidate({ organizationId });
     this.caches.keys.invalidate({ organizationId });
-    await publishKeyInvalidation(this.redis, { organizationId });
+    await this.relay.kickWithin(PUBLISH_WAIT_MS);
+  }
+
+  private async record(message: KeyInvalidation): Promise<void> {
+    await addKeyInvalidationToOutbox(this.db, message);
   }
 }

@@ -184,15 +184,22 @@ export class KeyService {
       ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
       ...(input.expires_at !== undefined ? { expiresAt: input.expires_at === null ? null : new Date(input.expires_at) } : {}),
     };
-    const row = await this.db.apiKey.update({ where: { hash }, data });
-    await this.invalidate.key(hash);
+    const row = await this.db.$transaction(async (tx) => {
+      const updated = await tx.apiKey.update({ where: { hash }, data });
+      await this.invalidate.stageKey(tx, hash);
+      return updated;
+    });
+    await this.invalidate.keyCommitted(hash);
     return renderKey(row, this.spend);
   }
 
   async delete(organizationId: string, hash: string): Promise<void> {
     await this.row(organizationId, hash);
-    await this.db.apiKey.delete({ where: { hash } });
-    await this.invalidate.key(hash);
+    await this.db.$transaction(async (tx) => {
+      await tx.apiKey.delete({ where: { hash } });
+      await this.invalidate.stageKey(tx, hash);
+    });
+    await this.invalidate.keyCommitted(hash);
   }
 }
 
