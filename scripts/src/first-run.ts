@@ -64,6 +64,7 @@ export async function firstRun({ env, dataDir, encryption, say }: FirstRunOption
     say('First start: created the organization "Local development".');
     say(`  master key (production): ${org.master_key}`);
     say(`  test key:                ${org.test_key}`);
+    if (org.owner_setup_url) say(`  console owner setup:     ${org.owner_setup_url}   (one-time, 7 days: whoever opens it becomes the organization's owner)`);
     say(`  These are shown once and saved only in ${display(keysFile)} (git-ignored). Keep them secret.`);
     return;
   }
@@ -75,6 +76,7 @@ export async function firstRun({ env, dataDir, encryption, say }: FirstRunOption
     const only = organizations.length === 1 ? organizations[0]!.organization_id : '<organization_id>';
     say(`The database already has ${organizations.length} organization(s): ${names}${more}. No keys are printed: keys are shown once when made and stored only as hashes.`);
     say(`  A working key for local use: pnpm --silent patchbay key create --org ${only}   (prints a new unrestricted production key; add --environment test for a test key)`);
+    say(`  The console's first owner, for an organization without members: pnpm --silent patchbay member owner-setup --org ${only}   (prints a one-time link)`);
   }
   if (encryption.created) {
     say(`WARNING: this checkout made a new encryption key (${display(encryption.file ?? '')}), but the database already holds data.`);

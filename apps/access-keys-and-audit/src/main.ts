@@ -9,6 +9,7 @@ import { createPrisma } from './db';
 import { loadPrincipalByHash } from './domain/access-keys';
 import { startAuditConsumer } from './domain/audit-consumer';
 import { httpRestrictionIdChecker } from './domain/restriction-ids';
+import { SESSION_INVALIDATION_CHANNEL, loadSessionByHash, type SessionPrincipal } from './domain/members/session-principal';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -24,12 +25,27 @@ async function main(): Promise<void> {
   const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash) });
   await verifier.subscribe(subscriber);
+  // Console sessions: their own cache and channel; disabling a member or ending a session publishes there.
+  const sessionSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` });
+  const sessionVerifier = new KeyVerifier<SessionPrincipal>({ loader: (hash) => loadSessionByHash(db, hash), channel: SESSION_INVALIDATION_CHANNEL });
+  await sessionVerifier.subscribe(sessionSubscriber);
   // Audit events other services send over the queue.
   const queueConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
   const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX });
   const restrictionIds = config.CONNECTOR_REGISTRY_URL ? httpRestrictionIdChecker({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) : undefined;
   if (!restrictionIds) logger.warn('CONNECTOR_REGISTRY_URL is not set: the tool pack and registered user ids of new keys are checked for form only');
-  const { app } = createApp({ db, redis, relay, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL, verifier, restrictionIds });
+  const { app } = createApp({ db, redis, relay, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL,
+    verifier,
+    restrictionIds,
+    sessionVerifier,
+    sessionSettings: { idleTimeoutSeconds: config.PATCHBAY_SESSION_IDLE_TIMEOUT_SECONDS, absoluteTimeoutSeconds: config.PATCHBAY_SESSION_ABSOLUTE_TIMEOUT_SECONDS },
+    signInThrottle: {
+      maxFailuresPerAccount: config.PATCHBAY_SIGN_IN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerAddress: config.PATCHBAY_SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+      failureWindowSeconds: config.PATCHBAY_SIGN_IN_FAILURE_WINDOW_SECONDS,
+      lockoutSeconds: config.PATCHBAY_SIGN_IN_LOCKOUT_SECONDS,
+    },
+  });
   await startHttpService({
     name: SERVICE_NAME,
     app,
@@ -44,6 +60,7 @@ async function main(): Promise<void> {
       async () => { redis.disconnect(); },
       async () => relay.stop(),
       async () => verifier.close(),
+      async () => sessionVerifier.close(),
     ],
   });
 }

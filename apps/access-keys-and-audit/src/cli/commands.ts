@@ -11,6 +11,7 @@ import {
   updateOrganization,
 } from '../domain/organizations';
 import { createManagementKey, listManagementKeys, revokeManagementKey } from '../domain/management-keys';
+import { createOwnerSetupLink, inviteMember } from '../domain/members/members';
 
 export const USAGE = `Patchbay admin CLI
 
@@ -37,6 +38,13 @@ export const USAGE = `Patchbay admin CLI
   patchbay mgmt-key list [--org <organization_id>]
   patchbay mgmt-key revoke <management_key_id>
 
+  patchbay member owner-setup [--org <organization_id>]
+                      a one-time link (7 days) that makes whoever opens it the owner of an
+                      organization without members; org create prints one too
+  patchbay member invite [--org <organization_id>] --email <email> --role <role> [--role <role> ...]
+                      a single-use invitation link (7 days); roles: admin, developer, security,
+                      read_only, or a custom role's id
+
 Every command prints one JSON object (org list: an array). Keys are printed once and never again.
 `;
 
@@ -50,6 +58,8 @@ export interface CliDeps {
    * stays in the outbox for the running service's relay.
    */
   publishInvalidations: () => Promise<void>;
+  /** Base of the links printed (owner setup, invitations): PATCHBAY_PUBLIC_URL, else the local edge router. */
+  publicBaseUrl: string;
 }
 
 function intOption(name: string, value: string | undefined): number | undefined {
@@ -107,7 +117,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       'gateway-credit-usd': { type: 'string' },
     });
     if (typeof values.name !== 'string') throw new UsageError('org create needs --name <name>');
-    return createOrganization(deps.db, {
+    const created = await createOrganization(deps.db, {
       name: values.name,
       plan: planOption(values.plan as string | undefined),
       monthlyCredits: intOption('credits', values.credits as string | undefined),
@@ -117,6 +127,32 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       gatewayPaymentMethod: boolOption('payment-method', values['payment-method'] as string | undefined),
       gatewayCreditUsd: usdOption('gateway-credit-usd', values['gateway-credit-usd'] as string | undefined),
     });
+    // The first member: whoever opens this link becomes the owner (the console's first-run setup).
+    const ownerSetup = await createOwnerSetupLink(deps.db, created.organization_id, deps.publicBaseUrl);
+    return { ...created, owner_setup_url: ownerSetup.url, owner_setup_expires_at: ownerSetup.expires_at };
+  }
+  if (group === 'member' && action === 'owner-setup') {
+    const { values } = parse({ org: { type: 'string' } });
+    const organizationId = (values.org as string | undefined) ?? (await onlyOrganization(deps.db));
+    const link = await createOwnerSetupLink(deps.db, organizationId, deps.publicBaseUrl);
+    return { organization_id: organizationId, owner_setup_url: link.url, token: link.token, expires_at: link.expires_at };
+  }
+  if (group === 'member' && action === 'invite') {
+    const { values } = parse({ org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string', multiple: true } });
+    if (typeof values.email !== 'string') throw new UsageError('member invite needs --email <email>');
+    const roles = values.role as string[] | undefined;
+    if (!roles || roles.length === 0) throw new UsageError('member invite needs --role <role> (admin, developer, security, read_only or a custom role id)');
+    const organizationId = (values.org as string | undefined) ?? (await onlyOrganization(deps.db));
+    const { member, invitation } = await inviteMember(deps.db, { kind: 'admin_cli' }, organizationId, { email: values.email, role_ids: roles }, deps.publicBaseUrl);
+    return {
+      organization_id: organizationId,
+      member_id: member.id,
+      email: member.email,
+      roles: member.roles.map((r) => r.id),
+      invitation_url: invitation.url,
+      token: invitation.token,
+      expires_at: invitation.expires_at,
+    };
   }
   if (group === 'org' && action === 'update') {
     const { values, positionals } = parse({

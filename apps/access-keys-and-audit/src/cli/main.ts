@@ -66,7 +66,8 @@ async function main(): Promise<number> {
   // One drain per command, no polling: what Redis does not take now, the running service's relay publishes.
   const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger: stderrLogger, enqueueTimeoutMs: 3000, leaseMs: 5000 });
   try {
-    const result = await runCommand(argv, { db, publishInvalidations: () => relay.kick() });
+    const publicBaseUrl = process.env.PATCHBAY_PUBLIC_URL ?? 'http://localhost:8080';
+    const result = await runCommand(argv, { db, publishInvalidations: () => relay.kick(), publicBaseUrl });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {

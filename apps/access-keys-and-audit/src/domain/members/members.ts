@@ -10,7 +10,7 @@ import { recordAuditEvent } from '../audit-log';
 import { AUDIT_EVENT_TYPES } from '../event-types';
 import { permissionsOf } from './member-permissions';
 import { hashPassword, validateNewPassword, verifyPassword } from './passwords';
-import type { RoleService } from './roles';
+import { resolveRoleIds } from './roles';
 import type { SessionPrincipal } from './session-principal';
 import { memberEvent, normalizeEmail, type ClientContext, type SessionEvents, type SessionService } from './sessions';
 
@@ -90,7 +90,6 @@ type MembershipWithUser = Membership & { user: User };
 export class MemberService {
   constructor(
     private readonly db: Db,
-    private readonly roles: RoleService,
     private readonly sessions: SessionService,
     private readonly events: SessionEvents,
     private readonly now: () => number = Date.now,
@@ -110,53 +109,20 @@ export class MemberService {
       this.db.membership.count({ where }),
       this.db.membership.findMany({ where, include: { user: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: page.offset, take: page.pageSize }),
     ]);
-    return { count, results: await this.toRecords(this.db, organizationId, rows) };
+    return { count, results: await memberRecords(this.db, organizationId, rows) };
   }
 
   async get(organizationId: string, memberId: string): Promise<MemberRecord> {
     const row = await this.find(this.db, organizationId, memberId);
-    return (await this.toRecords(this.db, organizationId, [row]))[0]!;
+    return (await memberRecords(this.db, organizationId, [row]))[0]!;
   }
 
-  /**
-   * Invites a person by email with roles: an invited member and a single-use link valid for 7 days.
-   * Inviting someone already invited replaces their link (the old one stops working) and their roles.
-   */
   async invite(actor: MemberActor, organizationId: string, input: InviteInput, baseUrl: string): Promise<{ member: MemberRecord; invitation: InvitationLink }> {
-    const email = validateEmail(input.email);
-    const emailNormalized = normalizeEmail(email);
-    return this.db.$transaction(async (tx) => {
-      const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
-      if (!org) throw new NotFoundError(`No organization ${organizationId}.`);
-      const roles = await this.roles.resolveRoleIds(tx, organizationId, input.role_ids);
-      const user = await tx.user.upsert({ where: { emailNormalized }, update: {}, create: { email, emailNormalized, name: '' } });
-      const existing = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: user.id } } });
-      if (existing && existing.status !== 'invited') throw new ConflictError(`${email} is already a member of this organization (${existing.status}).`);
-      const membership = existing
-        ? await tx.membership.update({ where: { id: existing.id }, data: roles })
-        : await tx.membership.create({ data: { organizationId, userId: user.id, status: 'invited', ...roles } });
-      await tx.invitation.updateMany({ where: { organizationId, emailNormalized, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date(this.now()) } });
-      const invitation = await this.issueInvitation(tx, organizationId, emailNormalized, roles, false, actor.kind === 'member' ? actor.principal.memberId : null, baseUrl);
-      await recordAuditEvent(tx, {
-        ...memberEvent(organizationId, membership.id, AUDIT_EVENT_TYPES.memberInvited, { email, role_ids: [...roles.roleIds, ...roles.customRoleIds], invitation_id: invitation.id, expires_at: invitation.expires_at }, actor.kind, actor.kind === 'member' ? actor.principal.memberId : undefined),
-      });
-      const [record] = await this.toRecords(tx, organizationId, [{ ...membership, user }]);
-      return { member: record!, invitation: { ...invitation, email } };
-    });
+    return inviteMember(this.db, actor, organizationId, input, baseUrl, this.now);
   }
 
-  /**
-   * The one-time link that makes its user the owner of an organization that has no members yet
-   * (first run). A new link replaces an unused older one.
-   */
   async ownerSetupLink(organizationId: string, baseUrl: string): Promise<InvitationLink> {
-    return this.db.$transaction(async (tx) => {
-      const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true, _count: { select: { memberships: true } } } });
-      if (!org) throw new NotFoundError(`No organization ${organizationId}.`);
-      if (org.ownerUserId || org._count.memberships > 0) throw new ConflictError('This organization already has members; an admin invites new ones (member invite).');
-      await tx.invitation.updateMany({ where: { organizationId, makesOwner: true, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date(this.now()) } });
-      return this.issueInvitation(tx, organizationId, null, { roleIds: ['admin'], customRoleIds: [] }, true, null, baseUrl);
-    });
+    return createOwnerSetupLink(this.db, organizationId, baseUrl, this.now);
   }
 
   /**
@@ -236,7 +202,7 @@ export class MemberService {
       if (isOwner) throw new InvalidRequestError('The owner cannot be demoted or disabled: the owner holds every permission of the organization.');
       let updated: Membership = target;
       if (input.role_ids !== undefined) {
-        const roles = await this.roles.resolveRoleIds(tx, organizationId, input.role_ids);
+        const roles = await resolveRoleIds(tx, organizationId, input.role_ids);
         if (target.status === 'active' && target.id === actor.memberId) await this.assertKeepsMemberManager(tx, organizationId, target.id, roles);
         updated = await tx.membership.update({ where: { id: target.id }, data: roles });
         await recordAuditEvent(tx, memberEvent(organizationId, target.id, AUDIT_EVENT_TYPES.memberRolesChanged, {
@@ -256,7 +222,7 @@ export class MemberService {
         await recordAuditEvent(tx, memberEvent(organizationId, target.id, input.status === 'disabled' ? AUDIT_EVENT_TYPES.memberDisabled : AUDIT_EVENT_TYPES.memberEnabled, { email: target.user.email }, 'member', actor.memberId));
       }
       await this.events.stage(tx, message);
-      return (await this.toRecords(tx, organizationId, [{ ...updated, user: target.user }]))[0]!;
+      return (await memberRecords(tx, organizationId, [{ ...updated, user: target.user }]))[0]!;
     });
     await this.events.published(message);
     return record;
@@ -298,15 +264,6 @@ export class MemberService {
     }
   }
 
-  private async issueInvitation(tx: Tx, organizationId: string, emailNormalized: string | null, roles: { roleIds: string[]; customRoleIds: string[] }, makesOwner: boolean, invitedBy: string | null, baseUrl: string): Promise<InvitationLink> {
-    const token = randomBytes(32).toString('base64url');
-    const expiresAt = new Date(this.now() + INVITATION_LIFETIME_DAYS * 86_400_000);
-    const row = await tx.invitation.create({
-      data: { organizationId, emailNormalized, tokenHash: hashAccessKey(token), ...roles, makesOwner, invitedByMemberId: invitedBy, createdAt: new Date(this.now()), expiresAt },
-    });
-    return { id: row.id, url: invitationUrl(baseUrl, token), token, email: emailNormalized, expires_at: expiresAt.toISOString() };
-  }
-
   private async find(tx: Tx, organizationId: string, memberId: string): Promise<MembershipWithUser> {
     const row = isUuid(memberId) ? await tx.membership.findFirst({ where: { id: memberId, organizationId }, include: { user: true } }) : null;
     if (!row) throw new NotFoundError('No such member in this organization.');
@@ -317,34 +274,84 @@ export class MemberService {
     const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true } });
     return org?.ownerUserId === userId;
   }
-
-  private async toRecords(tx: Tx, organizationId: string, rows: MembershipWithUser[]): Promise<MemberRecord[]> {
-    const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true } });
-    const customIds = [...new Set(rows.flatMap((r) => r.customRoleIds))];
-    const custom = customIds.length === 0 ? [] : await tx.customRole.findMany({ where: { organizationId, id: { in: customIds } } });
-    return rows.map((r) => {
-      const isOwner = org?.ownerUserId === r.userId;
-      const mine = custom.filter((c) => r.customRoleIds.includes(c.id));
-      return {
-        id: r.id,
-        user_id: r.userId,
-        email: r.user.email,
-        name: r.user.name,
-        status: r.status,
-        is_owner: isOwner,
-        roles: [
-          ...r.roleIds.map((id) => ({ id, name: BUILT_IN_ROLES.find((b) => b.id === id)?.name ?? id, built_in: true })),
-          ...mine.map((c) => ({ id: c.id, name: c.name, built_in: false })),
-        ],
-        permissions: permissionsOf({ isOwner, roleIds: r.roleIds, customRolePermissions: mine.map((c) => c.permissions) }),
-        last_sign_in_at: r.lastSignInAt?.toISOString() ?? null,
-        created_at: r.createdAt.toISOString(),
-      };
-    });
-  }
 }
 
 /** Member changes of one organization run one after the other, so two cannot remove the last two managers. */
 async function lockOrganization(tx: Tx, organizationId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM "organizations" WHERE id = ${organizationId}::uuid FOR UPDATE`;
+}
+
+/**
+ * Invites a person by email with roles: an invited member and a single-use link valid for 7 days.
+ * Inviting someone already invited replaces their link (the old one stops working) and their roles.
+ */
+export async function inviteMember(db: Db, actor: MemberActor, organizationId: string, input: InviteInput, baseUrl: string, now: () => number = Date.now): Promise<{ member: MemberRecord; invitation: InvitationLink }> {
+  const email = validateEmail(input.email);
+  const emailNormalized = normalizeEmail(email);
+  return db.$transaction(async (tx) => {
+    const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
+    if (!org) throw new NotFoundError(`No organization ${organizationId}.`);
+    const roles = await resolveRoleIds(tx, organizationId, input.role_ids);
+    const user = await tx.user.upsert({ where: { emailNormalized }, update: {}, create: { email, emailNormalized, name: '' } });
+    const existing = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: user.id } } });
+    if (existing && existing.status !== 'invited') throw new ConflictError(`${email} is already a member of this organization (${existing.status}).`);
+    const membership = existing
+      ? await tx.membership.update({ where: { id: existing.id }, data: roles })
+      : await tx.membership.create({ data: { organizationId, userId: user.id, status: 'invited', ...roles } });
+    await tx.invitation.updateMany({ where: { organizationId, emailNormalized, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date(now()) } });
+    const invitation = await issueInvitation(tx, now, organizationId, emailNormalized, roles, false, actor.kind === 'member' ? actor.principal.memberId : null, baseUrl);
+    await recordAuditEvent(tx, {
+      ...memberEvent(organizationId, membership.id, AUDIT_EVENT_TYPES.memberInvited, { email, role_ids: [...roles.roleIds, ...roles.customRoleIds], invitation_id: invitation.id, expires_at: invitation.expires_at }, actor.kind, actor.kind === 'member' ? actor.principal.memberId : undefined),
+    });
+    const [record] = await memberRecords(tx, organizationId, [{ ...membership, user }]);
+    return { member: record!, invitation: { ...invitation, email } };
+  });
+}
+
+/**
+ * The one-time link that makes its user the owner of an organization that has no members yet
+ * (first run). A new link replaces an unused older one.
+ */
+export async function createOwnerSetupLink(db: Db, organizationId: string, baseUrl: string, now: () => number = Date.now): Promise<InvitationLink> {
+  return db.$transaction(async (tx) => {
+    const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true, _count: { select: { memberships: true } } } });
+    if (!org) throw new NotFoundError(`No organization ${organizationId}.`);
+    if (org.ownerUserId || org._count.memberships > 0) throw new ConflictError('This organization already has members; an admin invites new ones (member invite).');
+    await tx.invitation.updateMany({ where: { organizationId, makesOwner: true, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date(now()) } });
+    return issueInvitation(tx, now, organizationId, null, { roleIds: ['admin'], customRoleIds: [] }, true, null, baseUrl);
+  });
+}
+
+async function issueInvitation(tx: Tx, now: () => number, organizationId: string, emailNormalized: string | null, roles: { roleIds: string[]; customRoleIds: string[] }, makesOwner: boolean, invitedBy: string | null, baseUrl: string): Promise<InvitationLink> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(now() + INVITATION_LIFETIME_DAYS * 86_400_000);
+  const row = await tx.invitation.create({
+    data: { organizationId, emailNormalized, tokenHash: hashAccessKey(token), ...roles, makesOwner, invitedByMemberId: invitedBy, createdAt: new Date(now()), expiresAt },
+  });
+  return { id: row.id, url: invitationUrl(baseUrl, token), token, email: emailNormalized, expires_at: expiresAt.toISOString() };
+}
+
+async function memberRecords(tx: Tx, organizationId: string, rows: MembershipWithUser[]): Promise<MemberRecord[]> {
+  const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true } });
+  const customIds = [...new Set(rows.flatMap((r) => r.customRoleIds))];
+  const custom = customIds.length === 0 ? [] : await tx.customRole.findMany({ where: { organizationId, id: { in: customIds } } });
+  return rows.map((r) => {
+    const isOwner = org?.ownerUserId === r.userId;
+    const mine = custom.filter((c) => r.customRoleIds.includes(c.id));
+    return {
+      id: r.id,
+      user_id: r.userId,
+      email: r.user.email,
+      name: r.user.name,
+      status: r.status,
+      is_owner: isOwner,
+      roles: [
+        ...r.roleIds.map((id) => ({ id, name: BUILT_IN_ROLES.find((b) => b.id === id)?.name ?? id, built_in: true })),
+        ...mine.map((c) => ({ id: c.id, name: c.name, built_in: false })),
+      ],
+      permissions: permissionsOf({ isOwner, roleIds: r.roleIds, customRolePermissions: mine.map((c) => c.permissions) }),
+      last_sign_in_at: r.lastSignInAt?.toISOString() ?? null,
+      created_at: r.createdAt.toISOString(),
+    };
+  });
 }

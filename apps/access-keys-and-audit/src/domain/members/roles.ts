@@ -137,21 +137,6 @@ export class RoleService {
     await this.events.published(message);
   }
 
-  /** Checks role ids given for a member: built-in ids or this organization's custom roles. */
-  async resolveRoleIds(tx: Tx, organizationId: string, roleIds: string[] | undefined, field = 'body.role_ids'): Promise<{ roleIds: string[]; customRoleIds: string[] }> {
-    if (roleIds === undefined) throw ValidationError.forField(field, 'is required: give at least one role id (GET /api/v1/roles lists them)');
-    if (roleIds.length === 0) throw ValidationError.forField(field, 'must list at least one role (GET /api/v1/roles lists them)');
-    const builtIns = [...new Set(roleIds.filter((id) => builtInRole(id)))];
-    const others = [...new Set(roleIds.filter((id) => !builtInRole(id)))];
-    const notIds = others.filter((id) => !isUuid(id));
-    const found = others.length - notIds.length === 0 ? [] : await tx.customRole.findMany({ where: { organizationId, id: { in: others.filter(isUuid) } }, select: { id: true } });
-    const unknown = others.filter((id) => !found.some((f) => f.id === id));
-    if (unknown.length > 0) {
-      throw ValidationError.forField(field, `unknown roles ${unknown.slice(0, 10).join(', ')}; built-in roles are ${BUILT_IN_ROLES.map((r) => r.id).join(', ')}, custom roles are given by id`);
-    }
-    return { roleIds: builtIns, customRoleIds: found.map((f) => f.id) };
-  }
-
   private async findCustom(tx: Tx, organizationId: string, roleId: string): Promise<CustomRole> {
     const row = isUuid(roleId) ? await tx.customRole.findFirst({ where: { id: roleId, organizationId } }) : null;
     if (!row) throw new NotFoundError('No such role in this organization.');
@@ -176,4 +161,19 @@ function roleEvent(actor: SessionPrincipal, eventType: string, roleId: string, d
     sourceService: SOURCE,
     details,
   };
+}
+
+/** Checks role ids given for a member: built-in ids or this organization's custom roles. */
+export async function resolveRoleIds(tx: Tx, organizationId: string, roleIds: string[] | undefined, field = 'body.role_ids'): Promise<{ roleIds: string[]; customRoleIds: string[] }> {
+  if (roleIds === undefined) throw ValidationError.forField(field, 'is required: give at least one role id (GET /api/v1/roles lists them)');
+  if (roleIds.length === 0) throw ValidationError.forField(field, 'must list at least one role (GET /api/v1/roles lists them)');
+  const builtIns = [...new Set(roleIds.filter((id) => builtInRole(id)))];
+  const others = [...new Set(roleIds.filter((id) => !builtInRole(id)))];
+  const notIds = others.filter((id) => !isUuid(id));
+  const found = others.length - notIds.length === 0 ? [] : await tx.customRole.findMany({ where: { organizationId, id: { in: others.filter(isUuid) } }, select: { id: true } });
+  const unknown = others.filter((id) => !found.some((f) => f.id === id));
+  if (unknown.length > 0) {
+    throw ValidationError.forField(field, `unknown roles ${unknown.slice(0, 10).join(', ')}; built-in roles are ${BUILT_IN_ROLES.map((r) => r.id).join(', ')}, custom roles are given by id`);
+  }
+  return { roleIds: builtIns, customRoleIds: found.map((f) => f.id) };
 }
