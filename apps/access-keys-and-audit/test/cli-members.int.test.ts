@@ -42,7 +42,7 @@ describe('patchbay admin CLI: members', () => {
     expect(res.body.member.is_owner).toBe(true);
     const again = await patchbay('member', 'owner-setup', '--org', org.organization_id);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/already has members/);
+    expect(again.stderr).toMatch(/already has its owner/);
   });
 
   it('member invite prints the invitation link as JSON; the link makes a member with that role', async () => {

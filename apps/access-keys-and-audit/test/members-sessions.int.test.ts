@@ -99,7 +99,7 @@ describe('owner setup and invitations', () => {
     const again = await new Browser(h.app).post('/api/v1/invitations/accept', { token: link.token, name: 'Mallory', password: PASSWORD, email: email('second') });
     expect(again.status).toBe(404);
     expect(again.body.detail).toMatch(/already used/);
-    await expect(members().ownerSetupLink(org.organization_id, ORIGIN)).rejects.toThrow(/already has members/);
+    await expect(members().ownerSetupLink(org.organization_id, ORIGIN)).rejects.toThrow(/already has its owner/);
   });
 
   test('an invitation expires after 7 days', async () => {
@@ -430,5 +430,31 @@ describe('members and roles', () => {
     expect(accept.status).toBe(400);
     expect(JSON.stringify(accept.body)).toMatch(/at least 10 characters/);
     expect((await owner.get('/api/v1/members/not-a-uuid')).status).toBe(404);
+  });
+});
+
+describe('the last member able to manage members', () => {
+  test('cannot remove that ability from themselves; once another holds it, they can', async () => {
+    // An organization whose members were invited by the CLI before any owner: nobody holds every permission.
+    const org = await newOrganization(h.db);
+    const joinByCli = async (roleIds: string[]) => {
+      const invited = await members().invite({ kind: 'admin_cli' }, org.organization_id, { email: email('cli'), role_ids: roleIds }, ORIGIN);
+      const browser = new Browser(h.app);
+      expect((await browser.post('/api/v1/invitations/accept', { token: invited.invitation.token, name: 'Member', password: PASSWORD })).status).toBe(200);
+      return { browser, memberId: invited.member.id, email: invited.member.email };
+    };
+    const admin = await joinByCli(['admin']);
+    const reader = await joinByCli(['read_only']);
+    const demoteSelf = await admin.browser.patch(`/api/v1/members/${admin.memberId}`, { role_ids: ['read_only'] });
+    expect(demoteSelf.status).toBe(400);
+    expect(demoteSelf.body.detail).toMatch(/no active member able to manage members \(manage_members\)/);
+    expect((await admin.browser.patch(`/api/v1/members/${reader.memberId}`, { role_ids: ['admin'] })).status).toBe(200);
+    expect((await admin.browser.patch(`/api/v1/members/${admin.memberId}`, { role_ids: ['read_only'] })).status).toBe(200);
+
+    // The owner-setup link still works while there is no owner, also for someone already a member.
+    const link = await members().ownerSetupLink(org.organization_id, ORIGIN);
+    const owner = await new Browser(h.app).post('/api/v1/invitations/accept', { token: link.token, password: PASSWORD, email: reader.email });
+    expect(owner.status).toBe(200);
+    expect(owner.body.member).toMatchObject({ id: reader.memberId, is_owner: true });
   });
 });

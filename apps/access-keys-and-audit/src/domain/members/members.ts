@@ -175,7 +175,8 @@ export class MemberService {
         if (set.count !== 1) throw new ConflictError('This organization already has an owner.');
       }
       const current = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId: invitation.organizationId, userId: user.id } } });
-      if (current && current.status !== 'invited') throw new ConflictError('You are already a member of this organization; sign in instead.');
+      // An existing member may still become the owner through the owner-setup link; other links are for newcomers.
+      if (current && current.status !== 'invited' && !invitation.makesOwner) throw new ConflictError('You are already a member of this organization; sign in instead.');
       const roles = { roleIds: invitation.roleIds, customRoleIds: invitation.customRoleIds };
       const membership = current
         ? await tx.membership.update({ where: { id: current.id }, data: { status: 'active', ...roles, lastSignInAt: now } })
@@ -309,14 +310,14 @@ export async function inviteMember(db: Db, actor: MemberActor, organizationId: s
 }
 
 /**
- * The one-time link that makes its user the owner of an organization that has no members yet
+ * The one-time link that makes its user the owner of an organization that has no owner yet
  * (first run). A new link replaces an unused older one.
  */
 export async function createOwnerSetupLink(db: Db, organizationId: string, baseUrl: string, now: () => number = Date.now): Promise<InvitationLink> {
   return db.$transaction(async (tx) => {
-    const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true, _count: { select: { memberships: true } } } });
+    const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { ownerUserId: true } });
     if (!org) throw new NotFoundError(`No organization ${organizationId}.`);
-    if (org.ownerUserId || org._count.memberships > 0) throw new ConflictError('This organization already has members; an admin invites new ones (member invite).');
+    if (org.ownerUserId) throw new ConflictError('This organization already has its owner; members who can manage members invite new ones (member invite).');
     await tx.invitation.updateMany({ where: { organizationId, makesOwner: true, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date(now()) } });
     return issueInvitation(tx, now, organizationId, null, { roleIds: ['admin'], customRoleIds: [] }, true, null, baseUrl);
   });
