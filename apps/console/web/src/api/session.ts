@@ -2,11 +2,17 @@ import { apiRequest, setCsrfToken } from './client';
 
 /** The signed-in member as GET /api/v1/session describes them (access-keys-and-audit). */
 export interface Session {
-  member: { id: string; email: string; name: string; is_owner: boolean };
+  /** `id` is the member's id in this organization; `user_id` the person's, the same in every organization. */
+  member: { id: string; user_id: string; email: string; name: string; is_owner: boolean };
   organization: { id: string; name: string };
+  /** Every organization the person may switch to (POST api/v1/session/organization). */
+  organizations: Array<{ id: string; name: string }>;
   environment: 'production' | 'test';
   permissions: string[];
   csrf_token: string;
+  /** When the session ends without further activity, and whatever the activity (ISO 8601 UTC). */
+  idle_expires_at: string;
+  expires_at: string;
 }
 
 export const sessionQueryKey = ['session'] as const;
