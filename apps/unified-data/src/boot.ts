@@ -1,5 +1,5 @@
 import { migrateOnStart } from '@patchbay/db';
-import { OutboxRelay, QUEUE_NAMES, QueueSet } from '@patchbay/queues';
+import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay, QUEUE_NAMES, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv, type SecretBox } from '@patchbay/secrets';
 import { createLogger, createRedis, type Logger } from '@patchbay/service-kit';
 import type { Queue } from 'bullmq';
@@ -33,7 +33,9 @@ export async function boot(role: 'api' | 'worker'): Promise<Runtime> {
   const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:${role}:commands` });
   const producer = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:${role}:producer` });
   const queues = new QueueSet({ connection: producer, logger, prefix: config.QUEUE_PREFIX });
-  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
+  // Publishes the account-token invalidations of the outbox: fails at once while Redis is down, reconnects quickly.
+  const invalidationPublisher = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:${role}:invalidations`, ...CHANNEL_PUBLISHER_OPTIONS });
+  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: invalidationPublisher, logger });
   relay.start();
   const scheduler = new SyncScheduler(queues.get(QUEUE_NAMES.unifiedDataSync) as Queue);
   return {
@@ -49,6 +51,7 @@ export async function boot(role: 'api' | 'worker'): Promise<Runtime> {
       await relay.stop();
       await queues.close();
       producer.disconnect();
+      invalidationPublisher.disconnect();
       redis.disconnect();
       await db.$disconnect();
     },

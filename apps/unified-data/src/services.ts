@@ -16,7 +16,7 @@ export interface AppServices {
   config: PlatformConfig &
     Pick<Config, 'PATCHBAY_PUBLIC_URL' | 'PATCHBAY_SERVICE_TOKEN' | 'LINK_TOKEN_TTL_SECONDS' | 'PUBLIC_TOKEN_TTL_SECONDS' | 'MKTG_SYNC_FREQUENCY_SECONDS' | 'PATCHBAY_REGION'>;
   /** Delivers outbox rows (audit events, initial sync jobs) now instead of at the next poll. */
-  relay: Pick<OutboxRelay, 'kick'>;
+  relay: Pick<OutboxRelay, 'kick' | 'kickWithin'>;
   /** Per-account schedules and on-demand sync jobs. */
   scheduler: SyncScheduler;
   logger: Pick<QueueLogger, 'warn' | 'info'>;

@@ -76,7 +76,7 @@ export async function startHarness(): Promise<Harness> {
   const queues = new QueueSet({ connection: queueConnection, logger, prefix: QUEUE_PREFIX });
   const queue = queues.get(QUEUE_NAMES.unifiedDataSync) as Queue;
   await queue.obliterate({ force: true });
-  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger, pollIntervalMs: 100 });
+  const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: redis, logger, pollIntervalMs: 100 });
   relay.start();
   const scheduler = new SyncScheduler(queue);
   const config = {

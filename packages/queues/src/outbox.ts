@@ -159,7 +159,8 @@ export interface OutboxRelayOptions {
   /**
    * Where pub/sub rows (addMessageToOutbox) are PUBLISHed. Give it `enableOfflineQueue: false`, so a
    * publish fails at once while Redis is down, and a short reconnect delay: each time this connection
-   * becomes ready again, every pub/sub row that failed is sent at once. Without it such rows wait.
+   * becomes ready again, every pub/sub row that failed is sent at once. A relay without one leaves
+   * pub/sub rows alone (another relay of the service, given a publisher, sends them).
    */
   publisher?: Redis;
   /**
@@ -327,6 +328,7 @@ export class OutboxRelay {
           SET "next_attempt_at" = now() + make_interval(secs => $2::double precision / 1000)
          FROM (SELECT "id" FROM "event_outbox"
                 WHERE "next_attempt_at" <= now()
+                  AND ($3::boolean OR "queue" NOT LIKE $4)
                 ORDER BY "created_at"
                 LIMIT $1::int
                 FOR UPDATE SKIP LOCKED) AS claimed
@@ -334,6 +336,9 @@ export class OutboxRelay {
       RETURNING o."id", o."queue", o."job_name", o."payload", o."attempts", o."created_at"`,
       this.batchSize,
       this.leaseMs,
+      // A relay without a publisher leaves pub/sub rows to one that has it, rather than failing them.
+      this.publisher !== undefined,
+      `${CHANNEL_ROW_PREFIX}%`,
     );
     // RETURNING does not keep the subquery's order; enqueue oldest first.
     return rows.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime());

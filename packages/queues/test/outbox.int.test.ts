@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { QUEUE_NAMES } from '../src/names';
-import { OutboxRelay, addToOutbox, type RelayQueue } from '../src/outbox';
-import { TestQueues, auditEvent, createTestDatabase, memoryLogger, uniquePrefix, waitFor, type TestDatabase } from './harness';
+import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay, addMessageToOutbox, addToOutbox, type RelayQueue } from '../src/outbox';
+import { TEST_REDIS_URL, TestQueues, auditEvent, createTestDatabase, memoryLogger, uniquePrefix, waitFor, type TestDatabase } from './harness';
 
 const AUDIT = QUEUE_NAMES.auditEvents;
 
@@ -159,5 +159,53 @@ describe('transactional outbox', () => {
   it('refuses a job id that is not a uuid before touching the database', async () => {
     await expect(addToOutbox(db.prisma, { queue: AUDIT, payload: auditEvent({ event_id: 'audit:1' }) })).rejects.toThrow(/must be a uuid/);
     expect(await db.prisma.eventOutbox.count()).toBe(0);
+  });
+});
+
+describe('pub/sub messages through the outbox', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox_channels');
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('keeps a message Redis did not take and publishes it the moment the publisher is ready again; a relay without a publisher leaves it alone', async () => {
+    const channel = `patchbay-test:outbox:${process.pid}:${Date.now()}`;
+    const subscriber = new Redis(TEST_REDIS_URL);
+    const received: unknown[] = [];
+    subscriber.on('message', (c: string, raw: string) => {
+      if (c === channel) received.push(JSON.parse(raw));
+    });
+    await subscriber.subscribe(channel);
+    const publisher = new Redis(TEST_REDIS_URL, CHANNEL_PUBLISHER_OPTIONS);
+    await waitFor(() => publisher.status === 'ready', 'the publisher to connect');
+    // Redis gone for the publisher only: its publishes fail while the subscriber stays connected.
+    publisher.disconnect();
+    const relay = new OutboxRelay({ executor: db.prisma, queues: {}, publisher, logger: memoryLogger(), pollIntervalMs: 60_000 });
+    const bystander = new OutboxRelay({ executor: db.prisma, queues: {}, logger: memoryLogger() });
+    relay.start();
+    try {
+      await db.prisma.$transaction(async (tx) => {
+        await addMessageToOutbox(tx, { channel, payload: { keyHash: 'abc' } });
+      });
+      await relay.kick();
+      await bystander.kick();
+      expect(received).toEqual([]);
+      const kept = await db.prisma.eventOutbox.findMany();
+      expect(kept).toHaveLength(1);
+      expect(kept[0]?.attempts).toBe(1);
+
+      await publisher.connect();
+      await waitFor(() => received.length > 0, 'the kept message to be published');
+      expect(received).toEqual([{ keyHash: 'abc' }]);
+      await waitFor(async () => (await db.prisma.eventOutbox.count()) === 0, 'the published row to be deleted');
+    } finally {
+      await relay.stop();
+      publisher.disconnect();
+      subscriber.disconnect();
+    }
   });
 });

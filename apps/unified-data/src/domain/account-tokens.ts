@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { KeyVerifier, hashAccessKey, publishKeyInvalidation, type CacheablePrincipal, type KeyPrincipal } from '@patchbay/auth';
+import { KeyVerifier, addKeyInvalidationToOutbox, hashAccessKey, type CacheablePrincipal, type KeyPrincipal } from '@patchbay/auth';
 import { AuthenticationError } from '@patchbay/errors';
-import type Redis from 'ioredis';
+import type { OutboxRelay, OutboxWriter } from '@patchbay/queues';
 import type { Db } from '../db';
 
 export const ACCOUNT_TOKEN_HEADER = 'x-account-token';
@@ -34,8 +34,10 @@ export type AccountTokens = KeyVerifier<AccountIdentity>;
 
 /**
  * Account tokens verified from an in-process cache, as access keys are: a page request costs no
- * database lookup for its token. A token change is published after its transaction commits and
- * drops the entry on every replica (the cache is not trusted while the subscription is down).
+ * database lookup for its token. A token change records its invalidation in its own transaction
+ * (stageAccountTokenChange); the relay publishes it after the commit, or as soon as Redis answers if
+ * it did not, and every replica drops the entry (a replica serves no cached token while its
+ * subscription is not confirmed).
  */
 export function accountTokenCache(db: Db, options: { ttlMs?: number } = {}): AccountTokens {
   return new KeyVerifier<AccountIdentity>({
@@ -48,10 +50,18 @@ export function accountTokenCache(db: Db, options: { ttlMs?: number } = {}): Acc
   });
 }
 
-/** After the transaction that changed or removed an account's token: the old token stops working on every replica. */
-export async function accountTokenChanged(tokens: AccountTokens, redis: Redis, linkedAccountId: string): Promise<void> {
+/** Inside the transaction that changes or removes an account's token: its invalidation commits with it. */
+export async function stageAccountTokenChange(tx: OutboxWriter, linkedAccountId: string): Promise<void> {
+  await addKeyInvalidationToOutbox(tx, { keyId: linkedAccountId }, ACCOUNT_TOKEN_INVALIDATION_CHANNEL);
+}
+
+/** How long the change's answer waits for the invalidation's publish (it is kept and sent later if Redis is slower). */
+const PUBLISH_WAIT_MS = 1_000;
+
+/** After that transaction committed: the old token stops working here at once, and on every replica once published. */
+export async function accountTokenChanged(tokens: AccountTokens, relay: Pick<OutboxRelay, 'kickWithin'>, linkedAccountId: string): Promise<void> {
   tokens.invalidate({ keyId: linkedAccountId });
-  await publishKeyInvalidation(redis, { keyId: linkedAccountId }, ACCOUNT_TOKEN_INVALIDATION_CHANNEL);
+  await relay.kickWithin(PUBLISH_WAIT_MS);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Platform } from '@patchbay/marketing-platforms';
 import { TokenExchangeError, authorizeUrl, createPkcePair, exchangeAuthorizationCode, randomOAuthState } from '@patchbay/oauth';
 import type { LinkToken, LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
-import { accountTokenChanged, generateAccountToken } from './account-tokens';
+import { accountTokenChanged, generateAccountToken, stageAccountTokenChange } from './account-tokens';
 import { AUDIT, auditLinkedAccount } from './audit';
 import { insertLinkedAccount, parseEndUser, scheduleAfterCommit, toLinkedAccountView } from './linked-accounts';
 import { CREDENTIAL_FIELDS, isPlatform, parseCredentials, sealCredentials } from './platform-credentials';
@@ -212,10 +212,11 @@ export async function exchangePublicToken(services: AppServices, principal: KeyP
     // The account may have been deleted since the page was completed.
     const updated = await tx.linkedAccount.updateMany({ where: { id: link.linkedAccountId }, data: { accountTokenHash: hash } });
     if (updated.count !== 1) throw notFound;
+    // A relinked account had a token already: that one stops working now.
+    await stageAccountTokenChange(tx, link.linkedAccountId);
     return tx.linkedAccount.findUniqueOrThrow({ where: { id: link.linkedAccountId } });
   });
-  // A relinked account had a token already: that one stops working now.
-  await accountTokenChanged(services.accountTokens, services.redis, account.id);
+  await accountTokenChanged(services.accountTokens, services.relay, account.id);
   const view = toLinkedAccountView(account);
   return { account_token: token, id: account.id, integration: view.integration };
 }

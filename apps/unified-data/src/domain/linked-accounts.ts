@@ -10,7 +10,7 @@ import type { LinkedAccount } from '../generated/prisma/client';
 import type { AppServices } from '../services';
 import { enqueueSyncInTx } from '../sync/scheduler';
 import { SYNC_MODELS } from '../sync/sync-status';
-import { accountTokenChanged, generateAccountToken } from './account-tokens';
+import { accountTokenChanged, generateAccountToken, stageAccountTokenChange } from './account-tokens';
 import { AUDIT, auditLinkedAccount } from './audit';
 import { CREDENTIAL_FIELDS, connectionFor, parseCredentials, platformField, sealCredentials } from './platform-credentials';
 
@@ -267,10 +267,10 @@ export async function deleteLinkedAccount(services: AppServices, principal: KeyP
       await tx.$executeRaw`DELETE FROM events WHERE linked_account_id = ${row.id}::uuid`;
       await tx.linkedAccount.delete({ where: { id: row.id } });
       await auditLinkedAccount(tx, principal, AUDIT.deleted, row.id, { platform: row.platform, end_user_origin_id: row.endUserOriginId });
+      await stageAccountTokenChange(tx, row.id);
     }),
   );
-  await accountTokenChanged(services.accountTokens, services.redis, row.id);
-  void services.relay.kick();
+  await accountTokenChanged(services.accountTokens, services.relay, row.id);
 }
 
 /** A new account token for the account; the old one stops working at once. */
@@ -279,8 +279,8 @@ export async function regenerateAccountToken(services: AppServices, principal: K
   await services.db.$transaction(async (tx) => {
     await tx.linkedAccount.update({ where: { id: account.id }, data: { accountTokenHash: hash } });
     await auditLinkedAccount(tx, principal, AUDIT.tokenRegenerated, account.id, {});
+    await stageAccountTokenChange(tx, account.id);
   });
-  await accountTokenChanged(services.accountTokens, services.redis, account.id);
-  void services.relay.kick();
+  await accountTokenChanged(services.accountTokens, services.relay, account.id);
   return { linked_account_id: account.id, account_token: token };
 }
