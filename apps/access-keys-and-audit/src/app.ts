@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
   };
   const sessionSettings = deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS;
   const throttle = new SignInThrottle(deps.redis, deps.signInThrottle ?? DEFAULT_SIGN_IN_THROTTLE, now);
-  const sessions = new SessionService(deps.db, sessionVerifier, throttle, sessionEvents, sessionSettings, now);
+  const sessions = new SessionService(deps.db, sessionVerifier, throttle, sessionEvents, sessionSettings, now, deps.logger);
   const roles = new RoleService(deps.db, sessionEvents);
   const members = new MemberService(deps.db, sessions, sessionEvents, now);
   const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, publicBaseUrl: deps.publicBaseUrl };

@@ -73,6 +73,7 @@ export class SessionService {
     private readonly events: SessionEvents,
     private readonly settings: SessionSettings = DEFAULT_SESSION_SETTINGS,
     private readonly now: () => number = Date.now,
+    private readonly logger?: { warn(fields: Record<string, unknown>, message: string): void },
   ) {}
 
   /**
@@ -87,14 +88,16 @@ export class SessionService {
     if (!ok || !user) {
       const { accountLocked, addressLocked, retryAfterMs } = await this.throttle.recordFailure(email, client.address);
       if (user) {
-        await this.db.$transaction(async (tx) => {
+        // Not awaited: an unknown email writes no audit event, and the answer must not take longer for a
+        // known one (that difference would tell which emails have accounts).
+        void this.db.$transaction(async (tx) => {
           for (const m of user.memberships) {
             await recordAuditEvent(tx, memberEvent(m.organizationId, m.id, AUDIT_EVENT_TYPES.memberSignInFailed, { email: user.email, ip_address: client.address }, 'system'));
             if (accountLocked) {
               await recordAuditEvent(tx, memberEvent(m.organizationId, m.id, AUDIT_EVENT_TYPES.memberLockedOut, { email: user.email, ip_address: client.address, locked_for_seconds: retryAfterMs / 1000 }, 'system'));
             }
           }
-        });
+        }).catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'failed sign-in not recorded in the audit log'));
       }
       if (accountLocked) throw this.throttle.lockedError('this account', retryAfterMs);
       if (addressLocked) throw this.throttle.lockedError('your address', retryAfterMs);
@@ -126,8 +129,10 @@ export class SessionService {
    */
   async createSession(tx: Tx, userId: string, organizationId: string, client: ClientContext, previousToken?: string): Promise<string> {
     if (previousToken) await tx.session.deleteMany({ where: { tokenHash: hashAccessKey(previousToken) } });
-    const token = newSessionToken();
     const now = this.now();
+    // The person's sessions that have ended by time go now, so ended sessions do not pile up.
+    await tx.$executeRaw`DELETE FROM "sessions" WHERE "user_id" = ${userId}::uuid AND ("expires_at" <= ${new Date(now)} OR "last_seen_at" + make_interval(secs => "idle_timeout_seconds") <= ${new Date(now)})`;
+    const token = newSessionToken();
     await tx.session.create({
       data: {
         tokenHash: hashAccessKey(token),
