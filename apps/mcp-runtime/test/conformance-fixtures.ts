@@ -203,6 +203,9 @@ export async function startAdapter(target: string, key: string, slug: string): P
         }
       }
       const headers: http.OutgoingHttpHeaders = { ...req.headers, host: url.host, 'content-length': String(body.length) };
+      // 2026-07-28: Mcp-Name mirrors params.name, so it follows the renaming (unless the suite sent a mismatch on purpose).
+      const name = req.headers['mcp-name'];
+      if (typeof name === 'string' && !name.startsWith(prefix) && name.length > 0 && body.includes(`"${prefix}${name}"`)) headers['mcp-name'] = prefix + name;
       headers.authorization ??= `Bearer ${key}`;
       const upstream = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: req.method, headers }, (answer) => {
         const type = answer.headers['content-type'] ?? '';

@@ -37,8 +37,10 @@ function node22(): string {
   return binary;
 }
 
-function conformanceCli(): string {
-  return path.join(path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+/** `current`: the 0.1.16 release (revisions up to 2025-11-25); `next`: the 0.2.0 pre-release with the 2026-07-28 scenarios. */
+function conformanceCli(release: 'current' | 'next' = 'current'): string {
+  const name = release === 'next' ? '@modelcontextprotocol/conformance-next' : '@modelcontextprotocol/conformance';
+  return path.join(path.dirname(require.resolve(`${name}/package.json`)), 'dist', 'index.js');
 }
 
 /** `server-<scenario>-<ISO time with dashes>`, the folder the suite writes a scenario's checks.json to. */
@@ -48,15 +50,29 @@ const RESULT_DIR = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
  * Runs the suite's server scenarios against `url` (a suite: `active` by default, `pending` for the
  * scenarios the suite does not yet count, `all` for both; or the scenarios named) and
  * returns every scenario's checks. The suite's exit code is not the verdict (it is non-zero as soon
- * as one scenario fails); the caller decides which scenarios must pass.
+ * as one scenario fails); the caller decides which scenarios must pass. `release: 'next'` runs the
+ * 0.2.0 pre-release (pinned as `@modelcontextprotocol/conformance-next`), whose scenarios speak
+ * revision 2026-07-28 when `specVersion` is `2026-07-28`.
  */
-export async function runServerConformance(url: string, options: { scenarios?: string[]; suite?: 'active' | 'pending' | 'all'; timeoutMs?: number } = {}): Promise<ConformanceRun> {
+export async function runServerConformance(
+  url: string,
+  options: { scenarios?: string[]; suite?: 'active' | 'pending' | 'all'; timeoutMs?: number; release?: 'current' | 'next'; specVersion?: string } = {},
+): Promise<ConformanceRun> {
   const outputDir = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));
   try {
     const runs = options.scenarios ?? [undefined];
     let output = '';
     for (const scenario of runs) {
-      const args = [conformanceCli(), 'server', '--url', url, '--output-dir', outputDir, ...(scenario ? ['--scenario', scenario] : ['--suite', options.suite ?? 'active'])];
+      const args = [
+        conformanceCli(options.release),
+        'server',
+        '--url',
+        url,
+        '--output-dir',
+        outputDir,
+        ...(scenario ? ['--scenario', scenario] : ['--suite', options.suite ?? 'active']),
+        ...(options.specVersion ? ['--spec-version', options.specVersion] : []),
+      ];
       output += await new Promise<string>((resolve, reject) => {
         execFile(node22(), args, { timeout: options.timeoutMs ?? 240_000, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
           if (err && (err as { killed?: boolean }).killed) reject(new Error(`the conformance suite did not finish in time:\n${stdout}\n${stderr}`));
