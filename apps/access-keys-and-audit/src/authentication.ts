@@ -39,9 +39,27 @@ export async function authenticateSession(request: Request, permissions: readonl
   return principal;
 }
 
+/**
+ * A route may take a key or a session (two @Security decorators: tsoa tries both and answers with the
+ * failure that came last). The scheme that does not apply fails at once, so the one the caller meant
+ * (a bearer key when Authorization is sent, else the session cookie) decides the answer: its failure
+ * always comes later. With neither, the scheme declared last (access_key) answers.
+ */
 export async function expressAuthentication(request: Request, securityName: string, scopes?: string[]): Promise<KeyPrincipal | SessionPrincipal> {
-  if (securityName === 'session') return authenticateSession(request, scopes ?? []);
+  const hasBearer = request.headers.authorization !== undefined;
+  if (securityName === 'session') {
+    if (hasBearer) throw new AuthenticationError('This request carries an API key; the key decides.');
+    return authenticateSession(request, scopes ?? []);
+  }
+  if (!hasBearer && sessionTokenOf(request) !== undefined) throw new AuthenticationError('This request carries a session; the session decides.');
   return keyAuthentication(request, securityName, scopes);
+}
+
+/** Whose request it is, on a route that takes a key or a session: the organization and environment acted in. */
+export function callerOf(request: Request): { organizationId: string; environment: KeyPrincipal['environment'] } {
+  const caller = request.sessionPrincipal ?? request.principal;
+  if (!caller) throw new Error('callerOf called on a route without authentication');
+  return { organizationId: caller.organizationId, environment: caller.environment };
 }
 
 /** The verified session of a request that passed `@Security('session')`. */

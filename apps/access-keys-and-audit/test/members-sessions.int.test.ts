@@ -475,3 +475,26 @@ describe('ended sessions', () => {
     }
   });
 });
+
+describe('the audit log for members', () => {
+  test('a member with view_audit_log reads it, with members named as actors; without it, 403 naming it', async () => {
+    const { owner } = await orgWithOwner();
+    const me = (await owner.get('/api/v1/session')).body.member.id as string;
+    const invited = await owner.post('/api/v1/members', { email: email('audit'), role_ids: ['read_only'] });
+    const log = await owner.get('/api/v1/audit-log?event_type=member.invited');
+    expect(log.status).toBe(200);
+    expect(log.body.results).toEqual([expect.objectContaining({ actor_type: 'member', actor_member_id: me, actor_key_id: null, resource_type: 'member', resource_id: invited.body.member.id })]);
+    const role = await owner.post('/api/v1/roles', { name: 'No audit', permissions: ['view_members'] });
+    const member = await inviteAndJoin(owner, [role.body.id]);
+    const denied = await member.browser.get('/api/v1/audit-log');
+    expect(denied.status).toBe(403);
+    expect(denied.body.detail).toMatch(/view_audit_log \(View audit log\)/);
+    // A key decides when one is sent, whatever cookie comes along.
+    const withBadKey = await owner.get('/api/v1/audit-log', { Authorization: 'Bearer pb_live_not_a_key' });
+    expect(withBadKey.status).toBe(401);
+    expect(withBadKey.body.detail).toMatch(/access key/i);
+    // Neither a key nor a session: the key's 401.
+    const none = await request(h.app).get('/api/v1/audit-log');
+    expect(none.status).toBe(401);
+  });
+});

@@ -95,7 +95,8 @@ export interface AuditLogFilters {
  */
 export async function listAuditEvents(
   db: Db,
-  principal: KeyPrincipal,
+  /** Whose log: a key's or a member session's organization and environment. */
+  principal: Pick<KeyPrincipal, 'organizationId' | 'environment'>,
   filters: AuditLogFilters,
   page: PageParams,
   now: Date = new Date(),

@@ -1015,7 +1015,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/audit-log',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_audit_log"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(AuditLogController)),
             ...(fetchMiddlewares<RequestHandler>(AuditLogController.prototype.listAuditLog)),
 

@@ -1,4 +1,4 @@
-import { principalOf } from '@patchbay/auth';
+import { callerOf } from '../../authentication';
 import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import type { Request as ExpressRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
@@ -8,11 +8,13 @@ import type { ErrorBody, PaginatedList } from '../schemas';
 
 @Route('api/v1/audit-log')
 @Tags('Audit log')
+@Security('session', ['view_audit_log'])
 @Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or no session')
+@Response<ErrorBody>(403, 'The key lacks management:all, or the member lacks view_audit_log')
 export class AuditLogController extends Controller {
   /**
-   * The audit log of the calling key's environment, most recent first. Without created_after it
+   * The audit log of the calling key's (or the member session's) environment, most recent first. Without created_after it
    * covers the last 90 days; pass an earlier created_after to pull older events.
    * @param created_after Inclusive lower bound (ISO 8601 date-time).
    * @param created_before Inclusive upper bound (ISO 8601 date-time).
@@ -36,7 +38,7 @@ export class AuditLogController extends Controller {
     const { db, publicBaseUrl } = servicesOf(req);
     const { count, results } = await listAuditEvents(
       db,
-      principalOf(req),
+      callerOf(req),
       { createdAfter: created_after, createdBefore: created_before, eventType: event_type, userId: user_id },
       params,
     );
