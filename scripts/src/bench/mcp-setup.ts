@@ -140,7 +140,7 @@ export async function readProvidersStatus(providers: RunningService): Promise<Pr
 export async function setUpMcpBench(
   group: ServiceGroup,
   backends: Backends,
-  options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean; providerLatencyMs: number; referenceRuntime?: string },
+  options: { runtimeNodeArgs: string[]; bareProxy: boolean; separateRecordWorker: boolean; providerLatencyMs: number; referenceRuntime?: string; edgeNodeArgs?: string[]; bareNodeArgs?: string[] },
 ): Promise<McpBenchSetup> {
   const serviceToken = benchServiceToken();
   const accessKeys = await startAccessKeys(group, backends, serviceToken);
@@ -173,8 +173,8 @@ export async function setUpMcpBench(
   const reference = options.referenceRuntime
     ? await group.start({ name: 'mcp-runtime-reference', entry: options.referenceRuntime, env: { ...runtimeEnv, PATCHBAY_MIGRATE_ON_START: 'false', TOOL_CALL_RECORD_WORKERS: 'false' } })
     : null;
-  const edge = await startEdgeRouter(group, { accessKeys, MCP_RUNTIME_URL: runtime });
-  const bare = options.bareProxy ? await startBareProxy(group, runtime) : null;
+  const edge = await startEdgeRouter(group, { accessKeys, MCP_RUNTIME_URL: runtime }, options.edgeNodeArgs ?? []);
+  const bare = options.bareProxy ? await startBareProxy(group, runtime, options.bareNodeArgs ?? []) : null;
 
   const organization = await createBenchOrganization(backends, BENCH_ORGANIZATION);
   const key = organization.masterKey;

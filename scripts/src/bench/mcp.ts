@@ -74,6 +74,9 @@ PATCHBAY_BENCH_REFERENCE_RUNTIME=<path to another build's apps/mcp-runtime/dist/
 one, on the same services, database and Redis (the two must share the mcp_runtime schema), as one more path,
 "reference mcp-runtime (no edge)", interleaved with the others: an A/B of two runtimes in the same run, each with its
 own CPU column.
+PATCHBAY_BENCH_PROFILE_HOPS=1 runs the edge router and the bare proxy under node --cpu-prof and prints, for the
+measured rounds through each, its busy time per call and the functions with the most self time per call, side by
+side: where the edge's hop spends what a bare hop does not (the profiler's own cost is in both).
 PATCHBAY_BENCH_PROVIDER_LATENCY_MS=<ms> makes both providers take that long to answer each call (default 0:
 at once), on the direct path and through the runtime alike. At 0 the providers cost a few dozen µs of CPU a call,
 far less than any real API takes, so the throughput ratio is the gateway's CPU against theirs on the same
@@ -111,6 +114,12 @@ interface Planned {
   sample: SampledRequest;
 }
 
+interface HopProfile {
+  summary: ProfileSummary;
+  /** Calls answered in the measured rounds through this hop. */
+  calls: number;
+}
+
 interface Figures {
   backends: Backends;
   setup: McpBenchSetup;
@@ -128,6 +137,8 @@ interface Figures {
   /** Per kind, and both together (for the time in our own code). */
   profile: Record<Kind | 'both', ProfileSummary> | null;
   profileFile: string | null;
+  /** PATCHBAY_BENCH_PROFILE_HOPS: the edge router's and the bare proxy's profiles over the rounds through each. */
+  hops: { edge: HopProfile; bare: HopProfile } | null;
 }
 
 /** The two requests of a kind, direct to the provider and to the runtime's MCP endpoint, with their checks. */
@@ -212,19 +223,23 @@ function plan(setup: McpBenchSetup, connections: number): Planned[] {
 
 const delta = (after: CallCounts, before: CallCounts): CallCounts => ({ bench: after.bench - before.bench, others: after.others - before.others });
 
-async function measure(tool: LoadTool, options: LoadOptions, profileDir: string | null, providerLatencyMs: number): Promise<Figures> {
+async function measure(tool: LoadTool, options: LoadOptions, profileDir: string | null, providerLatencyMs: number, hopProfileDir: string | null): Promise<Figures> {
   const backends = await prepareBackends();
   progress(`backends: ${describeBackends(backends)}`);
   const group = new ServiceGroup(progress);
   let setupDone: McpBenchSetup | null = null;
   const referenceSkipped: string[] = [];
-  let figures: Omit<Figures, 'profile' | 'profileFile'>;
+  let figures: Omit<Figures, 'profile' | 'profileFile' | 'hops'>;
   let windows: Record<Kind | 'both', TimeWindow[]>;
+  let hopRounds: Record<'edge' | 'bare', { windows: TimeWindow[]; calls: number }> | null = null;
+  const hopArgs = (hop: string) => (hopProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(hopProfileDir, hop)}`] : []);
   try {
     const setup = await setUpMcpBench(group, backends, {
       runtimeNodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
       // Always: the edge's hop is judged against a bare proxy's in the same place (issue 24).
       bareProxy: true,
+      edgeNodeArgs: hopArgs('edge'),
+      bareNodeArgs: hopArgs('bare'),
       // The deployment that keeps storing records off the replicas answering agents (see the runtime's README).
       separateRecordWorker: process.env.PATCHBAY_BENCH_RECORD_WORKER === 'separate',
       providerLatencyMs,
@@ -270,6 +285,11 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
     const runs = planned.map((p, i) => ({ kind: p.kind, via: p.via, result: results[i]! }));
     // Only the measured rounds through the runtime: start-up, warm-ups and the direct rounds would blur the picture.
     const windowsOf = (kinds: Kind[]) => runs.filter((r) => kinds.includes(r.kind) && r.via !== 'direct' && r.via !== 'reference').flatMap((r) => r.result.rounds.map((round) => round.window));
+    const roundsThrough = (via: Via) => {
+      const through = runs.filter((r) => r.via === via);
+      return { windows: through.flatMap((r) => r.result.rounds.map((round) => round.window)), calls: through.reduce((sum, r) => sum + r.result.requests, 0) };
+    };
+    if (hopProfileDir) hopRounds = { edge: roundsThrough('edge'), bare: roundsThrough('bare') };
     windows = { builtin: windowsOf(['builtin']), custom: windowsOf(['custom']), everything: windowsOf(['everything']), both: windowsOf(KINDS) };
     figures = {
       backends,
@@ -292,7 +312,19 @@ async function measure(tool: LoadTool, options: LoadOptions, profileDir: string 
   const file = profileDir ? newestProfile(profileDir) : null;
   if (profileDir && !file) progress('mcp-runtime wrote no CPU profile (did it exit cleanly?)');
   const summarize = (kind: Kind | 'both') => summarizeCpuProfile(file!, REPO_ROOT, { windows: windows[kind], groupBy: runtimeStageOf, functionsPerGroup: 4 });
-  return { ...figures, profile: file ? { builtin: summarize('builtin'), custom: summarize('custom'), everything: summarize('everything'), both: summarize('both') } : null, profileFile: file };
+  const hopProfile = (hop: 'edge' | 'bare'): HopProfile | null => {
+    const hopFile = hopProfileDir && hopRounds ? newestProfile(path.join(hopProfileDir, hop)) : null;
+    return hopFile && hopRounds ? { summary: summarizeCpuProfile(hopFile, REPO_ROOT, { windows: hopRounds[hop].windows, limit: 40 }), calls: hopRounds[hop].calls } : null;
+  };
+  const edgeHop = hopProfile('edge');
+  const bareHop = hopProfile('bare');
+  if (hopProfileDir && (!edgeHop || !bareHop)) progress('the edge router or the bare proxy wrote no CPU profile (did it exit cleanly?)');
+  return {
+    ...figures,
+    profile: file ? { builtin: summarize('builtin'), custom: summarize('custom'), everything: summarize('everything'), both: summarize('both') } : null,
+    profileFile: file,
+    hops: edgeHop && bareHop ? { edge: edgeHop, bare: bareHop } : null,
+  };
 }
 
 const connectionsText = (n: number) => `${n} connection${n === 1 ? '' : 's'}`;
@@ -326,6 +358,25 @@ function printProfile(f: Figures): void {
   print();
   print('  time in our own code, callees included, (a) and both (b) together:');
   for (const line of table(['', 'ms', 'of busy'], f.profile.both.inclusiveOwnCode.map((e) => [e.name, formatInt(e.timeUs / 1000), pct(e.share)]))) print(`  ${line}`);
+  print();
+}
+
+/** The edge's and the bare proxy's time per call by function, side by side, largest difference first. */
+function printHopProfiles(f: Figures): void {
+  if (!f.hops) return;
+  const { edge, bare } = f.hops;
+  const perCall = (hop: HopProfile, us: number) => (hop.calls > 0 ? us / hop.calls : 0);
+  print('CPU profiles of the two hops in front of mcp-runtime (PATCHBAY_BENCH_PROFILE_HOPS; measured rounds through each, all kinds and connection counts):');
+  print(`  busy µs per call: edge router ${formatInt(perCall(edge, edge.summary.busyUs))} over ${formatInt(edge.calls)} calls, bare proxy ${formatInt(perCall(bare, bare.summary.busyUs))} over ${formatInt(bare.calls)} calls`);
+  const bareByName = new Map(bare.summary.selfByFunction.map((e) => [e.name, e.timeUs]));
+  const edgeByName = new Map(edge.summary.selfByFunction.map((e) => [e.name, e.timeUs]));
+  const names = [...new Set([...edgeByName.keys(), ...bareByName.keys()])];
+  const rows = names
+    .map((name) => ({ name, edgeUs: perCall(edge, edgeByName.get(name) ?? 0), bareUs: perCall(bare, bareByName.get(name) ?? 0) }))
+    .sort((a, b) => b.edgeUs - b.bareUs - (a.edgeUs - a.bareUs))
+    .slice(0, 20);
+  for (const line of table(['self time by function (top 40 of each)', 'edge µs/call', 'bare µs/call', 'edge - bare'], rows.map((r) => [r.name, r.edgeUs.toFixed(1), r.bareUs.toFixed(1), formatSigned(r.edgeUs - r.bareUs)]))) print(`  ${line}`);
+  print('  (self time in the profiler is wall time between samples: a process waiting for a CPU inside a function, writev above all, is counted in it)');
   print();
 }
 
@@ -434,6 +485,7 @@ function printReport(tool: LoadTool, options: LoadOptions, f: Figures): number {
   print();
 
   printProfile(f);
+  printHopProfiles(f);
 
   const problems = problemsOf(f.runs, f.samples, f.providerCalls);
   print(`verdict (through the edge router against direct; added p50 on 1 connection, throughput at ${connectionsText(options.connections)}):`);
@@ -469,12 +521,14 @@ async function run(args: string[]): Promise<number> {
   const tool = pickLoadTool(options.tool, options.threads);
   progress(`load generator: ${tool.description}`);
   const profileDir = options.profile ? mkdtempSync(path.join(tmpdir(), 'patchbay-bench-profile-')) : null;
+  const hopProfileDir = process.env.PATCHBAY_BENCH_PROFILE_HOPS === '1' ? mkdtempSync(path.join(tmpdir(), 'patchbay-bench-hops-')) : null;
   try {
-    const figures = await measure(tool, options, profileDir, providerLatencyMs);
+    const figures = await measure(tool, options, profileDir, providerLatencyMs, hopProfileDir);
     return printReport(tool, options, figures);
   } finally {
     // Kept on purpose: the file opens in Chrome DevTools (Performance tab) for a closer look.
     if (profileDir) progress(`CPU profile kept in ${profileDir}`);
+    if (hopProfileDir) progress(`the edge router's and the bare proxy's CPU profiles kept in ${hopProfileDir}`);
   }
 }
 
