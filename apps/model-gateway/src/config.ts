@@ -39,6 +39,22 @@ const schema = z.object({
   GATEWAY_ROUTE_HEALTH_SUCCESS_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** Redis key prefix of route health (breaker and latency); tests give each run its own. */
   GATEWAY_ROUTE_HEALTH_PREFIX: z.string().default('patchbay:routing:'),
+  /**
+   * Leased admission (packages/gateway-spend, LeasedSpendControl): each replica admits requests
+   * far from every limit against a grant it took from Redis, without a Redis call per request; near a
+   * limit, and for free-plan model requests and customer keys with an rpm, per request. false: every
+   * request per request. GATEWAY_SPEND_GRANT_MS is how long a grant admits (Redis time): how soon a
+   * changed limit, budget or key reaches every replica.
+   */
+  GATEWAY_SPEND_LEASES: booleanFromEnv.default(true),
+  GATEWAY_SPEND_GRANT_MS: z.coerce.number().int().min(200).max(1000).default(1000),
+  /**
+   * Whether a replica stores its usage records in PostgreSQL itself (one INSERT per flush window),
+   * with the queue (or the outbox) only when PostgreSQL does not answer within
+   * GATEWAY_USAGE_DIRECT_TIMEOUT_MS. false: every batch through the queue and the worker.
+   */
+  GATEWAY_USAGE_DIRECT: booleanFromEnv.default(true),
+  GATEWAY_USAGE_DIRECT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   GATEWAY_USAGE_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(20),
   /**
    * How long a replica gathers usage records before handing them to the queue as one job: what a

@@ -14,10 +14,10 @@ import { createDatabase } from './db';
 import { Invalidator, dbKeyLoader, organizationDataLoader, type GatewayCaches } from './keys/principals';
 import { RouteHealth } from '@patchbay/model-routing';
 import { routingCatalog, type RoutingDeps } from './routing/routing';
-import { RedisSpendControl } from '@patchbay/gateway-spend';
+import { LeasedSpendControl, RedisSpendControl } from '@patchbay/gateway-spend';
 import { usageRecordsLedger } from './spend/usage-ledger';
 import type { SpendControl } from './spend/spend-control';
-import { UsageRecorder, noteStored, startUsageConsumer } from './usage/usage-records';
+import { UsageRecorder, noteStored, startUsageConsumer, storeUsageRecords } from './usage/usage-records';
 import { platformVendorsFromEnv } from './vendors/platform-vendors';
 import type { Scorer } from '@patchbay/prompt-injection';
 import { startBatchWorkers, type BatchRunnerDeps, type BatchWorkerOptions } from './batches/batch-runner';
@@ -95,9 +95,23 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   relay.start();
   const invalidate = new Invalidator(db, relay, caches);
   const producer = new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay, logger });
-  const recorder = new UsageRecorder(producer, config.GATEWAY_USAGE_FLUSH_MS);
   // Budgets, limits and rate limits in Redis, rebuilt from the usage records when Redis loses them.
-  const spend = options.spend ?? new RedisSpendControl(redis, { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) });
+  const spendOptions = { ledger: usageRecordsLedger(db), logger, ...(options.spendKeyPrefix ? { keyPrefix: options.spendKeyPrefix } : {}) };
+  const spend =
+    options.spend ??
+    (config.GATEWAY_SPEND_LEASES ? new LeasedSpendControl(redis, { ...spendOptions, grantWindowMs: config.GATEWAY_SPEND_GRANT_MS }) : new RedisSpendControl(redis, spendOptions));
+  const recorder = new UsageRecorder(
+    producer,
+    config.GATEWAY_USAGE_FLUSH_MS,
+    config.GATEWAY_USAGE_DIRECT
+      ? {
+          store: (records) => storeUsageRecords(sql, records),
+          onStored: (records) => noteStored(spend, records),
+          timeoutMs: config.GATEWAY_USAGE_DIRECT_TIMEOUT_MS,
+          onFallback: (err, records) => logger.warn({ err: { message: (err as Error).message }, records }, 'usage records go through the queue: PostgreSQL did not store them'),
+        }
+      : null,
+  );
   const consumer = config.GATEWAY_USAGE_WORKERS
     ? startUsageConsumer({ sql, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (records) => noteStored(spend, records) })
     : null;

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { generateEncryptionKey } from '@patchbay/secrets';
@@ -158,4 +159,47 @@ export async function eventually(assertion: () => Promise<void>, timeoutMs = 100
       await new Promise((r) => setTimeout(r, 25));
     }
   }
+}
+
+export interface GatewayProcess {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/**
+ * One more gateway replica as a real process (dist/main.js, built before the tests run) on the
+ * harness's database, Redis, access-keys service and fake OpenAI; it stores no queued usage records.
+ * The caller kills it.
+ */
+export async function startGatewayProcess(h: Harness, extraEnv: Record<string, string> = {}): Promise<GatewayProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'main.js')], {
+    stdio: process.env.GATEWAY_TEST_CHILD_OUTPUT ? 'inherit' : 'ignore',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      ACCESS_KEYS_URL: h.accessKeys.url,
+      PATCHBAY_SERVICE_TOKEN: TEST_SERVICE_TOKEN,
+      PATCHBAY_MIGRATE_ON_START: 'false',
+      PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true',
+      PATCHBAY_ENCRYPTION_KEYS: generateEncryptionKey('replica'),
+      PATCHBAY_VENDOR_OPENAI_API_KEY: h.openai.apiKeys.valid,
+      PATCHBAY_VENDOR_OPENAI_BASE_URL: h.openai.baseUrl,
+      GATEWAY_USAGE_WORKERS: 'false',
+      LOG_LEVEL: process.env.GATEWAY_TEST_CHILD_OUTPUT ? 'warn' : 'silent',
+      OTEL_SDK_DISABLED: 'true',
+      ...(process.env.QUEUE_PREFIX ? { QUEUE_PREFIX: process.env.QUEUE_PREFIX } : {}),
+      ...extraEnv,
+    },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(async () => {
+    expect((await fetch(`${url}/healthz`)).ok).toBe(true);
+  }, 30_000);
+  return { url, child, exited };
 }

@@ -43,6 +43,7 @@ interface Grant {
   scope: string;
   organizationId: string;
   epoch: string;
+  keyHash: string;
   size: number;
   byok: boolean;
   /** Settled cost of the requests admitted against it. */
@@ -290,7 +291,7 @@ export class LeasedSpendControl implements SpendControl {
         return null;
       }
       const grant: Grant = {
-        id, scope, organizationId: subject.organizationId, epoch, size, byok: subject.key.byok, used: 0, held: 0, count: 0, seq: 0, open: new Map(),
+        id, scope, organizationId: subject.organizationId, epoch, keyHash: subject.key.hash, size, byok: subject.key.byok, used: 0, held: 0, count: 0, seq: 0, open: new Map(),
         redisNow, sentAt, untilMs, deadline: sentAt + (untilMs - redisNow), retired: false,
         snapshot: { creditDrawn, projectSpent, customerSpent, keySpent, requestsToday }, periods: periodsAt(redisNow), timer: null,
       };
@@ -414,7 +415,21 @@ export class LeasedSpendControl implements SpendControl {
     await this.perRequest.flushSettles();
   }
 
-  keyUsage(organizationId: string, keyHash: string, now?: number): Promise<KeyUsage> {
+  /**
+   * The key's usage as the counters hold it. This replica's grants of the key are retired and
+   * reported first (their unused rest returned), so a read here sees what its requests cost; other
+   * replicas' grants count as reserved until they retire (within a window).
+   */
+  async keyUsage(organizationId: string, keyHash: string, now?: number): Promise<KeyUsage> {
+    const scope = scopeOf(organizationId);
+    let retired = false;
+    for (const grant of this.grants.values()) {
+      if (grant.scope === scope && grant.keyHash === keyHash && !grant.retired) {
+        this.retire(grant);
+        retired = true;
+      }
+    }
+    if (retired || this.toReport.has(scope)) await this.sendReports(scope).catch(() => undefined);
     return this.perRequest.keyUsage(organizationId, keyHash, now);
   }
 

@@ -158,6 +158,8 @@ export interface GatewayUsageRecordJob {
   counted_at: string | null;
   counted_model_request: boolean;
   counted_in_rate_limit: boolean;
+  /** The spend grant it was admitted against (leased admission in packages/gateway-spend), or absent/null. */
+  spend_grant?: string | null;
   occurred_at: string;
 }
 

@@ -237,13 +237,14 @@ export async function admit(spend: SpendControl, subject: SpendSubject, reserve:
 }
 
 /** What the spend counters need on the record to rebuild without counting it twice (packages/gateway-spend). */
-function spendRecordFields(reservation: Reservation | null): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit'> {
+function spendRecordFields(reservation: Reservation | null): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit' | 'spend_grant'> {
   const record = reservation?.record;
   return {
     spend_epoch: record?.epoch ?? null,
     counted_at: record?.countedAtMs !== undefined ? new Date(record.countedAtMs).toISOString() : null,
     counted_model_request: record?.countedModelRequest ?? false,
     counted_in_rate_limit: record?.countedInRateLimit ?? false,
+    spend_grant: record?.grant ?? null,
   };
 }
 

@@ -24,10 +24,27 @@ export const USAGE_BATCH_MAX = 200;
 export const USAGE_FLUSH_DELAY_MS = 20;
 
 /**
+ * The direct path of usage records (GATEWAY_USAGE_DIRECT): the replica stores its batch in
+ * PostgreSQL itself, one INSERT per flush window, and hands it to the queue (or the outbox) only when
+ * PostgreSQL does not answer within `timeoutMs`. The event id is the primary key, so a batch that
+ * reached the table although its INSERT timed out is stored once when the queue brings it again.
+ */
+export interface DirectUsageStore {
+  store(records: GatewayUsageRecordJob[]): Promise<void>;
+  /** After the records committed (the spend counters reconcile records of an epoch Redis lost). */
+  onStored?(records: GatewayUsageRecordJob[]): void;
+  timeoutMs: number;
+  onFallback?(err: unknown, records: number): void;
+}
+
+/**
  * Every model request is recorded: the hot path hands the record over after the response, and the
- * records of up to USAGE_FLUSH_DELAY_MS (at most USAGE_BATCH_MAX) go to the queue as one job, or to
- * the outbox table while Redis is unreachable; the consumer stores each record once. A job per
- * request cost the gateway more CPU (BullMQ's scripts and bookkeeping) than the rest of the request.
+ * records of up to USAGE_FLUSH_DELAY_MS (at most USAGE_BATCH_MAX) are stored together: straight into
+ * PostgreSQL with `direct` (one INSERT, no queue job, no worker), else, or when PostgreSQL does not
+ * answer, to the queue as one job (the outbox table while Redis is unreachable), whose consumer
+ * stores each record once. A job per request cost the gateway more CPU (BullMQ's scripts and
+ * bookkeeping) than the rest of the request; a job per batch still cost the worker, Redis and
+ * PostgreSQL more than the INSERT itself (README, "The hot path").
  */
 export class UsageRecorder {
   private readonly pending = new Set<Promise<unknown>>();
@@ -37,6 +54,7 @@ export class UsageRecorder {
   constructor(
     private readonly producer: Pick<DirectProducer, 'send'>,
     private readonly flushDelayMs = USAGE_FLUSH_DELAY_MS,
+    private readonly direct: DirectUsageStore | null = null,
   ) {}
 
   /** Fire and forget: the client's answer never waits for its record. */
@@ -52,11 +70,34 @@ export class UsageRecorder {
     const records = this.queued;
     if (records.length === 0) return;
     this.queued = [];
-    const sent = this.producer.send(QUEUE_NAMES.gatewayUsageRecords, { event_id: randomUUID(), records }, BATCH_JOB_OPTIONS).finally(() => this.pending.delete(sent));
+    const sent = (this.direct ? this.storeDirect(this.direct, records) : this.enqueue(records)).finally(() => this.pending.delete(sent));
     this.pending.add(sent);
   }
 
-  /** Sends what is waiting and waits for every batch to be in Redis or the outbox (shutdown, tests). */
+  private enqueue(records: GatewayUsageRecordJob[]): Promise<unknown> {
+    return this.producer.send(QUEUE_NAMES.gatewayUsageRecords, { event_id: randomUUID(), records }, BATCH_JOB_OPTIONS);
+  }
+
+  private async storeDirect(direct: DirectUsageStore, records: GatewayUsageRecordJob[]): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        direct.store(records),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`PostgreSQL did not store the usage records within ${direct.timeoutMs} ms`)), direct.timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      direct.onFallback?.(err, records.length);
+      return this.enqueue(records);
+    } finally {
+      clearTimeout(timer);
+    }
+    direct.onStored?.(records);
+    return undefined;
+  }
+
+  /** Stores (or hands over) what is waiting and waits for every batch to be in PostgreSQL, Redis or the outbox (shutdown, tests). */
   async flush(): Promise<void> {
     this.sendQueued();
     await Promise.all([...this.pending]);
@@ -77,7 +118,7 @@ const RECORD_FIELDS = [
   'surface text', 'model text', 'vendor text', 'outcome text', 'error_code text', 'status int', 'stream boolean', 'byok boolean',
   'input_tokens int', 'cached_input_tokens int', 'cache_write_tokens int', 'output_tokens int', 'reasoning_tokens int',
   'usage_estimated boolean', 'cost_micros bigint', 'tags jsonb', 'latency_ms int', 'ttft_ms int', 'spend_epoch text',
-  'counted_at timestamptz', 'counted_model_request boolean', 'counted_in_rate_limit boolean', 'occurred_at timestamptz',
+  'counted_at timestamptz', 'counted_model_request boolean', 'counted_in_rate_limit boolean', 'spend_grant text', 'occurred_at timestamptz',
 ].join(', ');
 
 // At-least-once delivery: the event id is the primary key, so a redelivery stores nothing.
@@ -85,11 +126,11 @@ const INSERT_RECORDS = `INSERT INTO "usage_records" (
     "id", "organization_id", "environment", "key_hash", "project_id", "customer_id", "surface", "model", "vendor", "outcome", "error_code",
     "status", "stream", "byok", "input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
     "usage_estimated", "cost_micros", "tags", "latency_ms", "ttft_ms", "spend_epoch", "counted_at", "counted_model_request",
-    "counted_in_rate_limit", "created_at", "day")
+    "counted_in_rate_limit", "spend_grant", "created_at", "day")
   SELECT r.event_id, r.organization_id, r.environment, r.key_hash, r.project_id, r.customer_id, r.surface, r.model, r.vendor, r.outcome, r.error_code,
     r.status, r.stream, r.byok, r.input_tokens, r.cached_input_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
     r.usage_estimated, r.cost_micros, COALESCE(r.tags, '[]'::jsonb), r.latency_ms, r.ttft_ms, r.spend_epoch, r.counted_at, COALESCE(r.counted_model_request, false),
-    COALESCE(r.counted_in_rate_limit, false), r.occurred_at, (r.occurred_at AT TIME ZONE 'UTC')::date
+    COALESCE(r.counted_in_rate_limit, false), r.spend_grant, r.occurred_at, (r.occurred_at AT TIME ZONE 'UTC')::date
   FROM json_to_recordset($1::json) AS r(${RECORD_FIELDS})
   ON CONFLICT ("id") DO NOTHING`;
 

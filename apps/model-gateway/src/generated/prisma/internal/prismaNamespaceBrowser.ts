@@ -221,6 +221,7 @@ export const UsageRecordScalarFieldEnum = {
   countedAt: 'countedAt',
   countedModelRequest: 'countedModelRequest',
   countedInRateLimit: 'countedInRateLimit',
+  spendGrant: 'spendGrant',
   createdAt: 'createdAt',
   day: 'day'
 } as const

@@ -78,6 +78,7 @@ export type UsageRecordMinAggregateOutputType = {
   countedAt: Date | null
   countedModelRequest: boolean | null
   countedInRateLimit: boolean | null
+  spendGrant: string | null
   createdAt: Date | null
   day: Date | null
 }
@@ -110,6 +111,7 @@ export type UsageRecordMaxAggregateOutputType = {
   countedAt: Date | null
   countedModelRequest: boolean | null
   countedInRateLimit: boolean | null
+  spendGrant: string | null
   createdAt: Date | null
   day: Date | null
 }
@@ -143,6 +145,7 @@ export type UsageRecordCountAggregateOutputType = {
   countedAt: number
   countedModelRequest: number
   countedInRateLimit: number
+  spendGrant: number
   createdAt: number
   day: number
   _all: number
@@ -201,6 +204,7 @@ export type UsageRecordMinAggregateInputType = {
   countedAt?: true
   countedModelRequest?: true
   countedInRateLimit?: true
+  spendGrant?: true
   createdAt?: true
   day?: true
 }
@@ -233,6 +237,7 @@ export type UsageRecordMaxAggregateInputType = {
   countedAt?: true
   countedModelRequest?: true
   countedInRateLimit?: true
+  spendGrant?: true
   createdAt?: true
   day?: true
 }
@@ -266,6 +271,7 @@ export type UsageRecordCountAggregateInputType = {
   countedAt?: true
   countedModelRequest?: true
   countedInRateLimit?: true
+  spendGrant?: true
   createdAt?: true
   day?: true
   _all?: true
@@ -386,6 +392,7 @@ export type UsageRecordGroupByOutputType = {
   countedAt: Date | null
   countedModelRequest: boolean
   countedInRateLimit: boolean
+  spendGrant: string | null
   createdAt: Date
   day: Date
   _count: UsageRecordCountAggregateOutputType | null
@@ -442,6 +449,7 @@ export type UsageRecordWhereInput = {
   countedAt?: Prisma.DateTimeNullableFilter<"UsageRecord"> | Date | string | null
   countedModelRequest?: Prisma.BoolFilter<"UsageRecord"> | boolean
   countedInRateLimit?: Prisma.BoolFilter<"UsageRecord"> | boolean
+  spendGrant?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }
@@ -475,6 +483,7 @@ export type UsageRecordOrderByWithRelationInput = {
   countedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
+  spendGrant?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -511,6 +520,7 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   countedAt?: Prisma.DateTimeNullableFilter<"UsageRecord"> | Date | string | null
   countedModelRequest?: Prisma.BoolFilter<"UsageRecord"> | boolean
   countedInRateLimit?: Prisma.BoolFilter<"UsageRecord"> | boolean
+  spendGrant?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }, "id">
@@ -544,6 +554,7 @@ export type UsageRecordOrderByWithAggregationInput = {
   countedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
+  spendGrant?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
   _count?: Prisma.UsageRecordCountOrderByAggregateInput
@@ -585,6 +596,7 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   countedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"UsageRecord"> | Date | string | null
   countedModelRequest?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   countedInRateLimit?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
+  spendGrant?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
 }
@@ -618,6 +630,7 @@ export type UsageRecordCreateInput = {
   countedAt?: Date | string | null
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: string | null
   createdAt: Date | string
   day: Date | string
 }
@@ -651,6 +664,7 @@ export type UsageRecordUncheckedCreateInput = {
   countedAt?: Date | string | null
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: string | null
   createdAt: Date | string
   day: Date | string
 }
@@ -684,6 +698,7 @@ export type UsageRecordUpdateInput = {
   countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -717,6 +732,7 @@ export type UsageRecordUncheckedUpdateInput = {
   countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -750,6 +766,7 @@ export type UsageRecordCreateManyInput = {
   countedAt?: Date | string | null
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: string | null
   createdAt: Date | string
   day: Date | string
 }
@@ -783,6 +800,7 @@ export type UsageRecordUpdateManyMutationInput = {
   countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -816,6 +834,7 @@ export type UsageRecordUncheckedUpdateManyInput = {
   countedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -849,6 +868,7 @@ export type UsageRecordCountOrderByAggregateInput = {
   countedAt?: Prisma.SortOrder
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
+  spendGrant?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -893,6 +913,7 @@ export type UsageRecordMaxOrderByAggregateInput = {
   countedAt?: Prisma.SortOrder
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
+  spendGrant?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -925,6 +946,7 @@ export type UsageRecordMinOrderByAggregateInput = {
   countedAt?: Prisma.SortOrder
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
+  spendGrant?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -988,6 +1010,7 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   countedAt?: boolean
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1021,6 +1044,7 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   countedAt?: boolean
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1054,6 +1078,7 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   countedAt?: boolean
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1087,11 +1112,12 @@ export type UsageRecordSelectScalar = {
   countedAt?: boolean
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
+  spendGrant?: boolean
   createdAt?: boolean
   day?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "spendGrant" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
 
 export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageRecord"
@@ -1134,6 +1160,10 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
     countedAt: Date | null
     countedModelRequest: boolean
     countedInRateLimit: boolean
+    /**
+     * The spend grant the request was admitted against (leased admission), or null: a grant whose replica died is reconciled from its records.
+     */
+    spendGrant: string | null
     createdAt: Date
     day: Date
   }, ExtArgs["result"]["usageRecord"]>
@@ -1587,6 +1617,7 @@ export interface UsageRecordFieldRefs {
   readonly countedAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly countedModelRequest: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly countedInRateLimit: Prisma.FieldRef<"UsageRecord", 'Boolean'>
+  readonly spendGrant: Prisma.FieldRef<"UsageRecord", 'String'>
   readonly createdAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly day: Prisma.FieldRef<"UsageRecord", 'DateTime'>
 }
