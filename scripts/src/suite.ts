@@ -36,6 +36,7 @@ export const SUITE_APPS: SuiteApp[] = [
   { name: 'mcp-runtime', port: 8083, edgeVariable: 'MCP_RUNTIME_URL' },
   { name: 'model-gateway', port: 8084, edgeVariable: 'MODEL_GATEWAY_URL', workers: [{ entry: 'worker.js', port: 8094 }] },
   { name: 'unified-data', port: 8085, edgeVariable: 'UNIFIED_DATA_URL', workers: [{ entry: 'worker.js', port: 8095 }] },
+  { name: 'console', port: 8086, edgeVariable: 'CONSOLE_URL' },
   { name: 'edge-router', port: 8080 },
 ];
 

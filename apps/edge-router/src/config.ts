@@ -37,6 +37,8 @@ const schema = z.object({
   MCP_RUNTIME_URL: optionalUpstreamUrl,
   MODEL_GATEWAY_URL: optionalUpstreamUrl,
   UNIFIED_DATA_URL: optionalUpstreamUrl,
+  /** The web console (apps/console), served under /console/. */
+  CONSOLE_URL: optionalUpstreamUrl,
   /**
    * Set to true only when a load balancer in front of the edge overwrites X-Forwarded-* itself;
    * otherwise any client could choose the host and scheme of the links the services build.
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig {
       'mcp-runtime': url(parsed.MCP_RUNTIME_URL),
       'model-gateway': url(parsed.MODEL_GATEWAY_URL),
       'unified-data': url(parsed.UNIFIED_DATA_URL),
+      console: url(parsed.CONSOLE_URL),
     },
     trustForwarded: parsed.EDGE_TRUST_FORWARDED,
     upstreamTimeoutMs: parsed.EDGE_UPSTREAM_TIMEOUT_MS,

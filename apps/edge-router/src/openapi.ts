@@ -1,5 +1,5 @@
 import type { Upstream } from './proxy';
-import { type RouteTable, SERVICES, type ServiceName } from './routes';
+import { API_SERVICES, type RouteTable, SERVICES, type ServiceName } from './routes';
 import { getFromService } from './service-request';
 
 type JsonObject = Record<string, unknown>;
@@ -57,7 +57,7 @@ export class OpenApiCatalog {
     const documents: ServiceDocument[] = [];
     const unavailable: ServiceName[] = [];
     await Promise.all(
-      SERVICES.map(async (service) => {
+      API_SERVICES.map(async (service) => {
         const upstream = this.upstreams.get(service);
         if (!upstream) return;
         try {

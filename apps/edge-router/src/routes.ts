@@ -13,9 +13,12 @@
  * To add a service: add its name to SERVICES, its base URL variable to config.ts, and its rows here.
  */
 
-export const SERVICES = ['access-keys-and-audit', 'connector-registry', 'mcp-runtime', 'model-gateway', 'unified-data'] as const;
+export const SERVICES = ['access-keys-and-audit', 'connector-registry', 'mcp-runtime', 'model-gateway', 'unified-data', 'console'] as const;
 
 export type ServiceName = (typeof SERVICES)[number];
+
+/** The services with an API, whose OpenAPI documents the edge merges; the console serves pages only. */
+export const API_SERVICES: readonly ServiceName[] = SERVICES.filter((name) => name !== 'console');
 
 export interface RouteRow {
   pattern: string;
@@ -35,6 +38,12 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
 
   { pattern: '/api/v1/access-keys', service: 'access-keys-and-audit' },
   { pattern: '/api/v1/audit-log', service: 'access-keys-and-audit' },
+  // Console members: sign-in and sessions, invitations, members, roles and the permission catalog.
+  { pattern: '/api/v1/session', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/invitations', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/members', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/roles', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/permissions', service: 'access-keys-and-audit' },
 
   { pattern: '/api/v1/connectors', service: 'connector-registry' },
   { pattern: '/api/v1/application-credentials', service: 'connector-registry' },
@@ -47,6 +56,9 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
 
   { pattern: '/api/mktg/v1', service: 'unified-data' },
   { pattern: '/v1', service: 'model-gateway' },
+
+  // The web console's pages (its API calls go to the services above, like any other caller's).
+  { pattern: '/console', service: 'console' },
 ];
 
 type CompiledSegment = { kind: 'literal'; value: string } | { kind: 'param' };

@@ -93,6 +93,7 @@ describe('GET /healthz, /openapi.json and /docs', () => {
           'mcp-runtime': { status: 'not_deployed' },
           'model-gateway': { status: 'not_deployed' },
           'unified-data': { status: 'not_deployed' },
+          console: { status: 'not_deployed' },
         },
       });
       expect(res.headers['x-request-id']).toBe('health-1');

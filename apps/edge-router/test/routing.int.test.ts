@@ -10,6 +10,7 @@ describe('edge routing', () => {
     mcpRuntime: new FakeService('mcp-runtime'),
     modelGateway: new FakeService('model-gateway'),
     unifiedData: new FakeService('unified-data'),
+    console: new FakeService('console'),
   };
   const all = Object.values(services);
   let edge: RunningEdge;
@@ -22,6 +23,7 @@ describe('edge routing', () => {
       MCP_RUNTIME_URL: services.mcpRuntime.url,
       MODEL_GATEWAY_URL: services.modelGateway.url,
       UNIFIED_DATA_URL: services.unifiedData.url,
+      CONSOLE_URL: services.console.url,
     });
   });
 
@@ -42,6 +44,11 @@ describe('edge routing', () => {
     ['GET', '/api/v1/access-keys/', 'access-keys-and-audit'],
     ['POST', `/api/v1/access-keys/${USER}/revoke/`, 'access-keys-and-audit'],
     ['GET', '/api/v1/audit-log/', 'access-keys-and-audit'],
+    ['POST', '/api/v1/session', 'access-keys-and-audit'],
+    ['POST', '/api/v1/invitations/accept', 'access-keys-and-audit'],
+    ['GET', '/api/v1/members', 'access-keys-and-audit'],
+    ['GET', '/api/v1/roles', 'access-keys-and-audit'],
+    ['GET', '/api/v1/permissions', 'access-keys-and-audit'],
     ['GET', '/api/v1/connectors/github/', 'connector-registry'],
     ['GET', '/api/v1/application-credentials/', 'connector-registry'],
     ['DELETE', `/api/v1/credentials/registered-users/${USER}/connectors/github/`, 'connector-registry'],
@@ -55,6 +62,8 @@ describe('edge routing', () => {
     ['POST', '/v1/responses', 'model-gateway'],
     ['GET', '/v1/models', 'model-gateway'],
     ['GET', '/api/mktg/v1/events', 'unified-data'],
+    ['GET', '/console/', 'console'],
+    ['GET', '/console/members/abc', 'console'],
   ];
 
   it.each(owners)('routes %s %s to %s', async (method, path, owner) => {
@@ -62,6 +71,12 @@ describe('edge routing', () => {
     expect(res.status).toBe(200);
     expect(res.json()).toMatchObject({ service: owner, method, url: path });
     for (const service of all) expect(service.requests).toHaveLength(service.name === owner ? 1 : 0);
+  });
+
+  it('never asks the console for an OpenAPI document: it serves pages, not an API', async () => {
+    const res = await send(edge.port, '/openapi.json');
+    expect(res.json()['x-patchbay-unavailable']).not.toContain('console');
+    expect(services.console.requests).toHaveLength(0);
   });
 
   it('routes without a trailing slash too', async () => {
@@ -206,6 +221,7 @@ describe('edge routing to services that are not deployed', () => {
     [`/api/v1/tool-packs/${TOOL_PACK}/registered-users/${USER}/mcp`, 'mcp-runtime'],
     ['/v1/models', 'model-gateway'],
     ['/api/mktg/v1/events', 'unified-data'],
+    ['/console/', 'console'],
   ])('%s answers 503: the %s service is not deployed', async (path, service) => {
     const res = await send(edge.port, path, { headers: { 'x-request-id': 'nd-1' } });
     expect(res.status).toBe(503);
