@@ -150,7 +150,7 @@ describe('2026-07-28 requests, statelessly, on the same URL', () => {
     const res = await modern('tools/call', { name: 'plain__lookup', arguments: { query: 'ada' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
-    expect(res.json).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'found ada' }], resultType: 'complete' } });
+    expect(res.json).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'found ada' }], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'patchbay', title: 'Patchbay', version: '1.0.0' } } } });
   });
 
   it('tools/call streams progress as SSE when the request gave a token, and log messages only when its _meta asked for them', async () => {
@@ -159,7 +159,7 @@ describe('2026-07-28 requests, statelessly, on the same URL', () => {
     const messages = sseMessages(quiet.text);
     expect(messages.map((m) => m.method ?? 'response')).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'response']);
     expect(messages[0].params).toMatchObject({ progressToken: 'p1', progress: 1, total: 3 });
-    expect(messages[3].result).toEqual({ content: [{ type: 'text', text: 'reported' }], resultType: 'complete' });
+    expect(messages[3].result).toMatchObject({ content: [{ type: 'text', text: 'reported' }], resultType: 'complete' });
 
     const noToken = await modern('tools/call', { name: 'plain__reports', arguments: {} });
     expect(noToken.headers.get('content-type')).toContain('application/json');

@@ -162,6 +162,16 @@ describe('calls', () => {
     expect(moved.error.code).toBe(-32602);
   });
 
+  it('a 2026 agent that did not declare the capability the server needs gets 400 with -32021 naming it', async () => {
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': 'only__asks_user' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'only__asks_user', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32021, data: { requiredCapabilities: { elicitation: expect.any(Object) } } } });
+  });
+
   it('the v2 SDK client in 2026 mode answers input_required through its elicitation handler, round trip by round trip', async () => {
     const client = new ClientV2({ name: 'agent', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));

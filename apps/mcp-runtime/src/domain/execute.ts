@@ -170,7 +170,7 @@ export class ToolExecutor {
         case 'cancelled':
           return failure('cancelled', `The call to ${server.charAt(0).toLowerCase()}${server.slice(1)} was cancelled by the agent.`);
         case 'input_required':
-          return failure('input_required', `${server} could not finish: ${err.message}.`);
+          return failure('input_required', `${server} could not finish: ${err.message}.`, err.requiredCapabilities ? { error: 'missing_client_capability', required_capabilities: err.requiredCapabilities } : undefined);
         default:
           return failure('provider_error', `${server} failed: ${err.message}; retry later.`);
       }

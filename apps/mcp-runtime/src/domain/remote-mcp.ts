@@ -10,6 +10,8 @@ export class RemoteMcpError extends Error {
   constructor(
     readonly kind: RemoteFailure,
     message: string,
+    /** For a server's -32021: the client capabilities it said the call needs (the agent's, since Patchbay declares the agent's own). */
+    readonly requiredCapabilities?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'RemoteMcpError';
@@ -346,7 +348,7 @@ export class RemoteMcpClient {
     if (res.status < 200 || res.status >= 300) {
       const text = (await readBody(res, 2_048, 'truncate').catch(() => ({ bytes: Buffer.alloc(0) }))).bytes.toString('utf8');
       const missing = session.era === 'modern' ? missingCapabilities(text) : null;
-      if (missing) throw new RemoteMcpError('input_required', `it needs input that only an agent declaring the ${missing} capability can give (in its initialize, or in the request's _meta clientCapabilities), on a call answered as text/event-stream`);
+      if (missing) throw new RemoteMcpError('input_required', `it needs input that only an agent declaring the ${missing.names} capability can give (in its initialize, or in the request's _meta clientCapabilities), on a call answered as text/event-stream`, missing.required);
       throw new RemoteMcpError('failed', `HTTP ${res.status}${serverSaid(text)}`);
     }
     if (method === 'initialize') session.id = res.headers.get('mcp-session-id') ?? undefined;
@@ -519,14 +521,15 @@ export function cannotRelay(method: string): string {
     : `Method not found: Patchbay relays only sampling/createMessage and elicitation/create to the agent, not ${method.slice(0, 100)}.`;
 }
 
-/** The capabilities a -32021 (MissingRequiredClientCapability) answer names, in words; null for any other answer. */
-function missingCapabilities(text: string): string | null {
+/** The capabilities a -32021 (MissingRequiredClientCapability) answer names, as given and in words; null for any other answer. */
+function missingCapabilities(text: string): { names: string; required: Record<string, unknown> } | null {
   try {
     const error = (JSON.parse(text) as JsonRpcMessage).error;
     if (error?.code !== -32021) return null;
-    const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
-    const names = typeof required === 'object' && required !== null ? Object.keys(required) : [];
-    return names.length > 0 ? names.join(' and ').slice(0, 100) : 'required';
+    const given = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+    const required = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+    const names = Object.keys(required);
+    return { names: names.length > 0 ? names.join(' and ').slice(0, 100) : 'required', required };
   } catch {
     return null;
   }

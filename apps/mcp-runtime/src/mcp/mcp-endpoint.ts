@@ -34,7 +34,7 @@ import {
   type LogLevel,
   type ToolCallParams,
 } from './json-rpc';
-import { classifyModern, HEADER_MISMATCH, META_PROTOCOL_VERSION, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, type LadderError, type ModernMessage } from './modern';
+import { classifyModern, HEADER_MISMATCH, META_PROTOCOL_VERSION, META_SERVER_INFO, MISSING_CLIENT_CAPABILITY, MODERN_PROTOCOL_VERSIONS, type LadderError, type ModernMessage } from './modern';
 import { allowedOrigin, corsHeaders, forbiddenOrigin, preflight } from './origin';
 import { callKey, type McpRelay } from './relay';
 import type { McpSession, McpSessions } from './sessions';
@@ -332,7 +332,13 @@ async function dispatch(deps: McpDeps, x: Exchange, request: Extract<Incoming, {
       // A remote server's input_required goes to the agent with its state sealed inside ours (see McpSessions.sealRequestState).
       const asked = result as CallToolResult & { resultType?: unknown; requestState?: unknown };
       if (asked.resultType === 'input_required') return { ...asked, requestState: deps.sessions.sealRequestState(stateBinding(x, params.name), asked.requestState) };
-      return { ...result, resultType: 'complete' };
+      // The remote needs a capability this agent did not declare (Patchbay declared the agent's own): -32021 to the agent, as the revision says.
+      const missing = result.isError ? (result.structuredContent as { error?: unknown; required_capabilities?: unknown } | undefined) : undefined;
+      if (missing?.error === 'missing_client_capability') {
+        const text = result.content[0]?.type === 'text' ? result.content[0].text : 'the tool needs a client capability this request did not declare';
+        throw new RpcError(MISSING_CLIENT_CAPABILITY, `Missing required client capability: ${text}`, { requiredCapabilities: missing.required_capabilities });
+      }
+      return { ...result, resultType: 'complete', _meta: { ...result._meta, ...SERVER_META } };
     }
     case 'logging/setLevel': {
       const level = isObject(request.params) ? request.params.level : undefined;
@@ -445,7 +451,10 @@ async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly
 async function answerRequest(deps: McpDeps, x: Exchange, request: Extract<Incoming, { kind: 'request' }>, decision: MeterDecision | undefined, toolCall: ToolCallParams | undefined): Promise<void> {
   const answer = new Answer(x.res, acceptsSse(x.req));
   try {
-    answer.finish(await respond(deps, x, request, decision, answer, toolCall));
+    const response = await respond(deps, x, request, decision, answer, toolCall);
+    // -32021 is the one error 2026-07-28 answers with HTTP 400 from inside a call.
+    if (x.modern && !x.res.headersSent && (response as { error?: { code?: unknown } }).error?.code === MISSING_CLIENT_CAPABILITY) return sendJson(x.res, 400, response);
+    answer.finish(response);
   } catch (err) {
     if (!x.res.headersSent) throw err;
     deps.logger.error({ request_id: requestIdOf(x.res), err }, 'MCP request failed after its stream began');
