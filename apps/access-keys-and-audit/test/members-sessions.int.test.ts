@@ -400,9 +400,11 @@ describe('members and roles', () => {
     expect(role.body.permissions).toEqual(['view_members', 'manage_members', 'manage_api_keys']);
     expect((await owner.post('/api/v1/roles', { name: 'RECRUITER', permissions: [] })).status).toBe(409);
     const recruiter = await inviteAndJoin(owner, [role.body.id]);
-    expect((await recruiter.browser.post('/api/v1/members', { email: email('r'), role_ids: ['read_only'] })).status).toBe(201);
+    expect((await recruiter.browser.post('/api/v1/members', { email: email('r'), role_ids: [role.body.id] })).status).toBe(201);
     expect((await owner.patch(`/api/v1/roles/${role.body.id}`, { permissions: ['view_members'] })).status).toBe(200);
-    expect((await recruiter.browser.post('/api/v1/members', { email: email('r'), role_ids: ['read_only'] })).status).toBe(403);
+    const after403 = await recruiter.browser.post('/api/v1/members', { email: email('r'), role_ids: [role.body.id] });
+    expect(after403.status).toBe(403);
+    expect(after403.body.detail).toMatch(/manage_members/);
     expect((await owner.delete(`/api/v1/roles/${role.body.id}`)).status).toBe(204);
     const after = await owner.get(`/api/v1/members/${recruiter.memberId}`);
     expect(after.body.roles).toEqual([]);
@@ -496,5 +498,29 @@ describe('the audit log for members', () => {
     // Neither a key nor a session: the key's 401.
     const none = await request(h.app).get('/api/v1/audit-log');
     expect(none.status).toBe(401);
+  });
+});
+
+describe('no escalation', () => {
+  test('a member grants only permissions they hold, and acts only on members whose permissions they hold', async () => {
+    const { owner } = await orgWithOwner();
+    const role = await owner.post('/api/v1/roles', { name: 'People and roles', permissions: ['view_members', 'manage_members', 'view_roles', 'manage_roles'] });
+    const manager = await inviteAndJoin(owner, [role.body.id]);
+    const admin = await inviteAndJoin(owner, ['admin']);
+    // Not themselves, not a second account, to Admin.
+    const self = await manager.browser.patch(`/api/v1/members/${manager.memberId}`, { role_ids: ['admin'] });
+    expect(self.status).toBe(403);
+    expect(self.body.detail).toMatch(/Granting these roles needs permissions your roles do not grant: view_org_settings/);
+    expect((await manager.browser.post('/api/v1/members', { email: email('alt'), role_ids: ['admin'] })).status).toBe(403);
+    // Nor through a custom role wider than themselves.
+    const wide = await manager.browser.post('/api/v1/roles', { name: 'Wide', permissions: ['manage_billing'] });
+    expect(wide.status).toBe(403);
+    expect(wide.body.detail).toMatch(/manage_billing/);
+    expect((await manager.browser.patch(`/api/v1/roles/${role.body.id}`, { permissions: ['view_members', 'manage_members', 'view_roles', 'manage_roles', 'manage_billing'] })).status).toBe(403);
+    // Nor disable or remove an Admin.
+    expect((await manager.browser.patch(`/api/v1/members/${admin.memberId}`, { status: 'disabled' })).status).toBe(403);
+    expect((await manager.browser.delete(`/api/v1/members/${admin.memberId}`)).status).toBe(403);
+    // Within their own permissions, they may.
+    expect((await manager.browser.post('/api/v1/members', { email: email('peer'), role_ids: [role.body.id] })).status).toBe(201);
   });
 });

@@ -8,7 +8,7 @@ import type { Db, Tx } from '../../db';
 import type { Membership, Prisma, User } from '../../generated/prisma/client';
 import { recordAuditEvent } from '../audit-log';
 import { AUDIT_EVENT_TYPES } from '../event-types';
-import { permissionsOf } from './member-permissions';
+import { assertHoldsAll, permissionsOf } from './member-permissions';
 import { hashPassword, validateNewPassword, verifyPassword } from './passwords';
 import { resolveRoleIds } from './roles';
 import type { SessionPrincipal } from './session-principal';
@@ -201,9 +201,11 @@ export class MemberService {
       const target = await this.find(tx, organizationId, memberId);
       const isOwner = await this.isOwner(tx, organizationId, target.userId);
       if (isOwner) throw new InvalidRequestError('The owner cannot be demoted or disabled: the owner holds every permission of the organization.');
+      assertHoldsAll(actor, await permissionsOfRoles(tx, organizationId, target), 'Changing this member');
       let updated: Membership = target;
       if (input.role_ids !== undefined) {
         const roles = await resolveRoleIds(tx, organizationId, input.role_ids);
+        assertHoldsAll(actor, await permissionsOfRoles(tx, organizationId, roles), 'Granting these roles');
         if (target.status === 'active' && target.id === actor.memberId) await this.assertKeepsMemberManager(tx, organizationId, target.id, roles);
         updated = await tx.membership.update({ where: { id: target.id }, data: roles });
         await recordAuditEvent(tx, memberEvent(organizationId, target.id, AUDIT_EVENT_TYPES.memberRolesChanged, {
@@ -237,6 +239,7 @@ export class MemberService {
       await lockOrganization(tx, organizationId);
       const target = await this.find(tx, organizationId, memberId);
       if (await this.isOwner(tx, organizationId, target.userId)) throw new InvalidRequestError('The owner cannot be removed.');
+      assertHoldsAll(actor, await permissionsOfRoles(tx, organizationId, target), 'Removing this member');
       if (target.id === actor.memberId) throw new InvalidRequestError('You cannot remove yourself; ask another member who can manage members.');
       await this.assertKeepsMemberManager(tx, organizationId, target.id, null);
       await tx.session.deleteMany({ where: { organizationId, userId: target.userId } });
@@ -277,6 +280,12 @@ export class MemberService {
   }
 }
 
+/** The permissions a set of roles grants (no owner), in catalog order. */
+async function permissionsOfRoles(tx: Tx, organizationId: string, roles: { roleIds: string[]; customRoleIds: string[] }): Promise<string[]> {
+  const custom = roles.customRoleIds.length === 0 ? [] : await tx.customRole.findMany({ where: { organizationId, id: { in: roles.customRoleIds } }, select: { permissions: true } });
+  return permissionsOf({ isOwner: false, roleIds: roles.roleIds, customRolePermissions: custom.map((c) => c.permissions) });
+}
+
 /** Member changes of one organization run one after the other, so two cannot remove the last two managers. */
 async function lockOrganization(tx: Tx, organizationId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM "organizations" WHERE id = ${organizationId}::uuid FOR UPDATE`;
@@ -293,6 +302,7 @@ export async function inviteMember(db: Db, actor: MemberActor, organizationId: s
     const org = await tx.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
     if (!org) throw new NotFoundError(`No organization ${organizationId}.`);
     const roles = await resolveRoleIds(tx, organizationId, input.role_ids);
+    if (actor.kind === 'member') assertHoldsAll(actor.principal, await permissionsOfRoles(tx, organizationId, roles), 'Granting these roles');
     const user = await tx.user.upsert({ where: { emailNormalized }, update: {}, create: { email, emailNormalized, name: '' } });
     const existing = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: user.id } } });
     if (existing && existing.status !== 'invited') throw new ConflictError(`${email} is already a member of this organization (${existing.status}).`);

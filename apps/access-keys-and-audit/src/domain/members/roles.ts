@@ -5,6 +5,7 @@ import type { Db, Tx } from '../../db';
 import type { CustomRole } from '../../generated/prisma/client';
 import { recordAuditEvent } from '../audit-log';
 import { AUDIT_EVENT_TYPES } from '../event-types';
+import { assertHoldsAll } from './member-permissions';
 import type { SessionPrincipal } from './session-principal';
 import type { SessionEvents } from './sessions';
 
@@ -87,6 +88,7 @@ export class RoleService {
     if (permissions === undefined) errors.push({ field: 'body.permissions', message: 'is required (a list of permission codenames; may be empty)' });
     if (input.description !== undefined && input.description.length > 500) errors.push({ field: 'body.description', message: 'must be at most 500 characters' });
     if (errors.length > 0) throw new ValidationError(errors);
+    assertHoldsAll(actor, permissions!, 'A role with these permissions');
     const row = await this.db.$transaction(async (tx) => {
       await this.assertNameFree(tx, actor.organizationId, name!);
       const created = await tx.customRole.create({ data: { organizationId: actor.organizationId, name: name!, nameNormalized: name!.toLowerCase(), description: input.description ?? '', permissions: permissions! } });
@@ -106,6 +108,8 @@ export class RoleService {
     const message = { organizationId: actor.organizationId };
     const row = await this.db.$transaction(async (tx) => {
       const current = await this.findCustom(tx, actor.organizationId, roleId);
+      // Both what the role grants now and what it will grant: no widening a role beyond your own permissions.
+      assertHoldsAll(actor, [...current.permissions, ...(permissions ?? [])], 'Changing this role');
       if (name !== undefined && name.toLowerCase() !== current.nameNormalized) await this.assertNameFree(tx, actor.organizationId, name);
       const updated = await tx.customRole.update({
         where: { id: current.id },
@@ -129,6 +133,7 @@ export class RoleService {
     const message = { organizationId: actor.organizationId };
     await this.db.$transaction(async (tx) => {
       const current = await this.findCustom(tx, actor.organizationId, roleId);
+      assertHoldsAll(actor, current.permissions, 'Deleting this role');
       await tx.$executeRaw`UPDATE "memberships" SET "custom_role_ids" = array_remove("custom_role_ids", ${current.id}::uuid), "updated_at" = now() WHERE "organization_id" = ${actor.organizationId}::uuid AND ${current.id}::uuid = ANY("custom_role_ids")`;
       await tx.customRole.delete({ where: { id: current.id } });
       await recordAuditEvent(tx, roleEvent(actor, AUDIT_EVENT_TYPES.roleDeleted, current.id, { name: current.name }));
