@@ -26,6 +26,8 @@ let decoyHash: Promise<string> | undefined;
 
 /** Checks a password against a stored hash; with no hash it still spends one verification and fails. */
 export async function verifyPassword(storedHash: string | null | undefined, password: string): Promise<boolean> {
+  // No stored password is longer: a longer one is wrong, and hashing a megabyte on every try would be an easy way to load the service.
+  if (password.length > PASSWORD_MAX_LENGTH) return verifyPassword(null, password.slice(0, PASSWORD_MAX_LENGTH));
   if (!storedHash) {
     decoyHash ??= hash('patchbay decoy password, never valid', ARGON2_OPTIONS);
     await verify(await decoyHash, password).catch(() => false);
