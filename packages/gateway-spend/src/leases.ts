@@ -22,6 +22,12 @@ export interface LeasedSpendControlOptions extends RedisSpendControlOptions {
   nearRequests?: number;
   /** Reports of an organization's grants are gathered this long into one call. Default 5 ms. */
   reportBatchMs?: number;
+  /**
+   * One grant takes at most this share of the replica's part of the headroom (headroom divided by the
+   * active replicas). Default 0.25: far from a limit demand sizes grants, near one they stay small, so
+   * little headroom sits unused in other replicas' grants when a burst ends. (0, 1].
+   */
+  headroomShare?: number;
   /** After a refused grant a lane stays per request this long before it asks again. Default 250 ms. */
   retryGrantMs?: number;
   /** No grant this long after Redis began a new epoch (lost its data): default grantWindowMs. */
@@ -101,6 +107,7 @@ export class LeasedSpendControl implements SpendControl {
   private readonly nearRequests: number;
   private readonly reportBatchMs: number;
   private readonly retryGrantMs: number;
+  private readonly headroomShare: number;
   private readonly learningMs: number;
   private readonly replicaId: string;
   private readonly lanes = new Map<string, Lane>();
@@ -123,6 +130,8 @@ export class LeasedSpendControl implements SpendControl {
     this.nearRequests = options.nearRequests ?? 4;
     this.reportBatchMs = options.reportBatchMs ?? 5;
     this.retryGrantMs = options.retryGrantMs ?? 250;
+    this.headroomShare = options.headroomShare ?? 0.25;
+    if (!(this.headroomShare > 0 && this.headroomShare <= 1)) throw new RangeError(`headroomShare must be in (0, 1], got ${this.headroomShare}`);
     this.learningMs = options.learningMs ?? this.windowMs;
     this.replicaId = options.replicaId ?? randomUUID();
     requireInteger('grantWindowMs', this.windowMs, 200);
@@ -279,7 +288,7 @@ export class LeasedSpendControl implements SpendControl {
         want, worst, subject.key.byok ? '1' : '0', subject.key.hash, subject.key.limitMicros ?? '', windowOf(subject.key.limitReset, subject.key.limitMicros),
         String(subject.creditMicros), pf, subject.project?.budgetMicros ?? '', cf, subject.customer?.budgetMicros ?? '', id, this.replicaId,
         this.windowMs, this.perRequest.leaseMs, periods.day.label, periods.week.label, periods.month.label,
-        periods.day.endMs, periods.week.endMs, periods.month.endMs, this.nearRequests, this.learningMs, Math.max(5 * this.windowMs, 5_000),
+        periods.day.endMs, periods.week.endMs, periods.month.endMs, this.nearRequests, this.learningMs, Math.max(5 * this.windowMs, 5_000), this.headroomShare,
       ];
       const sentAt = performance.now();
       const { epoch, reply } = await this.perRequest.counters.run<GrantReply>(GRANT_SCRIPT, scope, ['t', `d:${periods.day.label}`, `w:${periods.week.label}`, `m:${periods.month.label}`, 'g', 'gz', 'gx', 'gc', 'gr', 'gs'], args);

@@ -258,7 +258,8 @@ end
  *       10 customer field ('-'), 11 customer budget (''), 12 grant id, 13 replica id,
  *       14 admission window ms, 15 lease ms, 16-18 day, week, month labels, 19-21 their end ms,
  *       22 near a limit: requests' worst case per active replica under which nothing is granted,
- *       23 learning ms (no grant that long after the epoch began), 24 active-replica window ms
+ *       23 learning ms (no grant that long after the epoch began), 24 active-replica window ms,
+ *       25 the share of a replica's part of the headroom one grant takes (0-1]
  *
  * Returns {code 0 granted | 1 near a limit | 2 learning (Redis lost its data lately) | 3 the
  *   replica's period is not Redis's (its clock is off, or a period ends within 100 ms),
@@ -324,7 +325,8 @@ local size = tonumber(ARGV[1])
 if head ~= nil then
   -- Near a limit nothing is granted: every request is judged alone by the shared counters.
   if head < tonumber(ARGV[22]) * worst * active then return reply(1, 0, 0) end
-  size = math.min(size, math.floor(head / active))
+  -- A share of each replica's part at a time: near the end of a burst, little stays unused in grants.
+  size = math.min(size, math.floor(head * tonumber(ARGV[25]) / active))
 end
 if size < worst or size <= 0 then return reply(1, 0, 0) end
 
