@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { OPENAI_FAKE_KEYS } from '@patchbay/provider-fakes';
 import { REPO_ROOT } from '../suite';
 import type { Backends } from './backends';
+import { exactnessUnderLoad } from './gateway-exactness';
 import { chatBody, type Leg } from './gateway-legs';
 import { formatInt, progress } from './report';
 import type { RunningService, ServiceGroup } from './services';
@@ -25,6 +26,8 @@ export interface GatewayLegs {
   services: RunningService[];
   /** N concurrent requests against a new key with a small limit; lines to print. */
   budgetExactness(requests: number): Promise<string[]>;
+  /** Three replicas with leases and three without, 300 requests against limits that fit 100 (gateway-exactness.ts); lines to print. */
+  exactnessUnderLoad(): Promise<string[]>;
 }
 
 const GATEWAY_MODEL = 'openai/gpt-4o-mini';
@@ -83,8 +86,10 @@ export async function startGatewayLegs(
     // 30 s) it would be skipped after the first few, and the leg would measure the second route alone.
     GATEWAY_BREAKER_FAILURES: '1000000000',
   };
-  // As docker-compose and the Helm chart deploy it: the replicas answering model requests hand usage
-  // records to the queue, and a worker process of its own stores them (GATEWAY_USAGE_WORKERS=false).
+  // As docker-compose and the Helm chart deploy it: the replicas answering model requests store their
+  // usage records themselves (GATEWAY_USAGE_DIRECT, one INSERT per 20 ms) and admit against grants
+  // (GATEWAY_SPEND_LEASES); the worker process of its own stores what goes through the queue when
+  // PostgreSQL does not answer (GATEWAY_USAGE_WORKERS=false on the replica).
   const gateway = await group.start({ name: 'model-gateway', entry: gatewayEntry, nodeArgs: nodeArgs.gateway ?? [], env: { ...env, GATEWAY_USAGE_WORKERS: 'false' } });
   const worker = await group.start({ name: 'model-gateway-worker', entry: path.join(path.dirname(gatewayEntry), 'worker.js'), nodeArgs: nodeArgs.worker ?? [], env: { ...env, PATCHBAY_MIGRATE_ON_START: 'false' } });
   const edge = await startEdgeRouter(group, { accessKeys, MODEL_GATEWAY_URL: gateway });
@@ -131,6 +136,7 @@ export async function startGatewayLegs(
     policy: { label: 'gateway, policy: 3 routes, 1st fails 1/2', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: alias },
     edgeAlone: { label: EDGE_ALONE, url: `${edgeToFake.baseUrl}/v1/chat/completions`, headers: { Authorization: `Bearer ${OPENAI_FAKE_KEYS.valid}` }, model: UPSTREAM_MODEL },
     services: [accessKeys, gateway, worker, edge, edgeToFake],
+    exactnessUnderLoad: () => exactnessUnderLoad({ group, gatewayEntry, env, admin }),
     async budgetExactness(requests: number): Promise<string[]> {
       // A small limit, a few requests' worth: the worst case reserved per request is the prompt plus
       // max_tokens at the model's price, the real cost is what the fake's usage says.

@@ -39,7 +39,12 @@ of wrk's own p99, which inflates fast legs far more than slow ones); wrk's p99 i
 CPU per request comes from /proc for each process, and for all of them together (what a request of
 the path costs the machine, steadier than req/s when other tenants load it). Every path's answer is checked against the fake's own before the load. Then: time to first token
 added on a stream, and budget exactness (N concurrent requests against a key with a small limit:
-spend after settlement against the limit), through the gateway and in the spend library alone.
+spend after settlement against the limit), through the gateway and in the spend library alone;
+and exactness under load (gateway-exactness.ts): three gateway replicas with leased admission and
+three without, on a redis-server of the leg's own (port 19511), 300 requests over about a second
+against a key limit, the organization's credit and a project budget that fit 100 at their real
+cost, and the key limit again with that Redis restarted mid-run: admitted and spent, with leases
+and per request, from the usage records after settlement.
 
 The routing policy leg (issue 10 §5): the gateway under a policy of three routes (openai/gpt-4o,
 gpt-4o-mini, gpt-4.1 on the fake OpenAI) whose first answers 500 to every other request (the fake's
@@ -274,6 +279,7 @@ async function run(args: string[]): Promise<number> {
     const requests = 100;
     const budgetLines = await libraryBudgetExactness(backends, requests);
     const gatewayBudget = gateway ? await gateway.budgetExactness(requests) : null;
+    const underLoad = gateway ? await gateway.exactnessUnderLoad() : null;
 
     print(`pnpm bench gateway: ${machineDescription()}; load average ${loadBefore} before, ${machineLoad().text} after`);
     print(`${tool.description}; ${describeBackends(backends)}; upstream: the fake OpenAI API, answering at once; POST /v1/chat/completions, max_tokens 32`);
@@ -366,6 +372,7 @@ async function run(args: string[]): Promise<number> {
     print('Budget exactness:');
     for (const line of budgetLines) print(line);
     if (gatewayBudget) for (const line of gatewayBudget) print(line);
+    if (underLoad) for (const line of underLoad) print(line);
     else print('  through the gateway: skipped (the app is not built)');
 
     const failed = results.some((r) => r.non2xx + r.socketErrors > 0);
