@@ -40,6 +40,9 @@ async function recordsOf(keyHash: string): Promise<{ count: number; micros: numb
   return { count: row.count, micros: Number(row.micros), granted: row.granted };
 }
 
+/** A new organization's scope gives no grant in its first second (learning mode, one grant window). */
+const pastLearning = () => new Promise((r) => setTimeout(r, 1_200));
+
 async function keyUsageMicros(org: { mgmtKey: string }, hash: string): Promise<number> {
   const read = await call(h.gatewayUrl, org.mgmtKey, 'GET', `/v1/keys/${hash}`);
   return Math.round(read.body.data.usage * 1_000_000);
@@ -60,6 +63,7 @@ describe('leased admission across three gateway processes', () => {
     h.openai.script({ text: 'x', usage: { inputTokens: 10, outputTokens: 50 }, times: Infinity });
     // Warm each replica's key cache so the burst meets grants, not first lookups.
     for (const url of replicas) expect((await call(url, created.key, 'POST', '/v1/chat/completions', body())).status).toBe(200);
+    await pastLearning();
     const results = await Promise.all(Array.from({ length: 150 }, (_, i) => call(replicas[i % 3]!, created.key, 'POST', '/v1/chat/completions', body())));
     h.openai.reset();
     expect(results.every((r) => r.status === 200 || (r.status === 402 && r.body.error.code === 'api_key_limit_exceeded'))).toBe(true);
@@ -84,19 +88,27 @@ describe('leased admission across three gateway processes', () => {
     const org = await createOrg(h);
     const created = await createKey(h, org, { limit: 1 });
     h.openai.script({ text: 'x', usage: { inputTokens: 10, outputTokens: 50 }, times: Infinity });
-    // Every replica takes a grant of the key.
-    for (let round = 0; round < 3; round += 1) for (const url of replicas) expect((await call(url, created.key, 'POST', '/v1/chat/completions', body())).status).toBe(200);
-    const lowered = 0.01; // 10,000 µ$: about 10 more requests at 525 after the 9 already made (4,725)
-    expect((await call(h.gatewayUrl, org.mgmtKey, 'PATCH', `/v1/keys/${created.hash}`, { limit: lowered })).status).toBe(200);
+    // Every replica takes a large grant of the key: demand of a dozen concurrent requests, twice.
+    for (let round = 0; round < 2; round += 1) {
+      // The organization's scope is new: no grant in its first second (learning mode).
+      await pastLearning();
+      const warm = await Promise.all(replicas.flatMap((url) => Array.from({ length: 12 }, () => call(url, created.key, 'POST', '/v1/chat/completions', body()))));
+      expect(warm.every((r) => r.status === 200)).toBe(true);
+    }
+    await eventually(async () => expect((await recordsOf(created.hash)).count).toBe(72), 10_000);
+    const spent = (await recordsOf(created.hash)).micros;
+    const lowered = spent + 5_000; // about 10 more requests at 525
+    expect((await recordsOf(created.hash)).granted).toBeGreaterThan(0);
+    expect((await call(h.gatewayUrl, org.mgmtKey, 'PATCH', `/v1/keys/${created.hash}`, { limit: lowered / 1_000_000 })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1_000));
     const results = await Promise.all(Array.from({ length: 60 }, (_, i) => call(replicas[i % 3]!, created.key, 'POST', '/v1/chat/completions', body())));
     h.openai.reset();
     expect(results.some((r) => r.status === 402)).toBe(true);
     await eventually(async () => {
       const records = await recordsOf(created.hash);
-      expect(records.count).toBe(9 + results.filter((r) => r.status === 200).length);
+      expect(records.count).toBe(72 + results.filter((r) => r.status === 200).length);
     }, 10_000);
-    expect((await recordsOf(created.hash)).micros).toBeLessThanOrEqual(10_000 + 525); // the last one admitted under it may end above by its cost
+    expect((await recordsOf(created.hash)).micros).toBeLessThanOrEqual(lowered + 525); // the last one admitted under it may end above by its cost
   }, 60_000);
 
   test('a replica killed (SIGKILL) while holding a grant with a request in flight never lets spend pass the limit', async () => {
@@ -104,7 +116,10 @@ describe('leased admission across three gateway processes', () => {
     const created = await createKey(h, org, { limit: 0.02 });
     const doomed = await startGatewayProcess();
     h.openai.script({ text: 'x', usage: { inputTokens: 10, outputTokens: 50 }, times: Infinity });
-    for (let i = 0; i < 3; i += 1) expect((await call(doomed.url, created.key, 'POST', '/v1/chat/completions', body())).status).toBe(200);
+    expect((await call(doomed.url, created.key, 'POST', '/v1/chat/completions', body())).status).toBe(200);
+    await pastLearning();
+    for (let i = 0; i < 2; i += 1) expect((await call(doomed.url, created.key, 'POST', '/v1/chat/completions', body())).status).toBe(200);
+    await eventually(async () => expect((await recordsOf(created.hash)).granted).toBeGreaterThan(0), 5_000);
     h.openai.reset();
     h.openai.script({ text: 'slow', usage: { inputTokens: 10, outputTokens: 50 }, delayMs: 5_000, times: 1 });
     const inFlight = call(doomed.url, created.key, 'POST', '/v1/chat/completions', body()).catch(() => null);
