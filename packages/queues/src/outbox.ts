@@ -79,6 +79,9 @@ export async function addToOutbox<Q extends QueueName>(executor: OutboxWriter, e
  */
 export const CHANNEL_ROW_PREFIX = 'channel:';
 
+/** How long the relay waits for a PUBLISH before counting it as failed (and retrying it). */
+const CHANNEL_PUBLISH_TIMEOUT_MS = 2_000;
+
 /**
  * ioredis options for the relay's `publisher`: a publish fails at once while Redis is down (the row
  * waits), and reconnect attempts are at most 250 ms apart, so the rows kept during an outage go out
@@ -202,7 +205,10 @@ export class OutboxRelay {
   private readonly jobOptions: JobsOptions;
   private readonly publisher: Redis | undefined;
   private readonly channelRetryMs: number;
+  /** When the publisher last became ready: a publish that failed on the connection before it is retried at once. */
+  private publisherReadyAt = 0;
   private readonly onPublisherReady = (): void => {
+    this.publisherReadyAt = Date.now();
     void this.retryChannelsNow();
   };
 
@@ -345,6 +351,7 @@ export class OutboxRelay {
   }
 
   private async deliver(rows: OutboxRow[]): Promise<void> {
+    const attemptedAt = Date.now();
     const outcomes = await Promise.all(
       rows.map(async (row) => {
         try {
@@ -363,9 +370,11 @@ export class OutboxRelay {
     for (const { row, error } of outcomes) {
       if (error === undefined) continue;
       const attempts = row.attempts + 1;
-      const delayMs = row.queue.startsWith(CHANNEL_ROW_PREFIX)
-        ? this.channelRetryMs
-        : Math.min(this.maxBackoffMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
+      const channel = row.queue.startsWith(CHANNEL_ROW_PREFIX);
+      // Failed on the connection the publisher has just replaced (it reconnected meanwhile): once more, now.
+      const reconnected = channel && this.publisherReadyAt >= attemptedAt;
+      if (reconnected) this.pending = true;
+      const delayMs = reconnected ? 0 : channel ? this.channelRetryMs : Math.min(this.maxBackoffMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
       await this.executor.$executeRawUnsafe(
         `UPDATE "event_outbox"
             SET "attempts" = "attempts" + 1,
@@ -386,9 +395,12 @@ export class OutboxRelay {
   private async enqueue(row: OutboxRow): Promise<void> {
     const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as unknown) : row.payload;
     const send = row.queue.startsWith(CHANNEL_ROW_PREFIX) ? this.publish(row.queue.slice(CHANNEL_ROW_PREFIX.length), payload) : this.add(row, payload);
+    // A PUBLISH answers in microseconds; one that has not after a moment went down with its connection
+    // unnoticed, and is sent again (an invalidation twice is harmless) rather than waited for.
+    const timeoutMs = row.queue.startsWith(CHANNEL_ROW_PREFIX) ? Math.min(this.enqueueTimeoutMs, CHANNEL_PUBLISH_TIMEOUT_MS) : this.enqueueTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`enqueue did not answer within ${this.enqueueTimeoutMs} ms`)), this.enqueueTimeoutMs);
+      timer = setTimeout(() => reject(new Error(`enqueue did not answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
       await Promise.race([send, timeout]);
