@@ -85,10 +85,10 @@ describe('grants', () => {
     const first = admitted(await request(spend, subject, 1_000, 400));
     expect(first.grantId).toBeDefined();
     const calls: string[] = [];
-    const monitor = await redis.duplicate();
-    await monitor.monitor().then((m) => m.on('monitor', (_t: string, args: string[]) => {
+    const monitor = await redis.monitor();
+    monitor.on('monitor', (_t: string, args: string[]) => {
       if (args.some((a) => a.includes(subject.organizationId))) calls.push(args[0]!);
-    }));
+    });
     for (let i = 0; i < 3; i += 1) expect(admitted(await request(spend, subject, 1_000, 400)).grantId).toBe(first.grantId);
     await sleep(50);
     monitor.disconnect();

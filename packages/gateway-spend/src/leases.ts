@@ -343,7 +343,11 @@ export class LeasedSpendControl implements SpendControl {
       this.toReport.set(grant.scope, set);
     }
     set.add(grant);
-    this.reportTimer ??= setTimeout(() => this.sendAllReports(), this.reportBatchMs);
+    if (!this.reportTimer) {
+      // Never what keeps a process alive: shutdown sends the reports itself (flushSettles).
+      this.reportTimer = setTimeout(() => this.sendAllReports(), this.reportBatchMs);
+      this.reportTimer.unref();
+    }
   }
 
   private sendAllReports(): void {
