@@ -35,7 +35,7 @@ describe('patchbay admin CLI: members', () => {
     const out = await patchbay('org', 'create', '--name', 'Owner Setup Org');
     expect(out.code).toBe(0);
     const org = JSON.parse(out.stdout);
-    expect(org.owner_setup_url).toMatch(new RegExp(`^${ORIGIN}/console/invitation#token=[A-Za-z0-9_-]{43}$`));
+    expect(org.owner_setup_url).toMatch(new RegExp(`^${ORIGIN}/console/setup#token=[A-Za-z0-9_-]{43}$`));
     const token = (org.owner_setup_url as string).split('#token=')[1];
     const res = await accept(h, { token, name: 'First Person', password: 'a long enough password', email: `first-${Date.now()}@example.com` });
     expect(res.status).toBe(200);

@@ -89,7 +89,7 @@ describe('owner setup and invitations', () => {
   test('the owner-setup link makes its user the owner, signed in with every permission; it works once', async () => {
     const org = await newOrganization(h.db);
     const link = await members().ownerSetupLink(org.organization_id, ORIGIN);
-    expect(link.url).toBe(`${ORIGIN}/console/invitation#token=${link.token}`);
+    expect(link.url).toBe(`${ORIGIN}/console/setup#token=${link.token}`);
     const browser = new Browser(h.app);
     const accepted = await browser.post('/api/v1/invitations/accept', { token: link.token, name: 'Olive', password: PASSWORD, email: email('first') });
     expect(accepted.status).toBe(200);

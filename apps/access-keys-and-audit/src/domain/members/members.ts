@@ -18,6 +18,8 @@ import { memberEvent, normalizeEmail, type ClientContext, type SessionEvents, ty
 export const INVITATION_LIFETIME_DAYS = 7;
 /** Where the console accepts an invitation; the token travels in the fragment, which browsers never send to servers. */
 export const INVITATION_PATH = '/console/invitation';
+/** Where the console accepts a link that names no email (the owner setup): the page asks for one. */
+export const OWNER_SETUP_PATH = '/console/setup';
 
 export type MemberActor = { kind: 'member'; principal: SessionPrincipal } | { kind: 'admin_cli' };
 
@@ -81,8 +83,8 @@ export function validateEmail(email: string | undefined, field = 'body.email'): 
   return trimmed;
 }
 
-function invitationUrl(baseUrl: string, token: string): string {
-  return `${baseUrl.replace(/\/$/, '')}${INVITATION_PATH}#token=${token}`;
+function invitationUrl(baseUrl: string, token: string, namesEmail: boolean): string {
+  return `${baseUrl.replace(/\/$/, '')}${namesEmail ? INVITATION_PATH : OWNER_SETUP_PATH}#token=${token}`;
 }
 
 type MembershipWithUser = Membership & { user: User };
@@ -339,7 +341,7 @@ async function issueInvitation(tx: Tx, now: () => number, organizationId: string
   const row = await tx.invitation.create({
     data: { organizationId, emailNormalized, tokenHash: hashAccessKey(token), ...roles, makesOwner, invitedByMemberId: invitedBy, createdAt: new Date(now()), expiresAt },
   });
-  return { id: row.id, url: invitationUrl(baseUrl, token), token, email: emailNormalized, expires_at: expiresAt.toISOString() };
+  return { id: row.id, url: invitationUrl(baseUrl, token, emailNormalized !== null), token, email: emailNormalized, expires_at: expiresAt.toISOString() };
 }
 
 async function memberRecords(tx: Tx, organizationId: string, rows: MembershipWithUser[]): Promise<MemberRecord[]> {
