@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from '@patchbay/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createConsoleHandler } from '../src/server';
+import { seriousAxeViolations } from './axe';
 import { SECURITY_HEADERS, createStaticSite } from '../src/static-site';
 
 /**
@@ -85,7 +85,6 @@ if (!chromiumAvailable()) console.warn(`console browser tests skipped: ${CHROMIU
 
 describeInBrowser('the console in a real browser', () => {
   let browser: Browser;
-  const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
@@ -108,15 +107,6 @@ describeInBrowser('the console in a real browser', () => {
     });
     await page.goto(url);
     return { page, problems };
-  }
-
-  async function seriousAxeViolations(page: Page): Promise<string[]> {
-    // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
-    await page.evaluate(axeSource);
-    return page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }).axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-    });
   }
 
   it('renders the sign-in page, labelled and accessible, with nothing in storage a script could read', async () => {

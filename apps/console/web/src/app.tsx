@@ -1,25 +1,41 @@
 import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, Outlet, RouterProvider, createRootRoute, createRoute, createRouter, useNavigate, useRouterState } from '@tanstack/react-router';
-import { useEffect } from 'react';
+import { Link, Outlet, RouterProvider, createRootRoute, createRoute, createRouter, useNavigate, useRouter } from '@tanstack/react-router';
+import { useCallback, useEffect } from 'react';
 import { ApiError, onSessionExpired } from './api/client';
-import { fetchSession, sessionQueryKey } from './api/session';
+import { fetchSession, sessionQueryKey, signOut } from './api/session';
 import { consoleBasePath } from './config';
 import { HomePage } from './pages/home';
+import { AcceptInvitationPage } from './pages/invitation';
 import { SignInPage } from './pages/sign-in';
 
 /** Sends the member to /sign-in, remembering the page they were on, whenever an API call answers 401. */
-function SessionExpiryWatcher() {
+/** Pages for people without a session: never sent to sign-in, never remembered as the page to return to. */
+const PUBLIC_PAGES = ['/sign-in', '/invitation', '/setup'];
+
+/**
+ * The one way to sign-in when the session is missing or has ended: reads where the member is at that
+ * moment (not a value captured by a render), and does nothing on a public page, so it can never loop.
+ */
+function useSendToSignIn(): () => void {
   const navigate = useNavigate();
+  const router = useRouter();
+  return useCallback(() => {
+    const location = router.state.location;
+    if (PUBLIC_PAGES.includes(location.pathname)) return;
+    void navigate({ to: '/sign-in', search: { next: location.href }, replace: true });
+  }, [navigate, router]);
+}
+
+function SessionExpiryWatcher() {
   const queryClient = useQueryClient();
-  const location = useRouterState({ select: (s) => s.location });
+  const sendToSignIn = useSendToSignIn();
   useEffect(
     () =>
       onSessionExpired(() => {
-        if (location.pathname === '/sign-in') return; // already there: no loop
         queryClient.clear();
-        void navigate({ to: '/sign-in', search: { next: location.href } });
+        sendToSignIn();
       }),
-    [navigate, queryClient, location],
+    [queryClient, sendToSignIn],
   );
   return null;
 }
@@ -28,11 +44,12 @@ function SessionExpiryWatcher() {
 function SignedInLayout() {
   const session = useQuery({ queryKey: sessionQueryKey, queryFn: fetchSession, retry: false, staleTime: 60_000 });
   const navigate = useNavigate();
-  const location = useRouterState({ select: (s) => s.location });
+  const queryClient = useQueryClient();
+  const sendToSignIn = useSendToSignIn();
   const unauthenticated = session.error instanceof ApiError && session.error.status === 401;
   useEffect(() => {
-    if (unauthenticated) void navigate({ to: '/sign-in', search: { next: location.href }, replace: true });
-  }, [unauthenticated, navigate, location.href]);
+    if (unauthenticated) sendToSignIn();
+  }, [unauthenticated, sendToSignIn]);
   if (session.isPending || unauthenticated) return <p role="status">Loading…</p>;
   if (session.error) return <p role="alert">The console could not load your session: {session.error.message}</p>;
   return (
@@ -44,6 +61,16 @@ function SignedInLayout() {
         <span>
           {session.data.organization.name} · {session.data.environment}
         </span>
+        <button
+          type="button"
+          onClick={async () => {
+            await signOut().catch(() => undefined);
+            queryClient.clear();
+            await navigate({ to: '/sign-in', search: { next: undefined } });
+          }}
+        >
+          Sign out
+        </button>
       </header>
       <main>
         <Outlet />
@@ -67,10 +94,12 @@ const rootRoute = createRootRoute({
   ),
 });
 const signInRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-in', component: SignInPage, validateSearch: (search: Record<string, unknown>) => ({ next: typeof search.next === 'string' ? search.next : undefined }) });
+const invitationRoute = createRoute({ getParentRoute: () => rootRoute, path: '/invitation', component: () => <AcceptInvitationPage ownerSetup={false} /> });
+const ownerSetupRoute = createRoute({ getParentRoute: () => rootRoute, path: '/setup', component: () => <AcceptInvitationPage ownerSetup /> });
 const signedInRoute = createRoute({ getParentRoute: () => rootRoute, id: 'signed-in', component: SignedInLayout });
 const homeRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/', component: HomePage });
 
-const routeTree = rootRoute.addChildren([signInRoute, signedInRoute.addChildren([homeRoute])]);
+const routeTree = rootRoute.addChildren([signInRoute, invitationRoute, ownerSetupRoute, signedInRoute.addChildren([homeRoute])]);
 
 export const router = createRouter({ routeTree, basepath: consoleBasePath.replace(/\/$/, '') || '/' });
 

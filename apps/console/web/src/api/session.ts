@@ -30,3 +30,9 @@ export async function signIn(email: string, password: string): Promise<SignInRes
   if ('csrf_token' in result) setCsrfToken(result.csrf_token);
   return result;
 }
+
+/** Ends this session (the cookie is cleared by the server). */
+export async function signOut(): Promise<void> {
+  await apiRequest<unknown>('api/v1/session', { method: 'DELETE', expectUnauthenticated: true });
+  setCsrfToken(null);
+}

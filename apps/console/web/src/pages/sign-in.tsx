@@ -4,6 +4,16 @@ import { useId, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { sessionQueryKey, signIn } from '../api/session';
 
+/**
+ * Where to go after signing in: the console page in `next` (a path relative to the console, with its
+ * query), never an address elsewhere (no open redirect).
+ */
+function returnTo(next: string | undefined): { to: string; search?: Record<string, string> } {
+  if (!next || !next.startsWith('/') || next.startsWith('//')) return { to: '/' };
+  const url = new URL(next, 'http://console.invalid');
+  return { to: url.pathname, search: Object.fromEntries(url.searchParams) };
+}
+
 /** /sign-in: email and password; `next` is where the member was when their session ended. */
 export function SignInPage() {
   const { next } = useSearch({ strict: false }) as { next?: string };
@@ -25,8 +35,7 @@ export function SignInPage() {
         return;
       }
       queryClient.setQueryData(sessionQueryKey, result);
-      // Only a path inside the console: never an address elsewhere (an open redirect).
-      await navigate({ to: next && next.startsWith('/') && !next.startsWith('//') ? next : '/' });
+      await navigate(returnTo(next));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Sign-in failed; try again.');
     } finally {
