@@ -89,11 +89,18 @@ it('counters are rebuilt exact from the usage records after Redis loses its data
       }
     };
     const load = Promise.all(Array.from({ length: 12 }, (_, w) => worker(w)));
-    await sleep(400);
+    // Each epoch gets some admissions before Redis loses its data again (counted, not timed: on a busy
+    // machine 400 ms could pass with none, and an epoch without records would not be seen at all).
+    const admissionsThen = async (count: number) => {
+      const target = admitted + count;
+      const deadline = Date.now() + 20_000;
+      while (admitted < target && Date.now() < deadline) await sleep(20);
+    };
+    await admissionsThen(20);
     await admin.flushall();
-    await sleep(400);
+    await admissionsThen(20);
     await admin.flushall();
-    await sleep(400);
+    await admissionsThen(20);
     stop = true;
     await load;
     await sleep(300); // the last records commit and the settle delays run
