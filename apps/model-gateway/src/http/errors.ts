@@ -59,7 +59,18 @@ export function toGatewayErrorLike(err: unknown): GatewayErrorLike {
   }
   const app = normalizeError(err);
   if (app.status === 503) return new GatewayError(503, 'service_unavailable', app.message, 'service_unavailable');
+  // A client's error the shared mapping recognised (a unique value taken by a concurrent request, a record
+  // deleted meanwhile, text that cannot be stored): its status and message in the model envelope, never a 500.
+  if (app.status < 500) return new GatewayError(app.status, clientErrorType(app.status), app.message, app.code);
   return new GatewayError(500, 'internal_error', 'An unexpected error occurred in the gateway. Retry later or contact support with the X-Request-Id.', 'internal_error');
+}
+
+function clientErrorType(status: number): ErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  return 'invalid_request_error';
 }
 
 /** A model endpoint's error in the surface's envelope (plain node response: the hot path runs without express). */
