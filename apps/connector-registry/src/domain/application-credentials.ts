@@ -1,6 +1,6 @@
 import type { KeyPrincipal } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
-import { ConflictError, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
+import { ConflictError, isUniqueViolation, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { PageParams } from '@patchbay/pagination';
 import type { SecretBox } from '@patchbay/secrets';
 import type { Db } from '../db';
@@ -55,10 +55,6 @@ function checkStrings(input: UpdateApplicationCredentialInput, errors: FieldErro
   if (typeof input.client_secret === 'string' && (input.client_secret === '' || input.client_secret.length > MAX)) errors.push({ field: 'body.client_secret', message: `must be 1 to ${MAX} characters, or null to clear it` });
   if (typeof input.external_id === 'string' && (input.external_id.trim() === '' || input.external_id.length > 255)) errors.push({ field: 'body.external_id', message: 'must be 1 to 255 characters, or null' });
   if (input.scopes !== undefined && input.scopes.some((s) => s.trim() === '' || /\s/.test(s))) errors.push({ field: 'body.scopes', message: 'must be scope names without spaces' });
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string }).code === 'P2002';
 }
 
 export class ApplicationCredentialService {

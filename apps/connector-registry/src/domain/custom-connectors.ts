@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
-import { AppError, ConflictError, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
+import { AppError, ConflictError, isUniqueViolation, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { Db, Tx } from '../db';
 import { Prisma, type CustomConnector, type CustomConnectorTool } from '../generated/prisma/client';
 import { afterCommit, registryChange, type AppServices } from '../services';
@@ -196,10 +196,6 @@ function toolRows(connectorId: string, tools: DiscoveredServer['tools']) {
     annotations: t.annotations === null ? Prisma.DbNull : (t.annotations as Prisma.InputJsonValue),
     definitionHash: t.definitionHash,
   }));
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 }
 
 /**

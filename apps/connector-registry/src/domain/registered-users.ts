@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { assertRegisteredUserInScope, registeredUserIdFilter, type KeyPrincipal } from '@patchbay/auth';
-import { ConflictError, NotFoundError, NotInScopeError, ValidationError, type FieldError } from '@patchbay/errors';
+import { ConflictError, isUniqueViolation, NotFoundError, NotInScopeError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { PageParams } from '@patchbay/pagination';
 import { QUEUE_NAMES, addToOutbox } from '@patchbay/queues';
 import type { Db, Tx } from '../db';
@@ -55,10 +55,6 @@ export interface ListRegisteredUsersFilters {
   includeTestUsers?: boolean;
   isTest?: boolean;
   originUserId?: string;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string }).code === 'P2002';
 }
 
 /**
