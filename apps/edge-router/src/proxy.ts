@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { AppError } from '@patchbay/errors';
 import { clientResponseHeaders } from './forwarding';
@@ -75,10 +76,17 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, upstream
     return;
   }
   if (length !== null && length <= REPLAY_BUFFER_MAX) {
-    readBody(req, length, (data) => {
-      if (data === null) res.destroy();
-      else if (!res.destroyed) attempt(req, res, upstream, options, { kind: 'buffered', data }, true);
-    });
+    // Bound to the context active now (the edge's forward span): the request's 'end' listener runs in the
+    // context the http instrumentation gave the request (the server span), and the upstream request must
+    // be a child of the forward span, as a promise continuation would have kept it.
+    readBody(
+      req,
+      length,
+      context.bind(context.active(), (data: Buffer | null) => {
+        if (data === null) res.destroy();
+        else if (!res.destroyed) attempt(req, res, upstream, options, { kind: 'buffered', data }, true);
+      }),
+    );
     return;
   }
   // A body of unknown length is chunked on to the service too, whatever the method: node:http only
