@@ -1,8 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useId, useState, type FormEvent } from 'react';
-import { ApiError, apiRequest, setCsrfToken } from '../api/client';
+import { useId, useState } from 'react';
+import { apiRequest, setCsrfToken } from '../api/client';
 import { sessionQueryKey, type Session } from '../api/session';
+import { useFormSubmit } from '../components/use-form-submit';
 
 /**
  * The token of an invitation or owner-setup link travels in the fragment (`#token=…`), which browsers
@@ -22,27 +23,14 @@ export function AcceptInvitationPage({ ownerSetup }: { ownerSetup: boolean }) {
   const [token] = useState(takeTokenFromFragment);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
   const errorId = useId();
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(null);
-    try {
-      const body = { token, name: String(form.get('name') ?? ''), password: String(form.get('password') ?? ''), ...(ownerSetup ? { email: String(form.get('email') ?? '') } : {}) };
-      const session = await apiRequest<Session>('api/v1/invitations/accept', { method: 'POST', body, expectUnauthenticated: true });
-      setCsrfToken(session.csrf_token);
-      queryClient.setQueryData(sessionQueryKey, session);
-      await navigate({ to: '/' });
-    } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, 'unknown', 'The link could not be accepted; try again.'));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { submit, error, busy } = useFormSubmit(async (form) => {
+    const body = { token, name: String(form.get('name') ?? ''), password: String(form.get('password') ?? ''), ...(ownerSetup ? { email: String(form.get('email') ?? '') } : {}) };
+    const session = await apiRequest<Session>('api/v1/invitations/accept', { method: 'POST', body, expectUnauthenticated: true });
+    setCsrfToken(session.csrf_token);
+    queryClient.setQueryData(sessionQueryKey, session);
+    await navigate({ to: '/' });
+  }, 'The link could not be accepted; try again.');
 
   const title = ownerSetup ? 'Set up your organization' : 'Join your organization';
   if (!token) {

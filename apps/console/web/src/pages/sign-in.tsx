@@ -1,8 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import { useId, useState, type FormEvent } from 'react';
+import { useId } from 'react';
 import { ApiError } from '../api/client';
 import { sessionQueryKey, signIn } from '../api/session';
+import { useFormSubmit } from '../components/use-form-submit';
 
 /**
  * Where to go after signing in: the console page in `next` (a path relative to the console, with its
@@ -19,29 +20,13 @@ export function SignInPage() {
   const { next } = useSearch({ strict: false }) as { next?: string };
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const errorId = useId();
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await signIn(String(form.get('email') ?? ''), String(form.get('password') ?? ''));
-      if ('two_factor_required' in result) {
-        setError('Two-factor sign-in is not available in this console version yet.');
-        return;
-      }
-      queryClient.setQueryData(sessionQueryKey, result);
-      await navigate(returnTo(next));
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Sign-in failed; try again.');
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { submit, error, busy } = useFormSubmit(async (form) => {
+    const result = await signIn(String(form.get('email') ?? ''), String(form.get('password') ?? ''));
+    if ('two_factor_required' in result) throw new ApiError(401, 'two_factor_required', 'Two-factor sign-in is not available in this console version yet.');
+    queryClient.setQueryData(sessionQueryKey, result);
+    await navigate(returnTo(next));
+  }, 'Sign-in failed; try again.');
 
   return (
     <main className="sign-in">
@@ -57,7 +42,7 @@ export function SignInPage() {
         </label>
         {error && (
           <p id={errorId} role="alert" className="error">
-            {error}
+            {error.message}
           </p>
         )}
         <button type="submit" disabled={busy}>
