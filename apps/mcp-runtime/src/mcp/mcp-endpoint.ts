@@ -144,18 +144,24 @@ function listEntry(tool: PackTools['tools'][number]): Tool {
   };
 }
 
-/**
- * Loads the pair named in the URL, within the key's restrictions. A tool pack or registered user the
- * key may not use, one that does not exist, and one of the other environment all answer the same
- * 404 `Resource not in API key scope.`: the URL never falls back to another user.
- */
-export async function loadPair(req: Request, registry: RegistryClient): Promise<PackTools> {
+/** The URL's (tool pack, registered user) pair, checked against the key's scope (404 `Resource not in API key scope.` otherwise). */
+function pairInScope(req: Request): { principal: ReturnType<typeof principalOf>; toolPackId: string; registeredUserId: string } {
   const principal = principalOf(req);
   const toolPackId = String(req.params.toolPackId);
   const registeredUserId = String(req.params.registeredUserId);
   if (!isUuid(toolPackId) || !isUuid(registeredUserId)) throw new NotInScopeError();
   assertToolPackInScope(principal, toolPackId);
   assertRegisteredUserInScope(principal, registeredUserId);
+  return { principal, toolPackId, registeredUserId };
+}
+
+/**
+ * Loads the pair named in the URL, within the key's restrictions. A tool pack or registered user the
+ * key may not use, one that does not exist, and one of the other environment all answer the same
+ * 404 `Resource not in API key scope.`: the URL never falls back to another user.
+ */
+export async function loadPair(req: Request, registry: RegistryClient): Promise<PackTools> {
+  const { principal, toolPackId, registeredUserId } = pairInScope(req);
   const pack = await registry.packTools(principal, toolPackId, registeredUserId);
   if (!pack) throw new NotInScopeError();
   return pack;
@@ -405,12 +411,7 @@ async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly
   const id = m.id;
   if (m.method === 'server/discover') {
     // Answered from the key alone (its scope over the URL's pair), without asking the registry: a client probes with it on every connect.
-    const principal = principalOf(req);
-    const toolPackId = String(req.params.toolPackId);
-    const registeredUserId = String(req.params.registeredUserId);
-    if (!isUuid(toolPackId) || !isUuid(registeredUserId)) throw new NotInScopeError();
-    assertToolPackInScope(principal, toolPackId);
-    assertRegisteredUserInScope(principal, registeredUserId);
+    pairInScope(req);
     return sendJson(res, 200, resultResponse(id, DISCOVER_RESULT));
   }
   if (m.method !== 'tools/list' && (listOnly || m.method !== 'tools/call')) {
