@@ -1,8 +1,7 @@
 // tsoa's generated routes import `expressAuthentication` from this module: `access_key` (bearer keys,
 // @patchbay/auth) and `session` (a member signed in to the console, this service's sessions).
-import { expressAuthentication as keyAuthentication, type KeyPrincipal } from '@patchbay/auth';
-import { AuthenticationError, PermissionDeniedError } from '@patchbay/errors';
-import { permissionDefinition } from '@patchbay/permissions';
+import { expressAuthentication as keyAuthentication, requirePermission, type KeyPrincipal } from '@patchbay/auth';
+import { AuthenticationError } from '@patchbay/errors';
 import type { Request } from 'express';
 import type { SessionPrincipal } from './domain/members/session-principal';
 import { assertCsrfToken, assertSameOrigin, isStateChanging, sessionTokenOf } from './http/session-http';
@@ -28,12 +27,7 @@ export async function authenticateSession(request: Request, permissions: readonl
     assertSameOrigin(request, services.publicBaseUrl);
     assertCsrfToken(request, token);
   }
-  for (const permission of permissions) {
-    if (!principal.permissions.includes(permission)) {
-      const name = permissionDefinition(permission)?.displayName;
-      throw new PermissionDeniedError(`This needs the permission ${permission}${name ? ` (${name})` : ''}, which your roles do not grant. Ask an admin of the organization.`);
-    }
-  }
+  for (const permission of permissions) requirePermission(principal, permission);
   request.sessionPrincipal = principal;
   request.sessionToken = token;
   return principal;

@@ -1,5 +1,5 @@
 export { SCOPES } from './principal';
-export type { Environment, GatewayOrganizationSettings, KeyPrincipal, OrganizationSettings, Scope } from './principal';
+export type { Environment, GatewayOrganizationSettings, KeyPrincipal, MemberCaller, OrganizationSettings, Scope } from './principal';
 export { generateAccessKey, hashAccessKey, hashesEqual, maskAccessKey } from './keys';
 export type { GeneratedKey } from './keys';
 export { parseBearer } from './bearer';
@@ -27,4 +27,21 @@ export {
   requireScope,
   toolPackIdFilter,
 } from './scope';
-export { VERIFIER_LOCAL, authenticate, expressAuthentication, principalOf } from './express';
+export { SESSION_VERIFIER_LOCAL, VERIFIER_LOCAL, authenticate, authenticateSessionRequest, expressAuthentication, principalOf } from './express';
+export {
+  CSRF_HEADER,
+  SESSION_COOKIE,
+  SESSION_INVALIDATION_CHANNEL,
+  SESSION_VERIFY_PATH,
+  SessionVerifier,
+  assertCsrfToken,
+  assertSameOrigin,
+  csrfTokenFor,
+  httpSessionLoader,
+  isStateChanging,
+  requirePermission,
+  sessionKeyPrincipal,
+  sessionTokenOf,
+  sessionTouchIntervalMs,
+} from './session';
+export type { MemberSessionPrincipal, SessionVerifierOptions } from './session';

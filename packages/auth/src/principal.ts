@@ -39,4 +39,19 @@ export interface KeyPrincipal {
   isMaster: boolean;
   serviceAccount: string | null;
   organization: OrganizationSettings;
+  /**
+   * Set when a member's console session made the request (packages/auth sessionKeyPrincipal): the
+   * principal then acts as a key of the session's organization and environment, and `keyId` is the
+   * session id. The route's permission has already been checked against `member.permissions`.
+   */
+  member?: MemberCaller;
+}
+
+/** Who a member's session is: the audit log's actor and what their roles grant. */
+export interface MemberCaller {
+  memberId: string;
+  sessionId: string;
+  userId: string;
+  email: string;
+  permissions: string[];
 }

@@ -2,8 +2,8 @@ import type { CacheablePrincipal, Environment } from '@patchbay/auth';
 import type { Db } from '../../db';
 import { permissionsOf } from './member-permissions';
 
-/** Pub/sub channel of session cache invalidations (a session, or every session of an organization). */
-export const SESSION_INVALIDATION_CHANNEL = 'patchbay:sessions:invalidate';
+/** Pub/sub channel of session cache invalidations (a session, or every session of an organization); other services listen too. */
+export { SESSION_INVALIDATION_CHANNEL } from '@patchbay/auth';
 
 /** A member signed in to the console, as a verified session: one organization and one environment. */
 export interface SessionPrincipal extends CacheablePrincipal {
