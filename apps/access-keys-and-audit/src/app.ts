@@ -92,14 +92,7 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
   const sessions = new SessionService(deps.db, sessionVerifier, throttle, sessionEvents, sessionSettings, now, deps.logger);
   const roles = new RoleService(deps.db, sessionEvents);
   const members = new MemberService(deps.db, sessions, sessionEvents, now);
-  const publishInvalidations = async (): Promise<void> => {
-    if ((await withDeadline(relay.kick(), PUBLISH_DEADLINE_MS)) === 'late') deps.logger.warn('invalidation not published yet (Redis slow); it stays in the outbox until published');
-  };
-  const organizationChanged = async (organizationId: string): Promise<void> => {
-    verifier.invalidate({ organizationId });
-    await publishInvalidations();
-  };
-  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, publicBaseUrl: deps.publicBaseUrl, publishInvalidations, organizationChanged };
+  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, publicBaseUrl: deps.publicBaseUrl };
   app.locals.services = services;
   app.locals[VERIFIER_LOCAL] = verifier;
 
