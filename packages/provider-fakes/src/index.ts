@@ -65,6 +65,8 @@ export type {
   FakeVendorOptions,
 } from './model-vendors/types';
 export { NOTION_FAKE_TOKENS, startFakeNotion } from './notion';
+export { DEFAULT_WEB_PAGES, SEARCH_FAKE_KEYS, startFakeSearchEngine } from './search-engines';
+export type { FakeSearchEngine, FakeSearchEngineName, FakeSearchEngineOptions, FakeSearchFault, FakeWebPage } from './search-engines';
 export { SLACK_FAKE_BOT, SLACK_FAKE_TOKENS, startFakeSlack } from './slack';
 export type { FakeSlackSeed } from './slack';
 export { ZENDESK_FAKE, startFakeZendesk } from './zendesk';
