@@ -1,4 +1,4 @@
-import { KeyVerifier, httpManagementKeyLoader, httpOrganizationLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpManagementKeyLoader, httpOrganizationLoader, httpSessionLoader } from '@patchbay/auth';
 import { migrateOnStart } from '@patchbay/db';
 import { createVendorHttp } from '@patchbay/model-wire';
 import { createGuardedRequest, type OutboundPolicy } from '@patchbay/outbound';
@@ -23,6 +23,7 @@ import type { Scorer } from '@patchbay/prompt-injection';
 import { startBatchWorkers, type BatchRunnerDeps, type BatchWorkerOptions } from './batches/batch-runner';
 import { SubmitSlots } from './batches/submit-slots';
 import type { ModelDeps } from './model/model-request';
+import { RateLimitHeaders } from './model/rate-limit-headers';
 
 export interface RuntimeOptions {
   /** Environment for vendor credentials and secrets (default process.env). */
@@ -89,6 +90,9 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   await caches.keys.subscribe(subscriber);
   await caches.organizations.subscribe(subscriber);
   await management.subscribe(subscriber);
+  // Members' console sessions: each management route names the permission a member needs.
+  const sessions = new SessionVerifier({ loader: httpSessionLoader(internal), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
+  await sessions.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
 
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: invalidationPublisher, logger });
@@ -138,6 +142,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
     routing,
     guardrails: { streamHoldBack: config.GATEWAY_DLP_STREAM_HOLDBACK_CHARS, ...(options.piScorer ? { scorer: options.piScorer } : {}) },
+    rateLimitHeaders: new RateLimitHeaders(),
   };
   const batchLimits = { fileMaxBytes: config.GATEWAY_BATCH_FILE_MAX_BYTES, maxLines: config.GATEWAY_BATCH_MAX_LINES, maxOpenBatches: config.GATEWAY_BATCH_MAX_OPEN };
   const healthChecks: HealthCheck[] = [
@@ -151,9 +156,9 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     maxBodyBytes: config.GATEWAY_MAX_BODY_BYTES,
     model,
     batches: { db, caches, limits: batchLimits, slots: new SubmitSlots(redis, { cap: config.GATEWAY_BATCH_SUBMIT_CONCURRENCY, keyPrefix: config.GATEWAY_BATCH_KEY_PREFIX }), relay, producer, logger },
-    management: { db, auth: { management, caches }, invalidate, spend, secrets, catalog, outboundPolicy },
-    routingPolicies: { db, auth: { management, caches }, invalidate, catalog: routing.catalog },
-    guardrails: { db, auth: { management, caches }, invalidate },
+    management: { db, auth: { management, caches, sessions }, invalidate, spend, secrets, catalog, outboundPolicy },
+    routingPolicies: { db, auth: { management, caches, sessions }, invalidate, catalog: routing.catalog },
+    guardrails: { db, auth: { management, caches, sessions }, invalidate },
   });
 
   const batchRunner: BatchRunnerDeps = { db, model, producer, logger };
@@ -199,6 +204,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await caches.keys.close();
       await caches.organizations.close();
       await management.close();
+      await sessions.close();
       await vendorHttp.close();
       await database.close();
       for (const connection of [redis, producerConnection, workerConnection, subscriber, invalidationPublisher]) connection.disconnect();

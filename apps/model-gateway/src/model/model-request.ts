@@ -21,6 +21,8 @@ import type { UsageRecorder } from '../usage/usage-records';
 import type { RoutingDeps } from '../routing/routing';
 import type { VendorCredential } from '../vendors/platform-vendors';
 import type { GuardrailOptions } from '../guardrails/guardrails';
+import type { ServerTools } from './server-tools';
+import type { RateLimitHeaders } from './rate-limit-headers';
 
 /** What every model endpoint runs on, built once at boot. */
 export interface ModelDeps {
@@ -38,6 +40,10 @@ export interface ModelDeps {
   routing: RoutingDeps;
   /** Guardrail options (issue 10 §3): the settings themselves come with the organization's cached data. */
   guardrails: GuardrailOptions;
+  /** X-RateLimit-* on answers decided before admission (absent: only admitted answers carry them). */
+  rateLimitHeaders?: RateLimitHeaders;
+  /** Tools the gateway runs inside a request (web search); registered in runtime.ts (see server-tools.ts). */
+  serverTools?: ServerTools;
 }
 
 export interface Caller {
@@ -280,7 +286,8 @@ export class RequestLedger {
   }
 
   cost(usage: NormalizedUsage | null): number {
-    return usage && this.route ? costMicros(this.route.price, usage) : 0;
+    // Server tools (web searches) are priced per use on top of the tokens.
+    return usage && this.route ? costMicros(this.route.price, usage) + (usage.serverToolUse?.costMicros ?? 0) : 0;
   }
 
   /** Settles (or releases) the reservation with the real cost and records the request once. */

@@ -148,6 +148,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
             const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput), context.attempt === 0);
             attemptLedger.reservation = admitted.reservation;
             headers = { ...guardrailHeaders, ...admitted.headers };
+            deps.rateLimitHeaders?.note(caller.key.hash, admitted.headers);
           },
           attemptFailed: ({ error, usage }) => {
             const failure = toGatewayErrorLike(error);
@@ -228,8 +229,13 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       ex.res.destroy();
       return;
     }
-    ex.error(surface, error, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) });
+    ex.error(surface, error, withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
   }
+}
+
+/** Refusals decided before admission carry the rate-limit headers too (spec, Limits). */
+function withRateLimit(deps: ModelDeps, caller: Caller | null, headers: Record<string, string>): Record<string, string> {
+  return deps.rateLimitHeaders ? deps.rateLimitHeaders.complete(caller, headers) : headers;
 }
 
 async function handleEmbeddings(deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown): Promise<void> {
@@ -250,6 +256,7 @@ async function handleEmbeddings(deps: ModelDeps, ex: ModelExchange, caller: Call
     const admitted = await admit(deps.spend, spendSubject(caller, ledger.scope, route.byok), reserveMicros(route.price, inputTokens, 0));
     ledger.reservation = admitted.reservation;
     headers = admitted.headers;
+    deps.rateLimitHeaders?.note(caller.key.hash, admitted.headers);
     const vendorStart = ledger.elapsedMs();
     const result = await embedVendor(route.target, parsed.request, { signal: ex.signal, timeouts: deps.timeouts, http: route.http });
     ledger.vendorMs = ledger.elapsedMs() - vendorStart;
@@ -260,7 +267,7 @@ async function handleEmbeddings(deps: ModelDeps, ex: ModelExchange, caller: Call
   } catch (err) {
     const error = toGatewayErrorLike(err);
     ledger?.finish('failed', error.status, err instanceof VendorError ? err.usage : null, error.code ?? null, requestedModelOf(body));
-    ex.error(surface, error, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) });
+    ex.error(surface, error, withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
   }
 }
 
@@ -273,9 +280,9 @@ async function handleCountTokens(deps: ModelDeps, ex: ModelExchange, caller: Cal
     parsed.request = guardCountTokensInput(caller.org.guardrails, parsed.request);
     const route = resolveRoute(deps, caller, parsed.gateway, 'chat');
     const counted = await countTokensVendor(route.target, parsed.request, { signal: ex.signal, timeouts: deps.timeouts, http: route.http });
-    ex.json(200, {}, { input_tokens: counted.inputTokens });
+    ex.json(200, withRateLimit(deps, caller, {}), { input_tokens: counted.inputTokens });
   } catch (err) {
-    ex.error('anthropic-messages', err, {});
+    ex.error('anthropic-messages', err, withRateLimit(deps, caller, {}));
   }
 }
 
@@ -341,7 +348,7 @@ export type ModelEndpoints = (req: IncomingMessage, res: ServerResponse) => bool
 export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number; logger: Logger }): ModelEndpoints {
   const table = endpointTable();
   const serve = async (endpoint: { surface: Surface; handle: ModelHandler }, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let caller: Caller;
+    let caller: Caller | null = null;
     let body: unknown;
     try {
       caller = await authenticateModelCaller(req, deps.caches);
@@ -351,7 +358,7 @@ export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number;
       // as express's body parser does, so a client or proxy still sending it gets the answer instead
       // of a reset connection. (A key refused before reading leaves the body to node, which discards it.)
       if (err instanceof BodyReadError && !req.complete) await discardRest(req);
-      sendModelError(res, endpoint.surface, err);
+      sendModelError(res, endpoint.surface, err, withRateLimit(deps, caller, {}));
       return;
     }
     await endpoint.handle(deps, httpExchange(req, res), caller, body);
