@@ -36,9 +36,10 @@ function isolate(dir) {
  * and later; here their `.js` files are compiled to CommonJS like our TypeScript. Only the pnpm store
  * folders of those names whose package is `"type": "module"` count: ai 6 and @ai-sdk/* 3 ship CommonJS
  * and, like the rest of node_modules, run as published; a require() reaches zod's `.cjs` files but for
- * those locales.
+ * those locales. openid-client 6 (single sign-on in access-keys-and-audit) and its oauth4webapi and jose
+ * are ES modules only too.
  */
-const ESM_ONLY_NAMES = /^(?:ai|zod|@ai-sdk\+[^@]+|@workflow\+[^@]+)@/;
+const ESM_ONLY_NAMES = /^(?:ai|zod|@ai-sdk\+[^@]+|@workflow\+[^@]+|openid-client|oauth4webapi|jose)@/;
 
 function esmOnlyStoreFolders() {
   const store = path.join(__dirname, 'node_modules', '.pnpm');

@@ -16,6 +16,11 @@ import { RoleService } from './domain/members/roles';
 import { SESSION_INVALIDATION_CHANNEL, loadSessionByHash, type SessionPrincipal } from './domain/members/session-principal';
 import { DEFAULT_SESSION_SETTINGS, SessionService, type SessionEvents, type SessionSettings } from './domain/members/sessions';
 import { SignInThrottle, type SignInThrottleSettings } from './domain/members/sign-in-throttle';
+import { PendingSignIns } from './domain/members/pending-sign-in';
+import { TwoFactorService } from './domain/members/two-factor';
+import { SsoService } from './domain/sso/sso';
+import type { OutboundPolicy } from '@patchbay/outbound';
+import type { SecretBox } from '@patchbay/secrets';
 
 export interface AppDeps {
   db: Db;
@@ -41,6 +46,10 @@ export interface AppDeps {
   sessionVerifier?: KeyVerifier<SessionPrincipal>;
   sessionSettings?: SessionSettings;
   signInThrottle?: SignInThrottleSettings;
+  /** Seals SSO client secrets and TOTP secrets; without it those features answer 503. */
+  secrets?: SecretBox;
+  /** Whether SSO discovery URLs may be private addresses (tests, local development). */
+  outboundPolicy?: OutboundPolicy;
   /** The clock of sessions and invitations (tests move it). */
   now?: () => number;
 }
@@ -89,10 +98,13 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
   };
   const sessionSettings = deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS;
   const throttle = new SignInThrottle(deps.redis, deps.signInThrottle ?? DEFAULT_SIGN_IN_THROTTLE, now);
-  const sessions = new SessionService(deps.db, sessionVerifier, throttle, sessionEvents, sessionSettings, now, deps.logger);
+  const pendingSignIns = new PendingSignIns(deps.redis);
+  const sessions = new SessionService(deps.db, sessionVerifier, throttle, sessionEvents, sessionSettings, now, deps.logger, pendingSignIns);
+  const twoFactor = new TwoFactorService(deps.db, deps.secrets, now);
+  const sso = new SsoService(deps.db, deps.redis, deps.secrets, deps.outboundPolicy ?? { allowPrivateNetwork: false }, now);
   const roles = new RoleService(deps.db, sessionEvents);
   const members = new MemberService(deps.db, sessions, sessionEvents, now);
-  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, publicBaseUrl: deps.publicBaseUrl };
+  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, twoFactor, pendingSignIns, signInThrottle: throttle, sso, publicBaseUrl: deps.publicBaseUrl };
   app.locals.services = services;
   app.locals[VERIFIER_LOCAL] = verifier;
 

@@ -19,6 +19,8 @@ const schema = z.object({
    * Unset (this service deployed alone), they are checked for form only.
    */
   CONNECTOR_REGISTRY_URL: z.string().url().optional(),
+  /** Keys for secrets at rest (@patchbay/secrets): SSO client secrets and TOTP secrets. Without them, SSO and two-factor answer 503. */
+  PATCHBAY_ENCRYPTION_KEYS: z.string().optional(),
   /** Console sessions end after this much inactivity (seconds; default 12 hours). */
   PATCHBAY_SESSION_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(12 * 3600),
   /** Console sessions end this long after sign-in, whatever the activity (seconds; default 7 days). */

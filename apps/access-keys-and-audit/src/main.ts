@@ -3,6 +3,8 @@ import { KeyVerifier } from '@patchbay/auth';
 import { migrateOnStart } from '@patchbay/db';
 import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
 import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { outboundPolicyFromEnv } from '@patchbay/outbound';
+import { secretBoxFromEnv } from '@patchbay/secrets';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
     verifier,
     restrictionIds,
     sessionVerifier,
+    secrets: config.PATCHBAY_ENCRYPTION_KEYS ? secretBoxFromEnv(process.env) : undefined,
+    outboundPolicy: outboundPolicyFromEnv(process.env),
     sessionSettings: { idleTimeoutSeconds: config.PATCHBAY_SESSION_IDLE_TIMEOUT_SECONDS, absoluteTimeoutSeconds: config.PATCHBAY_SESSION_ABSOLUTE_TIMEOUT_SECONDS },
     signInThrottle: {
       maxFailuresPerAccount: config.PATCHBAY_SIGN_IN_MAX_FAILURES_PER_ACCOUNT,

@@ -3,7 +3,11 @@ import type { Db } from './db';
 import type { AccessKeyService } from './domain/access-keys';
 import type { MemberService } from './domain/members/members';
 import type { RoleService } from './domain/members/roles';
+import type { PendingSignIns } from './domain/members/pending-sign-in';
 import type { SessionService, SessionSettings } from './domain/members/sessions';
+import type { SignInThrottle } from './domain/members/sign-in-throttle';
+import type { TwoFactorService } from './domain/members/two-factor';
+import type { SsoService } from './domain/sso/sso';
 
 /** What controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
 export interface AppServices {
@@ -13,6 +17,10 @@ export interface AppServices {
   sessionSettings: SessionSettings;
   members: MemberService;
   roles: RoleService;
+  twoFactor: TwoFactorService;
+  pendingSignIns: PendingSignIns;
+  signInThrottle: SignInThrottle;
+  sso: SsoService;
   publicBaseUrl?: string;
 }
 

@@ -31,7 +31,7 @@ export interface Harness {
 }
 
 /** The real service wired to the test database and Redis, with its verifier listening on pub/sub like in production. */
-export async function startHarness(options: Pick<AppDeps, 'sessionSettings' | 'signInThrottle' | 'publicBaseUrl'> = {}): Promise<Harness> {
+export async function startHarness(options: Pick<AppDeps, 'sessionSettings' | 'signInThrottle' | 'publicBaseUrl' | 'secrets' | 'outboundPolicy'> = {}): Promise<Harness> {
   const db = createPrisma(TEST_DATABASE_URL, 4);
   const redis = createRedis(TEST_REDIS_URL, CHANNEL_PUBLISHER_OPTIONS);
   const subscriber = createRedis(TEST_REDIS_URL);

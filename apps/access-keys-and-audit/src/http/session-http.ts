@@ -38,3 +38,39 @@ export function setSessionCookie(req: Request, res: Response, token: string, max
 export function clearSessionCookie(req: Request, res: Response, publicBaseUrl: string | undefined): void {
   res.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: cameOverHttps(req, publicBaseUrl), sameSite: 'lax', path: '/' });
 }
+
+/** A sign-in waiting for its second factor: HttpOnly, sent only to the session routes, five minutes. */
+export const PENDING_SIGN_IN_COOKIE = 'patchbay_pending_sign_in';
+const PENDING_SIGN_IN_PATH = '/api/v1/session';
+/** Binds a started single sign-on to the browser that started it (its `state`), sent only to the SSO routes. */
+export const SSO_STATE_COOKIE = 'patchbay_sso_state';
+const SSO_STATE_PATH = '/api/v1/sso';
+
+export function cookieOf(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    return value === '' ? undefined : value;
+  }
+  return undefined;
+}
+
+export function setPendingSignInCookie(req: Request, res: Response, token: string, maxAgeSeconds: number, publicBaseUrl: string | undefined): void {
+  res.cookie(PENDING_SIGN_IN_COOKIE, token, { httpOnly: true, secure: cameOverHttps(req, publicBaseUrl), sameSite: 'lax', path: PENDING_SIGN_IN_PATH, maxAge: maxAgeSeconds * 1000 });
+}
+
+export function clearPendingSignInCookie(req: Request, res: Response, publicBaseUrl: string | undefined): void {
+  res.clearCookie(PENDING_SIGN_IN_COOKIE, { httpOnly: true, secure: cameOverHttps(req, publicBaseUrl), sameSite: 'lax', path: PENDING_SIGN_IN_PATH });
+}
+
+export function setSsoStateCookie(req: Request, res: Response, state: string, maxAgeSeconds: number, publicBaseUrl: string | undefined): void {
+  // Lax: the identity provider's redirect back is a top-level GET navigation, which carries Lax cookies.
+  res.cookie(SSO_STATE_COOKIE, state, { httpOnly: true, secure: cameOverHttps(req, publicBaseUrl), sameSite: 'lax', path: SSO_STATE_PATH, maxAge: maxAgeSeconds * 1000 });
+}
+
+export function clearSsoStateCookie(req: Request, res: Response, publicBaseUrl: string | undefined): void {
+  res.clearCookie(SSO_STATE_COOKIE, { httpOnly: true, secure: cameOverHttps(req, publicBaseUrl), sameSite: 'lax', path: SSO_STATE_PATH });
+}

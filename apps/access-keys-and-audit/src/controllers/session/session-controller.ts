@@ -7,7 +7,7 @@ import type { SessionRecord } from '../../domain/members/sessions';
 import { assertSameOrigin, clearSessionCookie, clientOf, sessionTokenOf } from '../../http/session-http';
 import { servicesOf } from '../../services';
 import type { ErrorBody } from '../schemas';
-import { sessionView, startSession, type SessionView } from './session-view';
+import { answerSignIn, sessionView, type SessionView, type TwoFactorRequired } from './session-view';
 
 export interface SignInBody {
   email: string;
@@ -40,17 +40,19 @@ export class SessionController extends Controller {
    * Signs in with email and password and sets the session cookie (HttpOnly, SameSite=Lax, Secure over
    * https). A new session is always issued; a session cookie sent along is ended. Failed attempts are
    * limited per account and per address: past the limit sign-in is locked for a while (429, Retry-After).
+   * With two-factor on (or required by the organization) no session is issued yet: the answer says
+   * `two_factor_required` and the second step is POST /api/v1/session/two-factor.
    */
   @Post('/')
   @Response<ErrorBody>(400, 'Invalid body')
   @Response<ErrorBody>(401, 'The email or password is wrong.')
-  @Response<ErrorBody>(403, 'Cross-site request, or not an active member of any organization')
   @Response<ErrorBody>(429, 'Too many failed sign-ins: locked until the time the message names')
-  public async signIn(@Request() req: ExpressRequest, @Body() body: SignInBody): Promise<SessionView> {
+  @Response<ErrorBody>(403, 'Cross-site request, not an active member of any organization, or the organization requires single sign-on')
+  public async signIn(@Request() req: ExpressRequest, @Body() body: SignInBody): Promise<SessionView | TwoFactorRequired> {
     const services = servicesOf(req);
     assertSameOrigin(req, services.publicBaseUrl);
-    const issued = await services.sessions.signIn({ email: body.email, password: body.password, organizationId: body.organization_id }, clientOf(req), sessionTokenOf(req));
-    return startSession(req, issued);
+    const outcome = await services.sessions.signIn({ email: body.email, password: body.password, organizationId: body.organization_id }, clientOf(req), sessionTokenOf(req));
+    return answerSignIn(req, outcome);
   }
 
   /** The signed-in member, organization, environment, permissions and the anti-forgery token. */

@@ -1,7 +1,9 @@
 import type { Environment } from '@patchbay/auth';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import type { SessionPrincipal } from '../../domain/members/session-principal';
-import { csrfTokenFor, setSessionCookie } from '../../http/session-http';
+import { PENDING_SIGN_IN_SECONDS } from '../../domain/members/pending-sign-in';
+import type { SignInOutcome } from '../../domain/members/sessions';
+import { csrfTokenFor, setPendingSignInCookie, setSessionCookie } from '../../http/session-http';
 import { servicesOf } from '../../services';
 
 /** The signed-in member as the console sees them. */
@@ -38,6 +40,28 @@ export async function sessionView(req: ExpressRequest, principal: SessionPrincip
     csrf_token: csrfTokenFor(token),
     idle_expires_at: new Date(principal.lastSeenAtMs + principal.idleTimeoutSeconds * 1000).toISOString(),
     expires_at: principal.expiresAt,
+  };
+}
+
+/** Answer to a sign-in whose second factor is due: no session yet (an HttpOnly cookie holds the pending sign-in). */
+export interface TwoFactorRequired {
+  two_factor_required: true;
+  /** True when the organization requires two-factor and the person has none yet: enrol first (POST /api/v1/session/two-factor/enrolment). */
+  enrol: boolean;
+  message: string;
+}
+
+/** A session, or the second step a sign-in still needs. */
+export async function answerSignIn(req: ExpressRequest, outcome: SignInOutcome): Promise<SessionView | TwoFactorRequired> {
+  const services = servicesOf(req);
+  if (outcome.kind === 'session') return startSession(req, outcome);
+  setPendingSignInCookie(req, req.res as ExpressResponse, outcome.pendingToken, PENDING_SIGN_IN_SECONDS, services.publicBaseUrl);
+  return {
+    two_factor_required: true,
+    enrol: outcome.enrol,
+    message: outcome.enrol
+      ? 'Your organization requires two-factor sign-in: set up an authenticator app (POST /api/v1/session/two-factor/enrolment), then send its code to POST /api/v1/session/two-factor.'
+      : 'Send the 6-digit code from your authenticator app (or a recovery code) to POST /api/v1/session/two-factor.',
   };
 }
 

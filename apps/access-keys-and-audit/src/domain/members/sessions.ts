@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hashAccessKey, type Environment, type KeyInvalidation, type KeyVerifier } from '@patchbay/auth';
-import { AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError } from '@patchbay/errors';
+import { AuthenticationError, ConflictError, NotFoundError, PermissionDeniedError, ValidationError } from '@patchbay/errors';
 import type { Db, Tx } from '../../db';
 import { recordAuditEvent } from '../audit-log';
 import { AUDIT_EVENT_TYPES } from '../event-types';
-import { verifyPassword } from './passwords';
+import { hashPassword, validateNewPassword, verifyPassword } from './passwords';
+import type { PendingSignIns } from './pending-sign-in';
 import type { SessionPrincipal } from './session-principal';
 import type { SignInThrottle } from './sign-in-throttle';
 
@@ -50,6 +51,11 @@ export interface SessionRecord {
   current: boolean;
 }
 
+/** A sign-in either issues a session or waits for the second factor (the pending token goes in an HttpOnly cookie). */
+export type SignInOutcome =
+  | { kind: 'session'; token: string; principal: SessionPrincipal }
+  | { kind: 'two_factor'; pendingToken: string; enrol: boolean };
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -74,13 +80,15 @@ export class SessionService {
     private readonly settings: SessionSettings = DEFAULT_SESSION_SETTINGS,
     private readonly now: () => number = Date.now,
     private readonly logger?: { warn(fields: Record<string, unknown>, message: string): void },
+    /** Sign-ins waiting for their second factor. */
+    private readonly pending?: PendingSignIns,
   ) {}
 
   /**
    * Email and password sign-in. Always issues a new token (a session cookie the client already had is
    * ended, never reused: no fixation). Unknown emails cost one argon2 verification like wrong passwords.
    */
-  async signIn(input: { email: string; password: string; organizationId?: string }, client: ClientContext, previousToken?: string): Promise<{ token: string; principal: SessionPrincipal }> {
+  async signIn(input: { email: string; password: string; organizationId?: string }, client: ClientContext, previousToken?: string): Promise<SignInOutcome> {
     const email = normalizeEmail(input.email);
     await this.throttle.assertNotLocked(email, client.address);
     const user = await this.db.user.findUnique({ where: { emailNormalized: email }, include: { memberships: true } });
@@ -114,13 +122,84 @@ export class SessionService {
       membership = chosen;
     }
     await this.throttle.recordSuccess(email);
-    const token = await this.db.$transaction(async (tx) => {
+    await this.assertPasswordAllowed(membership.organizationId, user.id);
+    return this.afterFirstFactor({ id: user.id, email: user.email, totpEnabled: user.totpEnabledAt !== null }, membership, 'password', client, previousToken);
+  }
+
+  /**
+   * "Require SSO": password sign-in is off for the organization's members. The owner keeps it, so a
+   * broken identity provider cannot lock the organization out of its own settings.
+   */
+  private async assertPasswordAllowed(organizationId: string, userId: string): Promise<void> {
+    const org = await this.db.organization.findUnique({ where: { id: organizationId }, select: { name: true, ownerUserId: true, ssoConnection: { select: { requireSso: true, enabled: true } } } });
+    if (org?.ssoConnection?.enabled && org.ssoConnection.requireSso && org.ownerUserId !== userId) {
+      throw new PermissionDeniedError(`${org.name} requires single sign-on: use "Sign in with SSO" with your work email instead of a password.`);
+    }
+  }
+
+  /**
+   * After the password or the identity provider: a session, or the second step when the person has
+   * two-factor on (or must enrol because the organization requires it).
+   */
+  async afterFirstFactor(
+    user: { id: string; email: string; totpEnabled: boolean },
+    membership: { id: string; organizationId: string },
+    method: 'password' | 'sso',
+    client: ClientContext,
+    previousToken?: string,
+  ): Promise<SignInOutcome> {
+    let enrol = false;
+    if (!user.totpEnabled) {
+      const org = await this.db.organization.findUnique({ where: { id: membership.organizationId }, select: { requireTwoFactor: true } });
+      enrol = org?.requireTwoFactor === true;
+    }
+    if (user.totpEnabled || enrol) {
+      if (!this.pending) throw new Error('two-factor sign-in needs the pending sign-in store');
+      const pendingToken = await this.pending.create({ userId: user.id, organizationId: membership.organizationId, membershipId: membership.id, method, enrol });
+      return { kind: 'two_factor', pendingToken, enrol };
+    }
+    const token = await this.completeSignIn(user, membership, method, client, previousToken);
+    return { kind: 'session', token, principal: await this.principalOf(token) };
+  }
+
+  /** Issues the session of a sign-in whose every factor passed, and records it. */
+  async completeSignIn(
+    user: { id: string; email: string },
+    membership: { id: string; organizationId: string },
+    method: 'password' | 'sso',
+    client: ClientContext,
+    previousToken?: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<string> {
+    return this.db.$transaction(async (tx) => {
       const issued = await this.createSession(tx, user.id, membership.organizationId, client, previousToken);
       await tx.membership.update({ where: { id: membership.id }, data: { lastSignInAt: new Date(this.now()) } });
-      await recordAuditEvent(tx, memberEvent(membership.organizationId, membership.id, AUDIT_EVENT_TYPES.memberSignedIn, { email: user.email, ip_address: client.address, user_agent: client.userAgent }));
+      await recordAuditEvent(tx, memberEvent(membership.organizationId, membership.id, AUDIT_EVENT_TYPES.memberSignedIn, { email: user.email, ip_address: client.address, user_agent: client.userAgent, method, ...extra }));
       return issued;
     });
-    return { token, principal: await this.principalOf(token) };
+  }
+
+  /**
+   * Changes the person's password: the current one is required, and every other session of theirs
+   * ends (someone who knew the old password is signed out).
+   */
+  async changePassword(principal: SessionPrincipal, currentPassword: string, newPassword: string): Promise<{ sessions_ended: number }> {
+    if (typeof currentPassword !== 'string' || currentPassword === '') throw ValidationError.forField('body.current_password', 'is required');
+    validateNewPassword(newPassword, 'body.new_password');
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: principal.userId } });
+    if (!user.passwordHash) throw new ConflictError('Your account signs in with single sign-on and has no password to change.');
+    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
+      const { accountLocked, retryAfterMs } = await this.throttle.recordFailure(normalizeEmail(user.email), 'password-change');
+      if (accountLocked) throw this.throttle.lockedError('this account', retryAfterMs);
+      throw ValidationError.forField('body.current_password', 'is not your current password');
+    }
+    if (newPassword === currentPassword) throw ValidationError.forField('body.new_password', 'must differ from the current password');
+    await this.db.$transaction(async (tx) => {
+      await tx.user.update({ where: { id: principal.userId }, data: { passwordHash: await hashPassword(newPassword) } });
+      await recordAuditEvent(tx, memberEvent(principal.organizationId, principal.memberId, AUDIT_EVENT_TYPES.memberPasswordChanged, { email: user.email }));
+    });
+    const ended = await this.endOthers(principal, false);
+    return { sessions_ended: ended };
   }
 
   /**
@@ -213,7 +292,7 @@ export class SessionService {
   }
 
   /** Sign out everywhere: ends every other session of the person, in every organization. */
-  async endOthers(principal: SessionPrincipal): Promise<number> {
+  async endOthers(principal: SessionPrincipal, audit = true): Promise<number> {
     let ended = 0;
     const others = await this.db.session.findMany({ where: { userId: principal.userId, id: { not: principal.keyId } }, select: { id: true, organizationId: true } });
     for (const other of others) {
@@ -221,7 +300,7 @@ export class SessionService {
         ended += (await tx.session.deleteMany({ where: { id: other.id } })).count;
       }, { keyId: other.id });
     }
-    await recordAuditEvent(this.db, memberEvent(principal.organizationId, principal.memberId, AUDIT_EVENT_TYPES.memberSignedOutEverywhere, { sessions_ended: ended }));
+    if (audit) await recordAuditEvent(this.db, memberEvent(principal.organizationId, principal.memberId, AUDIT_EVENT_TYPES.memberSignedOutEverywhere, { sessions_ended: ended }));
     return ended;
   }
 

@@ -69,3 +69,8 @@ export type Invitation = Prisma.InvitationModel
  * A console session: server-side, the cookie carries the token and only its hash is stored.
  */
 export type Session = Prisma.SessionModel
+/**
+ * Model SsoConnection
+ * An organization's single sign-on over OpenID Connect (any issuer).
+ */
+export type SsoConnection = Prisma.SsoConnectionModel

@@ -406,7 +406,8 @@ export const ModelName = {
   Membership: 'Membership',
   CustomRole: 'CustomRole',
   Invitation: 'Invitation',
-  Session: 'Session'
+  Session: 'Session',
+  SsoConnection: 'SsoConnection'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -422,7 +423,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "organization" | "accessKey" | "auditEvent" | "managementKey" | "eventOutbox" | "user" | "membership" | "customRole" | "invitation" | "session"
+    modelProps: "organization" | "accessKey" | "auditEvent" | "managementKey" | "eventOutbox" | "user" | "membership" | "customRole" | "invitation" | "session" | "ssoConnection"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1166,6 +1167,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SsoConnection: {
+      payload: Prisma.$SsoConnectionPayload<ExtArgs>
+      fields: Prisma.SsoConnectionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SsoConnectionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SsoConnectionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>
+        }
+        findFirst: {
+          args: Prisma.SsoConnectionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SsoConnectionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>
+        }
+        findMany: {
+          args: Prisma.SsoConnectionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>[]
+        }
+        create: {
+          args: Prisma.SsoConnectionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>
+        }
+        createMany: {
+          args: Prisma.SsoConnectionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SsoConnectionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>[]
+        }
+        delete: {
+          args: Prisma.SsoConnectionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>
+        }
+        update: {
+          args: Prisma.SsoConnectionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>
+        }
+        deleteMany: {
+          args: Prisma.SsoConnectionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SsoConnectionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SsoConnectionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>[]
+        }
+        upsert: {
+          args: Prisma.SsoConnectionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SsoConnectionPayload>
+        }
+        aggregate: {
+          args: Prisma.SsoConnectionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSsoConnection>
+        }
+        groupBy: {
+          args: Prisma.SsoConnectionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SsoConnectionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SsoConnectionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SsoConnectionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1218,7 +1293,8 @@ export const OrganizationScalarFieldEnum = {
   gatewayCreditMicros: 'gatewayCreditMicros',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  ownerUserId: 'ownerUserId'
+  ownerUserId: 'ownerUserId',
+  requireTwoFactor: 'requireTwoFactor'
 } as const
 
 export type OrganizationScalarFieldEnum = (typeof OrganizationScalarFieldEnum)[keyof typeof OrganizationScalarFieldEnum]
@@ -1304,6 +1380,11 @@ export const UserScalarFieldEnum = {
   emailNormalized: 'emailNormalized',
   name: 'name',
   passwordHash: 'passwordHash',
+  totpSecret: 'totpSecret',
+  totpPendingSecret: 'totpPendingSecret',
+  totpEnabledAt: 'totpEnabledAt',
+  totpLastStep: 'totpLastStep',
+  recoveryCodeHashes: 'recoveryCodeHashes',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -1373,6 +1454,23 @@ export const SessionScalarFieldEnum = {
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
+
+
+export const SsoConnectionScalarFieldEnum = {
+  organizationId: 'organizationId',
+  discoveryUrl: 'discoveryUrl',
+  clientId: 'clientId',
+  clientSecretSealed: 'clientSecretSealed',
+  clientSecretLast4: 'clientSecretLast4',
+  allowedDomains: 'allowedDomains',
+  requireSso: 'requireSso',
+  jitRoleId: 'jitRoleId',
+  enabled: 'enabled',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SsoConnectionScalarFieldEnum = (typeof SsoConnectionScalarFieldEnum)[keyof typeof SsoConnectionScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1714,6 +1812,7 @@ export type GlobalOmitConfig = {
   customRole?: Prisma.CustomRoleOmit
   invitation?: Prisma.InvitationOmit
   session?: Prisma.SessionOmit
+  ssoConnection?: Prisma.SsoConnectionOmit
 }
 
 /* Types for Logging */

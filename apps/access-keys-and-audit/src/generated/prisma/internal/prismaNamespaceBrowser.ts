@@ -60,7 +60,8 @@ export const ModelName = {
   Membership: 'Membership',
   CustomRole: 'CustomRole',
   Invitation: 'Invitation',
-  Session: 'Session'
+  Session: 'Session',
+  SsoConnection: 'SsoConnection'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -92,7 +93,8 @@ export const OrganizationScalarFieldEnum = {
   gatewayCreditMicros: 'gatewayCreditMicros',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  ownerUserId: 'ownerUserId'
+  ownerUserId: 'ownerUserId',
+  requireTwoFactor: 'requireTwoFactor'
 } as const
 
 export type OrganizationScalarFieldEnum = (typeof OrganizationScalarFieldEnum)[keyof typeof OrganizationScalarFieldEnum]
@@ -178,6 +180,11 @@ export const UserScalarFieldEnum = {
   emailNormalized: 'emailNormalized',
   name: 'name',
   passwordHash: 'passwordHash',
+  totpSecret: 'totpSecret',
+  totpPendingSecret: 'totpPendingSecret',
+  totpEnabledAt: 'totpEnabledAt',
+  totpLastStep: 'totpLastStep',
+  recoveryCodeHashes: 'recoveryCodeHashes',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -247,6 +254,23 @@ export const SessionScalarFieldEnum = {
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
+
+
+export const SsoConnectionScalarFieldEnum = {
+  organizationId: 'organizationId',
+  discoveryUrl: 'discoveryUrl',
+  clientId: 'clientId',
+  clientSecretSealed: 'clientSecretSealed',
+  clientSecretLast4: 'clientSecretLast4',
+  allowedDomains: 'allowedDomains',
+  requireSso: 'requireSso',
+  jitRoleId: 'jitRoleId',
+  enabled: 'enabled',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SsoConnectionScalarFieldEnum = (typeof SsoConnectionScalarFieldEnum)[keyof typeof SsoConnectionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -50,6 +50,7 @@ export type OrganizationMinAggregateOutputType = {
   createdAt: Date | null
   updatedAt: Date | null
   ownerUserId: string | null
+  requireTwoFactor: boolean | null
 }
 
 export type OrganizationMaxAggregateOutputType = {
@@ -64,6 +65,7 @@ export type OrganizationMaxAggregateOutputType = {
   createdAt: Date | null
   updatedAt: Date | null
   ownerUserId: string | null
+  requireTwoFactor: boolean | null
 }
 
 export type OrganizationCountAggregateOutputType = {
@@ -80,6 +82,7 @@ export type OrganizationCountAggregateOutputType = {
   createdAt: number
   updatedAt: number
   ownerUserId: number
+  requireTwoFactor: number
   _all: number
 }
 
@@ -108,6 +111,7 @@ export type OrganizationMinAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   ownerUserId?: true
+  requireTwoFactor?: true
 }
 
 export type OrganizationMaxAggregateInputType = {
@@ -122,6 +126,7 @@ export type OrganizationMaxAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   ownerUserId?: true
+  requireTwoFactor?: true
 }
 
 export type OrganizationCountAggregateInputType = {
@@ -138,6 +143,7 @@ export type OrganizationCountAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   ownerUserId?: true
+  requireTwoFactor?: true
   _all?: true
 }
 
@@ -241,6 +247,7 @@ export type OrganizationGroupByOutputType = {
   createdAt: Date
   updatedAt: Date
   ownerUserId: string | null
+  requireTwoFactor: boolean
   _count: OrganizationCountAggregateOutputType | null
   _avg: OrganizationAvgAggregateOutputType | null
   _sum: OrganizationSumAggregateOutputType | null
@@ -280,6 +287,7 @@ export type OrganizationWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
+  requireTwoFactor?: Prisma.BoolFilter<"Organization"> | boolean
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
   managementKeys?: Prisma.ManagementKeyListRelationFilter
@@ -287,6 +295,7 @@ export type OrganizationWhereInput = {
   customRoles?: Prisma.CustomRoleListRelationFilter
   invitations?: Prisma.InvitationListRelationFilter
   sessions?: Prisma.SessionListRelationFilter
+  ssoConnection?: Prisma.XOR<Prisma.SsoConnectionNullableScalarRelationFilter, Prisma.SsoConnectionWhereInput> | null
   owner?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
 }
 
@@ -304,6 +313,7 @@ export type OrganizationOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
+  requireTwoFactor?: Prisma.SortOrder
   accessKeys?: Prisma.AccessKeyOrderByRelationAggregateInput
   auditEvents?: Prisma.AuditEventOrderByRelationAggregateInput
   managementKeys?: Prisma.ManagementKeyOrderByRelationAggregateInput
@@ -311,6 +321,7 @@ export type OrganizationOrderByWithRelationInput = {
   customRoles?: Prisma.CustomRoleOrderByRelationAggregateInput
   invitations?: Prisma.InvitationOrderByRelationAggregateInput
   sessions?: Prisma.SessionOrderByRelationAggregateInput
+  ssoConnection?: Prisma.SsoConnectionOrderByWithRelationInput
   owner?: Prisma.UserOrderByWithRelationInput
 }
 
@@ -331,6 +342,7 @@ export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
+  requireTwoFactor?: Prisma.BoolFilter<"Organization"> | boolean
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
   managementKeys?: Prisma.ManagementKeyListRelationFilter
@@ -338,6 +350,7 @@ export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
   customRoles?: Prisma.CustomRoleListRelationFilter
   invitations?: Prisma.InvitationListRelationFilter
   sessions?: Prisma.SessionListRelationFilter
+  ssoConnection?: Prisma.XOR<Prisma.SsoConnectionNullableScalarRelationFilter, Prisma.SsoConnectionWhereInput> | null
   owner?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
 }, "id">
 
@@ -355,6 +368,7 @@ export type OrganizationOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
+  requireTwoFactor?: Prisma.SortOrder
   _count?: Prisma.OrganizationCountOrderByAggregateInput
   _avg?: Prisma.OrganizationAvgOrderByAggregateInput
   _max?: Prisma.OrganizationMaxOrderByAggregateInput
@@ -379,6 +393,7 @@ export type OrganizationScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableWithAggregatesFilter<"Organization"> | string | null
+  requireTwoFactor?: Prisma.BoolWithAggregatesFilter<"Organization"> | boolean
 }
 
 export type OrganizationCreateInput = {
@@ -394,6 +409,7 @@ export type OrganizationCreateInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
@@ -401,6 +417,7 @@ export type OrganizationCreateInput = {
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -418,6 +435,7 @@ export type OrganizationUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
@@ -425,6 +443,7 @@ export type OrganizationUncheckedCreateInput = {
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationUpdateInput = {
@@ -440,6 +459,7 @@ export type OrganizationUpdateInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
@@ -447,6 +467,7 @@ export type OrganizationUpdateInput = {
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -464,6 +485,7 @@ export type OrganizationUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -471,6 +493,7 @@ export type OrganizationUncheckedUpdateInput = {
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateManyInput = {
@@ -487,6 +510,7 @@ export type OrganizationCreateManyInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
 }
 
 export type OrganizationUpdateManyMutationInput = {
@@ -502,6 +526,7 @@ export type OrganizationUpdateManyMutationInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type OrganizationUncheckedUpdateManyInput = {
@@ -518,6 +543,7 @@ export type OrganizationUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 export type StringNullableListFilter<$PrismaModel = never> = {
@@ -542,6 +568,7 @@ export type OrganizationCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
+  requireTwoFactor?: Prisma.SortOrder
 }
 
 export type OrganizationAvgOrderByAggregateInput = {
@@ -562,6 +589,7 @@ export type OrganizationMaxOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
+  requireTwoFactor?: Prisma.SortOrder
 }
 
 export type OrganizationMinOrderByAggregateInput = {
@@ -576,6 +604,7 @@ export type OrganizationMinOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
+  requireTwoFactor?: Prisma.SortOrder
 }
 
 export type OrganizationSumOrderByAggregateInput = {
@@ -793,6 +822,20 @@ export type OrganizationUpdateOneRequiredWithoutSessionsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutSessionsInput, Prisma.OrganizationUpdateWithoutSessionsInput>, Prisma.OrganizationUncheckedUpdateWithoutSessionsInput>
 }
 
+export type OrganizationCreateNestedOneWithoutSsoConnectionInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutSsoConnectionInput, Prisma.OrganizationUncheckedCreateWithoutSsoConnectionInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutSsoConnectionInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutSsoConnectionNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutSsoConnectionInput, Prisma.OrganizationUncheckedCreateWithoutSsoConnectionInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutSsoConnectionInput
+  upsert?: Prisma.OrganizationUpsertWithoutSsoConnectionInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutSsoConnectionInput, Prisma.OrganizationUpdateWithoutSsoConnectionInput>, Prisma.OrganizationUncheckedUpdateWithoutSsoConnectionInput>
+}
+
 export type OrganizationCreateWithoutAccessKeysInput = {
   id?: string
   name: string
@@ -806,12 +849,14 @@ export type OrganizationCreateWithoutAccessKeysInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -829,12 +874,14 @@ export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutAccessKeysInput = {
@@ -866,12 +913,14 @@ export type OrganizationUpdateWithoutAccessKeysInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -889,12 +938,14 @@ export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutAuditEventsInput = {
@@ -910,12 +961,14 @@ export type OrganizationCreateWithoutAuditEventsInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -933,12 +986,14 @@ export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutAuditEventsInput = {
@@ -970,12 +1025,14 @@ export type OrganizationUpdateWithoutAuditEventsInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -993,12 +1050,14 @@ export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutManagementKeysInput = {
@@ -1014,12 +1073,14 @@ export type OrganizationCreateWithoutManagementKeysInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -1037,12 +1098,14 @@ export type OrganizationUncheckedCreateWithoutManagementKeysInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutManagementKeysInput = {
@@ -1074,12 +1137,14 @@ export type OrganizationUpdateWithoutManagementKeysInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -1097,12 +1162,14 @@ export type OrganizationUncheckedUpdateWithoutManagementKeysInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutOwnerInput = {
@@ -1118,6 +1185,7 @@ export type OrganizationCreateWithoutOwnerInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
@@ -1125,6 +1193,7 @@ export type OrganizationCreateWithoutOwnerInput = {
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationUncheckedCreateWithoutOwnerInput = {
@@ -1140,6 +1209,7 @@ export type OrganizationUncheckedCreateWithoutOwnerInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1147,6 +1217,7 @@ export type OrganizationUncheckedCreateWithoutOwnerInput = {
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutOwnerInput = {
@@ -1192,6 +1263,7 @@ export type OrganizationScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
+  requireTwoFactor?: Prisma.BoolFilter<"Organization"> | boolean
 }
 
 export type OrganizationCreateWithoutMembershipsInput = {
@@ -1207,12 +1279,14 @@ export type OrganizationCreateWithoutMembershipsInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -1230,12 +1304,14 @@ export type OrganizationUncheckedCreateWithoutMembershipsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutMembershipsInput = {
@@ -1267,12 +1343,14 @@ export type OrganizationUpdateWithoutMembershipsInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -1290,12 +1368,14 @@ export type OrganizationUncheckedUpdateWithoutMembershipsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutCustomRolesInput = {
@@ -1311,12 +1391,14 @@ export type OrganizationCreateWithoutCustomRolesInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -1334,12 +1416,14 @@ export type OrganizationUncheckedCreateWithoutCustomRolesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutCustomRolesInput = {
@@ -1371,12 +1455,14 @@ export type OrganizationUpdateWithoutCustomRolesInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -1394,12 +1480,14 @@ export type OrganizationUncheckedUpdateWithoutCustomRolesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutInvitationsInput = {
@@ -1415,12 +1503,14 @@ export type OrganizationCreateWithoutInvitationsInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -1438,12 +1528,14 @@ export type OrganizationUncheckedCreateWithoutInvitationsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutInvitationsInput = {
@@ -1475,12 +1567,14 @@ export type OrganizationUpdateWithoutInvitationsInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -1498,12 +1592,14 @@ export type OrganizationUncheckedUpdateWithoutInvitationsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateWithoutSessionsInput = {
@@ -1519,12 +1615,14 @@ export type OrganizationCreateWithoutSessionsInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
   owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
 }
 
@@ -1542,12 +1640,14 @@ export type OrganizationUncheckedCreateWithoutSessionsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
+  requireTwoFactor?: boolean
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
 }
 
 export type OrganizationCreateOrConnectWithoutSessionsInput = {
@@ -1579,12 +1679,14 @@ export type OrganizationUpdateWithoutSessionsInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
   owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
 }
 
@@ -1602,12 +1704,126 @@ export type OrganizationUncheckedUpdateWithoutSessionsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutSsoConnectionInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  requireTwoFactor?: boolean
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
+}
+
+export type OrganizationUncheckedCreateWithoutSsoConnectionInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  ownerUserId?: string | null
+  requireTwoFactor?: boolean
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutSsoConnectionInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutSsoConnectionInput, Prisma.OrganizationUncheckedCreateWithoutSsoConnectionInput>
+}
+
+export type OrganizationUpsertWithoutSsoConnectionInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutSsoConnectionInput, Prisma.OrganizationUncheckedUpdateWithoutSsoConnectionInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutSsoConnectionInput, Prisma.OrganizationUncheckedCreateWithoutSsoConnectionInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutSsoConnectionInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutSsoConnectionInput, Prisma.OrganizationUncheckedUpdateWithoutSsoConnectionInput>
+}
+
+export type OrganizationUpdateWithoutSsoConnectionInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutSsoConnectionInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
 }
 
 export type OrganizationCreateManyOwnerInput = {
@@ -1623,6 +1839,7 @@ export type OrganizationCreateManyOwnerInput = {
   gatewayCreditMicros?: bigint | number
   createdAt?: Date | string
   updatedAt?: Date | string
+  requireTwoFactor?: boolean
 }
 
 export type OrganizationUpdateWithoutOwnerInput = {
@@ -1638,6 +1855,7 @@ export type OrganizationUpdateWithoutOwnerInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
@@ -1645,6 +1863,7 @@ export type OrganizationUpdateWithoutOwnerInput = {
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationUncheckedUpdateWithoutOwnerInput = {
@@ -1660,6 +1879,7 @@ export type OrganizationUncheckedUpdateWithoutOwnerInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1667,6 +1887,7 @@ export type OrganizationUncheckedUpdateWithoutOwnerInput = {
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
 }
 
 export type OrganizationUncheckedUpdateManyWithoutOwnerInput = {
@@ -1682,6 +1903,7 @@ export type OrganizationUncheckedUpdateManyWithoutOwnerInput = {
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
 }
 
 
@@ -1783,6 +2005,7 @@ export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.Internal
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
+  requireTwoFactor?: boolean
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
   managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
@@ -1790,6 +2013,7 @@ export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.Internal
   customRoles?: boolean | Prisma.Organization$customRolesArgs<ExtArgs>
   invitations?: boolean | Prisma.Organization$invitationsArgs<ExtArgs>
   sessions?: boolean | Prisma.Organization$sessionsArgs<ExtArgs>
+  ssoConnection?: boolean | Prisma.Organization$ssoConnectionArgs<ExtArgs>
   owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
   _count?: boolean | Prisma.OrganizationCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
@@ -1808,6 +2032,7 @@ export type OrganizationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
+  requireTwoFactor?: boolean
   owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
@@ -1825,6 +2050,7 @@ export type OrganizationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
+  requireTwoFactor?: boolean
   owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
@@ -1842,9 +2068,10 @@ export type OrganizationSelectScalar = {
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
+  requireTwoFactor?: boolean
 }
 
-export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "createdAt" | "updatedAt" | "ownerUserId", ExtArgs["result"]["organization"]>
+export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "createdAt" | "updatedAt" | "ownerUserId" | "requireTwoFactor", ExtArgs["result"]["organization"]>
 export type OrganizationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
@@ -1853,6 +2080,7 @@ export type OrganizationInclude<ExtArgs extends runtime.Types.Extensions.Interna
   customRoles?: boolean | Prisma.Organization$customRolesArgs<ExtArgs>
   invitations?: boolean | Prisma.Organization$invitationsArgs<ExtArgs>
   sessions?: boolean | Prisma.Organization$sessionsArgs<ExtArgs>
+  ssoConnection?: boolean | Prisma.Organization$ssoConnectionArgs<ExtArgs>
   owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
   _count?: boolean | Prisma.OrganizationCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1873,6 +2101,7 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
     customRoles: Prisma.$CustomRolePayload<ExtArgs>[]
     invitations: Prisma.$InvitationPayload<ExtArgs>[]
     sessions: Prisma.$SessionPayload<ExtArgs>[]
+    ssoConnection: Prisma.$SsoConnectionPayload<ExtArgs> | null
     owner: Prisma.$UserPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -1913,6 +2142,10 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
      * The one owner (a member who cannot be removed or demoted); null until the owner-setup link is used.
      */
     ownerUserId: string | null
+    /**
+     * Every member must sign in with a second factor (TOTP); one without it enrols at sign-in.
+     */
+    requireTwoFactor: boolean
   }, ExtArgs["result"]["organization"]>
   composites: {}
 }
@@ -2314,6 +2547,7 @@ export interface Prisma__OrganizationClient<T, Null = never, ExtArgs extends run
   customRoles<T extends Prisma.Organization$customRolesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$customRolesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomRolePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   invitations<T extends Prisma.Organization$invitationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$invitationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$InvitationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   sessions<T extends Prisma.Organization$sessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$sessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  ssoConnection<T extends Prisma.Organization$ssoConnectionArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$ssoConnectionArgs<ExtArgs>>): Prisma.Prisma__SsoConnectionClient<runtime.Types.Result.GetResult<Prisma.$SsoConnectionPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   owner<T extends Prisma.Organization$ownerArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$ownerArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2357,6 +2591,7 @@ export interface OrganizationFieldRefs {
   readonly createdAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly ownerUserId: Prisma.FieldRef<"Organization", 'String'>
+  readonly requireTwoFactor: Prisma.FieldRef<"Organization", 'Boolean'>
 }
     
 
@@ -2923,6 +3158,25 @@ export type Organization$sessionsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.SessionScalarFieldEnum | Prisma.SessionScalarFieldEnum[]
+}
+
+/**
+ * Organization.ssoConnection
+ */
+export type Organization$ssoConnectionArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SsoConnection
+   */
+  select?: Prisma.SsoConnectionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SsoConnection
+   */
+  omit?: Prisma.SsoConnectionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SsoConnectionInclude<ExtArgs> | null
+  where?: Prisma.SsoConnectionWhereInput
 }
 
 /**

@@ -20,8 +20,18 @@ export type UserModel = runtime.Types.Result.DefaultSelection<Prisma.$UserPayloa
 
 export type AggregateUser = {
   _count: UserCountAggregateOutputType | null
+  _avg: UserAvgAggregateOutputType | null
+  _sum: UserSumAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
   _max: UserMaxAggregateOutputType | null
+}
+
+export type UserAvgAggregateOutputType = {
+  totpLastStep: number | null
+}
+
+export type UserSumAggregateOutputType = {
+  totpLastStep: bigint | null
 }
 
 export type UserMinAggregateOutputType = {
@@ -30,6 +40,10 @@ export type UserMinAggregateOutputType = {
   emailNormalized: string | null
   name: string | null
   passwordHash: string | null
+  totpSecret: string | null
+  totpPendingSecret: string | null
+  totpEnabledAt: Date | null
+  totpLastStep: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -40,6 +54,10 @@ export type UserMaxAggregateOutputType = {
   emailNormalized: string | null
   name: string | null
   passwordHash: string | null
+  totpSecret: string | null
+  totpPendingSecret: string | null
+  totpEnabledAt: Date | null
+  totpLastStep: bigint | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -50,11 +68,24 @@ export type UserCountAggregateOutputType = {
   emailNormalized: number
   name: number
   passwordHash: number
+  totpSecret: number
+  totpPendingSecret: number
+  totpEnabledAt: number
+  totpLastStep: number
+  recoveryCodeHashes: number
   createdAt: number
   updatedAt: number
   _all: number
 }
 
+
+export type UserAvgAggregateInputType = {
+  totpLastStep?: true
+}
+
+export type UserSumAggregateInputType = {
+  totpLastStep?: true
+}
 
 export type UserMinAggregateInputType = {
   id?: true
@@ -62,6 +93,10 @@ export type UserMinAggregateInputType = {
   emailNormalized?: true
   name?: true
   passwordHash?: true
+  totpSecret?: true
+  totpPendingSecret?: true
+  totpEnabledAt?: true
+  totpLastStep?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -72,6 +107,10 @@ export type UserMaxAggregateInputType = {
   emailNormalized?: true
   name?: true
   passwordHash?: true
+  totpSecret?: true
+  totpPendingSecret?: true
+  totpEnabledAt?: true
+  totpLastStep?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -82,6 +121,11 @@ export type UserCountAggregateInputType = {
   emailNormalized?: true
   name?: true
   passwordHash?: true
+  totpSecret?: true
+  totpPendingSecret?: true
+  totpEnabledAt?: true
+  totpLastStep?: true
+  recoveryCodeHashes?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -125,6 +169,18 @@ export type UserAggregateArgs<ExtArgs extends runtime.Types.Extensions.InternalA
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: UserAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: UserSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: UserMinAggregateInputType
@@ -155,6 +211,8 @@ export type UserGroupByArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   _count?: UserCountAggregateInputType | true
+  _avg?: UserAvgAggregateInputType
+  _sum?: UserSumAggregateInputType
   _min?: UserMinAggregateInputType
   _max?: UserMaxAggregateInputType
 }
@@ -165,9 +223,16 @@ export type UserGroupByOutputType = {
   emailNormalized: string
   name: string
   passwordHash: string | null
+  totpSecret: string | null
+  totpPendingSecret: string | null
+  totpEnabledAt: Date | null
+  totpLastStep: bigint | null
+  recoveryCodeHashes: string[]
   createdAt: Date
   updatedAt: Date
   _count: UserCountAggregateOutputType | null
+  _avg: UserAvgAggregateOutputType | null
+  _sum: UserSumAggregateOutputType | null
   _min: UserMinAggregateOutputType | null
   _max: UserMaxAggregateOutputType | null
 }
@@ -196,6 +261,11 @@ export type UserWhereInput = {
   emailNormalized?: Prisma.StringFilter<"User"> | string
   name?: Prisma.StringFilter<"User"> | string
   passwordHash?: Prisma.StringNullableFilter<"User"> | string | null
+  totpSecret?: Prisma.StringNullableFilter<"User"> | string | null
+  totpPendingSecret?: Prisma.StringNullableFilter<"User"> | string | null
+  totpEnabledAt?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  totpLastStep?: Prisma.BigIntNullableFilter<"User"> | bigint | number | null
+  recoveryCodeHashes?: Prisma.StringNullableListFilter<"User">
   createdAt?: Prisma.DateTimeFilter<"User"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"User"> | Date | string
   memberships?: Prisma.MembershipListRelationFilter
@@ -209,6 +279,11 @@ export type UserOrderByWithRelationInput = {
   emailNormalized?: Prisma.SortOrder
   name?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpSecret?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpPendingSecret?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpEnabledAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpLastStep?: Prisma.SortOrderInput | Prisma.SortOrder
+  recoveryCodeHashes?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   memberships?: Prisma.MembershipOrderByRelationAggregateInput
@@ -225,6 +300,11 @@ export type UserWhereUniqueInput = Prisma.AtLeast<{
   email?: Prisma.StringFilter<"User"> | string
   name?: Prisma.StringFilter<"User"> | string
   passwordHash?: Prisma.StringNullableFilter<"User"> | string | null
+  totpSecret?: Prisma.StringNullableFilter<"User"> | string | null
+  totpPendingSecret?: Prisma.StringNullableFilter<"User"> | string | null
+  totpEnabledAt?: Prisma.DateTimeNullableFilter<"User"> | Date | string | null
+  totpLastStep?: Prisma.BigIntNullableFilter<"User"> | bigint | number | null
+  recoveryCodeHashes?: Prisma.StringNullableListFilter<"User">
   createdAt?: Prisma.DateTimeFilter<"User"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"User"> | Date | string
   memberships?: Prisma.MembershipListRelationFilter
@@ -238,11 +318,18 @@ export type UserOrderByWithAggregationInput = {
   emailNormalized?: Prisma.SortOrder
   name?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpSecret?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpPendingSecret?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpEnabledAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  totpLastStep?: Prisma.SortOrderInput | Prisma.SortOrder
+  recoveryCodeHashes?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.UserCountOrderByAggregateInput
+  _avg?: Prisma.UserAvgOrderByAggregateInput
   _max?: Prisma.UserMaxOrderByAggregateInput
   _min?: Prisma.UserMinOrderByAggregateInput
+  _sum?: Prisma.UserSumOrderByAggregateInput
 }
 
 export type UserScalarWhereWithAggregatesInput = {
@@ -254,6 +341,11 @@ export type UserScalarWhereWithAggregatesInput = {
   emailNormalized?: Prisma.StringWithAggregatesFilter<"User"> | string
   name?: Prisma.StringWithAggregatesFilter<"User"> | string
   passwordHash?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  totpSecret?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  totpPendingSecret?: Prisma.StringNullableWithAggregatesFilter<"User"> | string | null
+  totpEnabledAt?: Prisma.DateTimeNullableWithAggregatesFilter<"User"> | Date | string | null
+  totpLastStep?: Prisma.BigIntNullableWithAggregatesFilter<"User"> | bigint | number | null
+  recoveryCodeHashes?: Prisma.StringNullableListFilter<"User">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"User"> | Date | string
 }
@@ -264,6 +356,11 @@ export type UserCreateInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   memberships?: Prisma.MembershipCreateNestedManyWithoutUserInput
@@ -277,6 +374,11 @@ export type UserUncheckedCreateInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutUserInput
@@ -290,6 +392,11 @@ export type UserUpdateInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   memberships?: Prisma.MembershipUpdateManyWithoutUserNestedInput
@@ -303,6 +410,11 @@ export type UserUncheckedUpdateInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutUserNestedInput
@@ -316,6 +428,11 @@ export type UserCreateManyInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -326,6 +443,11 @@ export type UserUpdateManyMutationInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -336,6 +458,11 @@ export type UserUncheckedUpdateManyInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -351,8 +478,17 @@ export type UserCountOrderByAggregateInput = {
   emailNormalized?: Prisma.SortOrder
   name?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrder
+  totpSecret?: Prisma.SortOrder
+  totpPendingSecret?: Prisma.SortOrder
+  totpEnabledAt?: Prisma.SortOrder
+  totpLastStep?: Prisma.SortOrder
+  recoveryCodeHashes?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+}
+
+export type UserAvgOrderByAggregateInput = {
+  totpLastStep?: Prisma.SortOrder
 }
 
 export type UserMaxOrderByAggregateInput = {
@@ -361,6 +497,10 @@ export type UserMaxOrderByAggregateInput = {
   emailNormalized?: Prisma.SortOrder
   name?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrder
+  totpSecret?: Prisma.SortOrder
+  totpPendingSecret?: Prisma.SortOrder
+  totpEnabledAt?: Prisma.SortOrder
+  totpLastStep?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -371,8 +511,16 @@ export type UserMinOrderByAggregateInput = {
   emailNormalized?: Prisma.SortOrder
   name?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrder
+  totpSecret?: Prisma.SortOrder
+  totpPendingSecret?: Prisma.SortOrder
+  totpEnabledAt?: Prisma.SortOrder
+  totpLastStep?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+}
+
+export type UserSumOrderByAggregateInput = {
+  totpLastStep?: Prisma.SortOrder
 }
 
 export type UserScalarRelationFilter = {
@@ -394,6 +542,23 @@ export type UserUpdateOneWithoutOwnedOrganizationsNestedInput = {
   delete?: Prisma.UserWhereInput | boolean
   connect?: Prisma.UserWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.UserUpdateToOneWithWhereWithoutOwnedOrganizationsInput, Prisma.UserUpdateWithoutOwnedOrganizationsInput>, Prisma.UserUncheckedUpdateWithoutOwnedOrganizationsInput>
+}
+
+export type UserCreaterecoveryCodeHashesInput = {
+  set: string[]
+}
+
+export type NullableBigIntFieldUpdateOperationsInput = {
+  set?: bigint | number | null
+  increment?: bigint | number
+  decrement?: bigint | number
+  multiply?: bigint | number
+  divide?: bigint | number
+}
+
+export type UserUpdaterecoveryCodeHashesInput = {
+  set?: string[]
+  push?: string | string[]
 }
 
 export type UserCreateNestedOneWithoutMembershipsInput = {
@@ -430,6 +595,11 @@ export type UserCreateWithoutOwnedOrganizationsInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   memberships?: Prisma.MembershipCreateNestedManyWithoutUserInput
@@ -442,6 +612,11 @@ export type UserUncheckedCreateWithoutOwnedOrganizationsInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutUserInput
@@ -470,6 +645,11 @@ export type UserUpdateWithoutOwnedOrganizationsInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   memberships?: Prisma.MembershipUpdateManyWithoutUserNestedInput
@@ -482,6 +662,11 @@ export type UserUncheckedUpdateWithoutOwnedOrganizationsInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutUserNestedInput
@@ -494,6 +679,11 @@ export type UserCreateWithoutMembershipsInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   sessions?: Prisma.SessionCreateNestedManyWithoutUserInput
@@ -506,6 +696,11 @@ export type UserUncheckedCreateWithoutMembershipsInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutUserInput
@@ -534,6 +729,11 @@ export type UserUpdateWithoutMembershipsInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUpdateManyWithoutUserNestedInput
@@ -546,6 +746,11 @@ export type UserUncheckedUpdateWithoutMembershipsInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   sessions?: Prisma.SessionUncheckedUpdateManyWithoutUserNestedInput
@@ -558,6 +763,11 @@ export type UserCreateWithoutSessionsInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   memberships?: Prisma.MembershipCreateNestedManyWithoutUserInput
@@ -570,6 +780,11 @@ export type UserUncheckedCreateWithoutSessionsInput = {
   emailNormalized: string
   name: string
   passwordHash?: string | null
+  totpSecret?: string | null
+  totpPendingSecret?: string | null
+  totpEnabledAt?: Date | string | null
+  totpLastStep?: bigint | number | null
+  recoveryCodeHashes?: Prisma.UserCreaterecoveryCodeHashesInput | string[]
   createdAt?: Date | string
   updatedAt?: Date | string
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutUserInput
@@ -598,6 +813,11 @@ export type UserUpdateWithoutSessionsInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   memberships?: Prisma.MembershipUpdateManyWithoutUserNestedInput
@@ -610,6 +830,11 @@ export type UserUncheckedUpdateWithoutSessionsInput = {
   emailNormalized?: Prisma.StringFieldUpdateOperationsInput | string
   name?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpPendingSecret?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  totpEnabledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  totpLastStep?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  recoveryCodeHashes?: Prisma.UserUpdaterecoveryCodeHashesInput | string[]
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutUserNestedInput
@@ -671,6 +896,11 @@ export type UserSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   emailNormalized?: boolean
   name?: boolean
   passwordHash?: boolean
+  totpSecret?: boolean
+  totpPendingSecret?: boolean
+  totpEnabledAt?: boolean
+  totpLastStep?: boolean
+  recoveryCodeHashes?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   memberships?: boolean | Prisma.User$membershipsArgs<ExtArgs>
@@ -685,6 +915,11 @@ export type UserSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   emailNormalized?: boolean
   name?: boolean
   passwordHash?: boolean
+  totpSecret?: boolean
+  totpPendingSecret?: boolean
+  totpEnabledAt?: boolean
+  totpLastStep?: boolean
+  recoveryCodeHashes?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["user"]>
@@ -695,6 +930,11 @@ export type UserSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   emailNormalized?: boolean
   name?: boolean
   passwordHash?: boolean
+  totpSecret?: boolean
+  totpPendingSecret?: boolean
+  totpEnabledAt?: boolean
+  totpLastStep?: boolean
+  recoveryCodeHashes?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["user"]>
@@ -705,11 +945,16 @@ export type UserSelectScalar = {
   emailNormalized?: boolean
   name?: boolean
   passwordHash?: boolean
+  totpSecret?: boolean
+  totpPendingSecret?: boolean
+  totpEnabledAt?: boolean
+  totpLastStep?: boolean
+  recoveryCodeHashes?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "email" | "emailNormalized" | "name" | "passwordHash" | "createdAt" | "updatedAt", ExtArgs["result"]["user"]>
+export type UserOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "email" | "emailNormalized" | "name" | "passwordHash" | "totpSecret" | "totpPendingSecret" | "totpEnabledAt" | "totpLastStep" | "recoveryCodeHashes" | "createdAt" | "updatedAt", ExtArgs["result"]["user"]>
 export type UserInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   memberships?: boolean | Prisma.User$membershipsArgs<ExtArgs>
   sessions?: boolean | Prisma.User$sessionsArgs<ExtArgs>
@@ -741,6 +986,23 @@ export type $UserPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
      * argon2id (PHC string); null until the person accepts an invitation and chooses a password.
      */
     passwordHash: string | null
+    /**
+     * TOTP secret (base32), sealed with @patchbay/secrets (context `totp:<user id>`); null when two-factor is off.
+     */
+    totpSecret: string | null
+    /**
+     * A secret shown for enrolment and not confirmed yet with a code (sealed like totpSecret).
+     */
+    totpPendingSecret: string | null
+    totpEnabledAt: Date | null
+    /**
+     * The last TOTP time step accepted, so a code is never accepted twice.
+     */
+    totpLastStep: bigint | null
+    /**
+     * SHA-256 (hex) of each unused recovery code; a used one is removed.
+     */
+    recoveryCodeHashes: string[]
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["user"]>
@@ -1174,6 +1436,11 @@ export interface UserFieldRefs {
   readonly emailNormalized: Prisma.FieldRef<"User", 'String'>
   readonly name: Prisma.FieldRef<"User", 'String'>
   readonly passwordHash: Prisma.FieldRef<"User", 'String'>
+  readonly totpSecret: Prisma.FieldRef<"User", 'String'>
+  readonly totpPendingSecret: Prisma.FieldRef<"User", 'String'>
+  readonly totpEnabledAt: Prisma.FieldRef<"User", 'DateTime'>
+  readonly totpLastStep: Prisma.FieldRef<"User", 'BigInt'>
+  readonly recoveryCodeHashes: Prisma.FieldRef<"User", 'String[]'>
   readonly createdAt: Prisma.FieldRef<"User", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"User", 'DateTime'>
 }
