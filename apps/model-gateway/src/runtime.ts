@@ -23,6 +23,8 @@ import type { Scorer } from '@patchbay/prompt-injection';
 import { startBatchWorkers, type BatchRunnerDeps, type BatchWorkerOptions } from './batches/batch-runner';
 import { SubmitSlots } from './batches/submit-slots';
 import type { ModelDeps } from './model/model-request';
+import { WebSearch, searchConfigFromEnv } from '@patchbay/web-search';
+import { webSearchTools } from './web-search/web-search-tools';
 import { RateLimitHeaders } from './model/rate-limit-headers';
 
 export interface RuntimeOptions {
@@ -140,6 +142,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     routing,
     guardrails: { streamHoldBack: config.GATEWAY_DLP_STREAM_HOLDBACK_CHARS, ...(options.piScorer ? { scorer: options.piScorer } : {}) },
     rateLimitHeaders: new RateLimitHeaders(),
+    // Web search (issue 27 §1): engines from PATCHBAY_SEARCH_<ENGINE>_*, operator-set URLs (no guard, as vendor base URLs).
+    serverTools: webSearchTools({ search: new WebSearch(searchConfigFromEnv(env), vendorHttp), catalog, ...(options.piScorer ? { piScorer: options.piScorer } : {}) }),
   };
   const batchLimits = { fileMaxBytes: config.GATEWAY_BATCH_FILE_MAX_BYTES, maxLines: config.GATEWAY_BATCH_MAX_LINES, maxOpenBatches: config.GATEWAY_BATCH_MAX_OPEN };
   const healthChecks: HealthCheck[] = [

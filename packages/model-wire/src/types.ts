@@ -39,6 +39,35 @@ export interface TextBlock {
   type: 'text';
   text: string;
   cache?: CacheMarker;
+  /** Sources the text cites (web search): rendered as each surface's url_citation / citations. */
+  annotations?: UrlCitation[];
+}
+
+/** A web source cited by an answer's text; indices are UTF-16 offsets into the text block (end exclusive). */
+export interface UrlCitation {
+  type: 'url_citation';
+  url: string;
+  title: string;
+  startIndex: number;
+  endIndex: number;
+  /** The cited passage (Anthropic's cited_text), when known. */
+  citedText?: string;
+}
+
+/**
+ * A search the gateway (or the vendor) ran for the model, shown to the client as the surface's own
+ * server-tool item (OpenAI `web_search_call`, Anthropic `server_tool_use` + `web_search_tool_result`).
+ * Never sent to a vendor: the tool loop gives the model its results as a function call and result.
+ */
+export interface WebSearchCallBlock {
+  type: 'web_search_call';
+  /** `ws_…`. */
+  id: string;
+  queries: string[];
+  sources: Array<{ url: string; title: string; pageAge?: string | null }>;
+  status: 'completed' | 'failed';
+  /** Why a failed search failed (Anthropic's error codes: unavailable, too_many_requests, max_uses_exceeded…). */
+  errorCode?: string;
 }
 
 export interface ImageBlock {
@@ -123,7 +152,7 @@ export type ContentBlock =
   | RedactedThinkingBlock;
 
 /** The blocks a model produces. */
-export type OutputBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
+export type OutputBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock | WebSearchCallBlock;
 
 /**
  * One turn. Tool results travel in `user` turns (as Anthropic has them); an OpenAI `tool` message
@@ -308,6 +337,16 @@ export interface NormalizedUsage {
   reasoningTokens: number;
   /** True when the vendor did not report usage (a cut stream) and the gateway estimated it. */
   estimated?: boolean;
+  /** Server tools the gateway ran (web search): shown as each surface's `server_tool_use`, priced on top of the tokens. */
+  serverToolUse?: ServerToolUse;
+}
+
+export interface ServerToolUse {
+  webSearchRequests: number;
+  /** Results the searches returned to the model. */
+  webSearchResults: number;
+  /** What the searches cost (the engines' catalog prices), in micro-USD; added to the token cost. */
+  costMicros: number;
 }
 
 export interface CanonicalResponse {
@@ -347,6 +386,10 @@ export type CanonicalStreamEvent =
   | { type: 'thinking_delta'; index: number; thinking: string }
   | { type: 'thinking_signature'; index: number; signature: string }
   | { type: 'redacted_thinking'; index: number; data: string; origin?: ThinkingOrigin }
+  /** A whole web search (its block starts and ends with this event). */
+  | { type: 'web_search_call'; index: number; call: WebSearchCallBlock }
+  /** A citation on the text block `index`, after its last text_delta. */
+  | { type: 'annotation'; index: number; annotation: UrlCitation }
   | {
       type: 'finish';
       finishReason: FinishReason;

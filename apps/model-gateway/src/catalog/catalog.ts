@@ -29,6 +29,8 @@ const capabilitiesSchema = z.object({
   reasoning_efforts: z.array(efforts).optional(),
 });
 const catalogSchema = z.object({
+  /** Web search engines (issue 27 §1): USD per search, added to a searched request's cost. */
+  web_search_engines: z.record(z.string(), z.object({ price_per_search: z.number().min(0) })).optional(),
   vendors: z.record(
     z.string().regex(/^[a-z0-9-]+$/),
     z.object({
@@ -116,11 +118,14 @@ export interface CatalogModel {
 export class Catalog {
   readonly models: CatalogModel[];
   readonly vendors: Map<string, VendorInfo>;
+  /** USD per search by web search engine (`exa`, `tavily`, `brave`, `searxng`). */
+  readonly searchPrices: Map<string, number>;
   private readonly byId = new Map<string, CatalogModel>();
   private readonly byBareName = new Map<string, CatalogModel[]>();
 
   constructor(file: CatalogFile) {
     const parsed = catalogSchema.parse(file);
+    this.searchPrices = new Map(Object.entries(parsed.web_search_engines ?? {}).map(([engine, p]) => [engine, p.price_per_search]));
     this.vendors = new Map(Object.entries(parsed.vendors).map(([id, v]) => [
         id,
         { id, name: v.name, dialect: v.dialect, defaultBaseUrl: v.default_base_url, supportsByok: v.supports_byok || v.self_hosted === true, supportsZdr: v.supports_zdr ?? false, region: v.region ?? null, selfHosted: v.self_hosted ?? false },

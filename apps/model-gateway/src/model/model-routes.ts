@@ -95,7 +95,9 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
   let ledger: RequestLedger | null = null;
   let headers: Record<string, string> = {};
   try {
-    const parsed = parseSurfaceRequest(surface, body);
+    // Server tools (web search) come out of the body before the surface parses it (src/web-search).
+    const serverTools = deps.serverTools?.prepare(surface, body) ?? null;
+    const parsed = parseSurfaceRequest(surface, serverTools ? serverTools.body : body);
     ledger = new RequestLedger(deps, caller, surface, parsed.gateway.stream);
     if (parsed.gateway.stream && !ex.res) throw WireError.invalid('unsupported_params', 'A batch line cannot stream: drop "stream": true from its body.', 'stream');
     checkInlineMedia(parsed.request);
@@ -110,6 +112,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
     const decisionStart = ledger.elapsedMs();
     const decision = decideRoutes(deps, ex, caller, surface, parsed.gateway, parsed.request, { inputTokens: inputEstimate, outputTokens: requestedMax ?? 1024 });
     const routingDecisionMs = ledger.elapsedMs() - decisionStart;
+    const toolRun = serverTools ? serverTools.start({ caller, scope, request: parsed.request, decision }) : null;
 
     const signal = ex.signal;
     const stream = parsed.gateway.stream;
@@ -125,6 +128,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       async (routing, context) => {
         vendorStart = requestLedger.elapsedMs();
         try {
+          if (toolRun) return await toolRun.call(route!, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty, responseId, stream });
           if (!stream) return await callVendor(route!.target, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty });
           return await streamVendor(route!.target, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty, responseId });
         } finally {
@@ -145,7 +149,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
             attemptLedger.route = route;
             const maxOutput = requestedMax ?? route.model.maxOutputTokens;
             // The organization's daily request count (free plan) counts the client's request once, not each attempt.
-            const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput), context.attempt === 0);
+            const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput) + (toolRun?.reserveMicros(route, inputEstimate, maxOutput) ?? 0), context.attempt === 0);
             attemptLedger.reservation = admitted.reservation;
             headers = { ...guardrailHeaders, ...admitted.headers };
             deps.rateLimitHeaders?.note(caller.key.hash, admitted.headers);

@@ -1,6 +1,6 @@
 import { sseFrame } from '../stream/sse';
-import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, RenderExtras, StreamInit, StreamRenderer } from '../types';
-import { envelope, idBody, warningsOrNull } from './common';
+import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, RenderExtras, StreamInit, StreamRenderer, UrlCitation, WebSearchCallBlock } from '../types';
+import { envelope, idBody, serverToolUseBody, warningsOrNull } from './common';
 
 type Json = Record<string, unknown>;
 
@@ -24,22 +24,41 @@ export function anthropicUsageBody(usage: NormalizedUsage, costUsd?: number): Js
     cache_creation_input_tokens: usage.cacheWriteInputTokens,
     cache_read_input_tokens: usage.cachedInputTokens,
     output_tokens: usage.outputTokens,
+    ...serverToolUseBody(usage),
     ...(costUsd !== undefined ? { cost_usd: costUsd } : {}),
   };
 }
 
+/** Anthropic's citation of a web search result on a text block. */
+function anthropicCitation(a: UrlCitation): Json {
+  return { type: 'web_search_result_location', url: a.url, title: a.title, cited_text: a.citedText ?? '', encrypted_index: '' };
+}
+
+/** A search as Anthropic shows its own: the server_tool_use block and its web_search_tool_result. */
+function serverToolBlocks(call: WebSearchCallBlock): [Json, Json] {
+  const id = call.id.startsWith('srvtoolu_') ? call.id : `srvtoolu_${call.id.replace(/^ws_/, '')}`;
+  const use = { type: 'server_tool_use', id, name: 'web_search', input: { query: call.queries[0] ?? '' } };
+  const content =
+    call.status === 'completed'
+      ? call.sources.map((s) => ({ type: 'web_search_result', url: s.url, title: s.title, encrypted_content: '', page_age: s.pageAge ?? null }))
+      : { type: 'web_search_tool_result_error', error_code: call.errorCode ?? 'unavailable' };
+  return [use, { type: 'web_search_tool_result', tool_use_id: id, content }];
+}
+
 /** An Anthropic `message` object. */
 export function renderAnthropicMessage(response: CanonicalResponse, extras: RenderExtras): unknown {
-  const content = response.output.map((block) => {
+  const content = response.output.flatMap((block): Json[] => {
     switch (block.type) {
       case 'text':
-        return { type: 'text', text: block.text };
+        return [block.annotations?.length ? { type: 'text', text: block.text, citations: block.annotations.map(anthropicCitation) } : { type: 'text', text: block.text }];
+      case 'web_search_call':
+        return serverToolBlocks(block);
       case 'tool_use':
-        return { type: 'tool_use', id: block.id, name: block.name, input: block.input !== null && typeof block.input === 'object' ? block.input : {} };
+        return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input !== null && typeof block.input === 'object' ? (block.input as Json) : {} }];
       case 'thinking':
-        return { type: 'thinking', thinking: block.thinking, signature: block.signature ?? '' };
+        return [{ type: 'thinking', thinking: block.thinking, signature: block.signature ?? '' }];
       case 'redacted_thinking':
-        return { type: 'redacted_thinking', data: block.data };
+        return [{ type: 'redacted_thinking', data: block.data }];
     }
   });
   const body: Json = {
@@ -69,6 +88,8 @@ export function anthropicErrorBody(error: GatewayErrorLike): unknown {
 export class AnthropicStreamRenderer implements StreamRenderer {
   private readonly blockIndex = new Map<number, number>();
   private open: number | null = null;
+  /** The next surface index (a web search takes two: server_tool_use and its result). */
+  private next = 0;
   private finishEvent: Extract<CanonicalStreamEvent, { type: 'finish' }> | null = null;
 
   constructor(private readonly init: StreamInit) {}
@@ -97,7 +118,7 @@ export class AnthropicStreamRenderer implements StreamRenderer {
     if (known !== undefined) return { out: '', at: known };
     let out = '';
     if (this.open !== null) out += this.emit('content_block_stop', { index: this.open });
-    const at = this.blockIndex.size;
+    const at = this.next++;
     this.blockIndex.set(index, at);
     this.open = at;
     out += this.emit('content_block_start', { index: at, content_block: start() });
@@ -126,6 +147,21 @@ export class AnthropicStreamRenderer implements StreamRenderer {
       }
       case 'redacted_thinking':
         return this.block(event.index, () => ({ type: 'redacted_thinking', data: event.data })).out;
+      case 'web_search_call': {
+        const [use, result] = serverToolBlocks(event.call);
+        let out = this.block(event.index, () => ({ ...use, input: {} })).out;
+        out += this.emit('content_block_delta', { index: this.open, delta: { type: 'input_json_delta', partial_json: JSON.stringify(use.input) } });
+        out += this.emit('content_block_stop', { index: this.open });
+        const at = this.next++;
+        out += this.emit('content_block_start', { index: at, content_block: result });
+        this.open = at;
+        return out;
+      }
+      case 'annotation': {
+        const at = this.blockIndex.get(event.index);
+        if (at === undefined) return '';
+        return this.emit('content_block_delta', { index: at, delta: { type: 'citations_delta', citation: anthropicCitation(event.annotation) } });
+      }
       case 'finish':
         this.finishEvent = event;
         return '';

@@ -1,4 +1,4 @@
-import type { CanonicalStreamEvent, GatewayErrorLike, OutputBlock, RenderExtras, Warning } from '../types';
+import type { CanonicalStreamEvent, GatewayErrorLike, NormalizedUsage, OutputBlock, RenderExtras, Warning } from '../types';
 
 /** Warnings as the wire carries them: null when there are none (never `[]`). */
 export function warningsOrNull(...lists: Array<Warning[] | undefined>): Warning[] | null {
@@ -45,6 +45,14 @@ export class OutputAccumulator {
         if (block?.type === 'tool_use') block.inputJson = (block.inputJson ?? '') + event.argumentsDelta;
         return;
       }
+      case 'web_search_call':
+        this.block(event.index, () => ({ ...event.call }));
+        return;
+      case 'annotation': {
+        const block = this.byIndex.get(event.index);
+        if (block?.type === 'text') block.annotations = [...(block.annotations ?? []), event.annotation];
+        return;
+      }
       case 'finish':
         for (const block of this.blocks) {
           if (block.type === 'tool_use') block.input = parseOr(block.inputJson || '{}');
@@ -82,6 +90,12 @@ export function envelope(error: GatewayErrorLike): { type: string; message: stri
     source: error.source ?? null,
     provider: error.provider ?? null,
   };
+}
+
+/** `server_tool_use` as Anthropic and OpenRouter report it, when the gateway ran server tools. */
+export function serverToolUseBody(usage: NormalizedUsage): Record<string, unknown> {
+  const tools = usage.serverToolUse;
+  return tools ? { server_tool_use: { web_search_requests: tools.webSearchRequests, web_search_results: tools.webSearchResults } } : {};
 }
 
 /** Usage counts for the wire, cost included when the app gives one. */

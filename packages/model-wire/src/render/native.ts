@@ -1,12 +1,16 @@
 import { sseFrame } from '../stream/sse';
 import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, OutputBlock, RenderExtras, StreamInit, StreamRenderer, Warning } from '../types';
-import { envelope, idBody, OutputAccumulator, warningsOrNull } from './common';
+import { envelope, idBody, OutputAccumulator, serverToolUseBody, warningsOrNull } from './common';
 
 function contentBlocks(output: OutputBlock[]): unknown[] {
   return output.map((block) => {
     switch (block.type) {
       case 'text':
-        return { type: 'text', text: block.text };
+        return block.annotations?.length
+          ? { type: 'text', text: block.text, annotations: block.annotations.map((a) => ({ type: 'url_citation', url: a.url, title: a.title, start_index: a.startIndex, end_index: a.endIndex })) }
+          : { type: 'text', text: block.text };
+      case 'web_search_call':
+        return { type: 'web_search_call', id: block.id, status: block.status, queries: block.queries, sources: block.sources.map((s) => ({ url: s.url, title: s.title })), ...(block.errorCode ? { error_code: block.errorCode } : {}) };
       case 'tool_use':
         return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
       case 'thinking':
@@ -24,6 +28,7 @@ export function nativeUsage(usage: NormalizedUsage, costUsd: number): Record<str
     total_tokens: usage.inputTokens + usage.outputTokens,
     input_tokens_details: { cached_tokens: usage.cachedInputTokens, cache_write_tokens: usage.cacheWriteInputTokens },
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    ...serverToolUseBody(usage),
     cost_usd: costUsd,
   };
 }

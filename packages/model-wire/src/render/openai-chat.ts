@@ -1,6 +1,6 @@
 import { sseFrame } from '../stream/sse';
-import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, RenderExtras, StreamInit, StreamRenderer } from '../types';
-import { envelope, idBody, warningsOrNull } from './common';
+import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, RenderExtras, StreamInit, StreamRenderer, UrlCitation } from '../types';
+import { envelope, idBody, serverToolUseBody, warningsOrNull } from './common';
 
 export const CHAT_FINISH: Record<FinishReason, string> = { stop: 'stop', max_tokens: 'length', tool_use: 'tool_calls', content_filter: 'content_filter' };
 
@@ -11,8 +11,14 @@ export function chatUsage(usage: NormalizedUsage, costUsd: number | undefined): 
     total_tokens: usage.inputTokens + usage.outputTokens,
     prompt_tokens_details: { cached_tokens: usage.cachedInputTokens, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    ...serverToolUseBody(usage),
     ...(costUsd !== undefined ? { cost_usd: costUsd } : {}),
   };
+}
+
+/** Chat's nested url_citation, its indices into the whole message content (`offset`: the text before the block). */
+function chatAnnotation(a: UrlCitation, offset: number): unknown {
+  return { type: 'url_citation', url_citation: { url: a.url, title: a.title, start_index: a.startIndex + offset, end_index: a.endIndex + offset } };
 }
 
 /** An OpenAI `chat.completion` object. */
@@ -20,12 +26,16 @@ export function renderChatCompletion(response: CanonicalResponse, extras: Render
   let text = '';
   let reasoning = '';
   const calls: unknown[] = [];
+  const annotations: unknown[] = [];
   for (const block of response.output) {
-    if (block.type === 'text') text += block.text;
+    if (block.type === 'text') {
+      for (const a of block.annotations ?? []) annotations.push(chatAnnotation(a, text.length));
+      text += block.text;
+    }
     else if (block.type === 'thinking') reasoning += block.thinking;
     else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: block.inputJson ?? JSON.stringify(block.input ?? {}) } });
   }
-  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: response.refusal, annotations: [] };
+  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: response.refusal, annotations };
   if (calls.length > 0) message.tool_calls = calls;
   if (reasoning) message.reasoning_content = reasoning;
   const body: Record<string, unknown> = {
@@ -57,6 +67,9 @@ export class ChatStreamRenderer implements StreamRenderer {
   private readonly includeUsage: boolean;
   private readonly toolOrdinal = new Map<number, number>();
   private finishEvent: Extract<CanonicalStreamEvent, { type: 'finish' }> | null = null;
+  /** Content characters sent so far, and where each text block began (annotation offsets). */
+  private textLength = 0;
+  private readonly textStart = new Map<number, number>();
 
   constructor(private readonly init: StreamInit) {
     this.id = `chatcmpl-${idBody(init.id)}`;
@@ -83,7 +96,11 @@ export class ChatStreamRenderer implements StreamRenderer {
   event(event: CanonicalStreamEvent): string {
     switch (event.type) {
       case 'text_delta':
+        if (!this.textStart.has(event.index)) this.textStart.set(event.index, this.textLength);
+        this.textLength += event.text.length;
         return this.chunk({ content: event.text });
+      case 'annotation':
+        return this.chunk({ annotations: [chatAnnotation(event.annotation, this.textStart.get(event.index) ?? 0)] });
       case 'thinking_delta':
         return this.chunk({ reasoning_content: event.thinking });
       case 'tool_call_start': {

@@ -1,6 +1,6 @@
 import { sseFrame } from '../stream/sse';
-import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, OutputBlock, RenderExtras, StreamInit, StreamRenderer } from '../types';
-import { envelope, idBody, warningsOrNull } from './common';
+import type { CanonicalResponse, CanonicalStreamEvent, FinishReason, GatewayErrorLike, NormalizedUsage, OutputBlock, RenderExtras, StreamInit, StreamRenderer, UrlCitation, WebSearchCallBlock } from '../types';
+import { envelope, idBody, serverToolUseBody, warningsOrNull } from './common';
 
 type Json = Record<string, unknown>;
 
@@ -11,6 +11,7 @@ export function responsesUsage(usage: NormalizedUsage, costUsd?: number): Json {
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     total_tokens: usage.inputTokens + usage.outputTokens,
+    ...serverToolUseBody(usage),
     ...(costUsd !== undefined ? { cost_usd: costUsd } : {}),
   };
 }
@@ -34,10 +35,14 @@ function items(output: OutputBlock[], id: string, done: boolean): Json[] {
         message = { id: `msg_${idBody(id)}_${n++}`, type: 'message', status: itemStatus, role: 'assistant', content: [] };
         out.push(message);
       }
-      (message.content as Json[]).push({ type: 'output_text', text: block.text, annotations: [], logprobs: [] });
+      (message.content as Json[]).push({ type: 'output_text', text: block.text, annotations: (block.annotations ?? []).map(responsesAnnotation), logprobs: [] });
       continue;
     }
     message = null;
+    if (block.type === 'web_search_call') {
+      out.push(webSearchItem(block));
+      continue;
+    }
     if (block.type === 'tool_use') {
       out.push({ id: `fc_${idBody(id)}_${n++}`, type: 'function_call', status: itemStatus, call_id: block.id, name: block.name, arguments: block.inputJson ?? JSON.stringify(block.input ?? {}) });
     } else if (block.type === 'thinking') {
@@ -47,6 +52,21 @@ function items(output: OutputBlock[], id: string, done: boolean): Json[] {
     }
   }
   return out;
+}
+
+/** The Responses API's flat url_citation. */
+export function responsesAnnotation(a: UrlCitation): Json {
+  return { type: 'url_citation', start_index: a.startIndex, end_index: a.endIndex, url: a.url, title: a.title };
+}
+
+/** A `web_search_call` output item (one query, its sources). */
+export function webSearchItem(block: WebSearchCallBlock): Json {
+  return {
+    id: block.id,
+    type: 'web_search_call',
+    status: block.status,
+    action: { type: 'search', query: block.queries[0] ?? '', sources: block.sources.map((s) => ({ type: 'url', url: s.url })) },
+  };
 }
 
 interface ResponseFields {
@@ -121,6 +141,7 @@ export function responsesErrorBody(error: GatewayErrorLike): unknown {
 
 interface OpenItem {
   kind: 'message' | 'function_call' | 'reasoning';
+  annotations?: Json[];
   id: string;
   outputIndex: number;
   text: string;
@@ -180,7 +201,7 @@ export class ResponsesStreamRenderer implements StreamRenderer {
     let out = '';
     let done: Json;
     if (item.kind === 'message') {
-      const part = { type: 'output_text', text: item.text, annotations: [], logprobs: [] };
+      const part = { type: 'output_text', text: item.text, annotations: item.annotations ?? [], logprobs: [] };
       out += this.emit('response.output_text.done', { item_id: item.id, output_index: item.outputIndex, content_index: 0, text: item.text, logprobs: [] });
       out += this.emit('response.content_part.done', { item_id: item.id, output_index: item.outputIndex, content_index: 0, part });
       done = { id: item.id, type: 'message', status: 'completed', role: 'assistant', content: [part] };
@@ -245,12 +266,34 @@ export class ResponsesStreamRenderer implements StreamRenderer {
       }
       case 'redacted_thinking':
         return this.open('reasoning', event.index, event.origin === 'openai' ? { encrypted: event.data } : {});
+      case 'web_search_call':
+        return this.webSearchCall(event.call);
+      case 'annotation': {
+        if (!current || current.kind !== 'message') return '';
+        const annotation = responsesAnnotation(event.annotation);
+        current.annotations = [...(current.annotations ?? []), annotation];
+        return this.emit('response.output_text.annotation.added', { item_id: current.id, output_index: current.outputIndex, content_index: 0, annotation_index: current.annotations.length - 1, annotation });
+      }
       case 'finish':
         this.finishEvent = event;
         return '';
       default:
         return '';
     }
+  }
+
+  /** A whole web_search_call item: added, in_progress, searching, completed, done (OpenAI's order). */
+  private webSearchCall(call: WebSearchCallBlock): string {
+    let out = this.closeItem();
+    const outputIndex = this.outputIndex++;
+    const ids = { item_id: call.id, output_index: outputIndex };
+    out += this.emit('response.output_item.added', { output_index: outputIndex, item: { id: call.id, type: 'web_search_call', status: 'in_progress' } });
+    out += this.emit('response.web_search_call.in_progress', ids);
+    out += this.emit('response.web_search_call.searching', ids);
+    out += this.emit('response.web_search_call.completed', ids);
+    const done = webSearchItem(call);
+    this.done.push(done);
+    return out + this.emit('response.output_item.done', { output_index: outputIndex, item: done });
   }
 
   finish(extras: RenderExtras): string {

@@ -1,0 +1,158 @@
+import { WireError, type CanonicalRequest, type ToolDefinition } from '@patchbay/model-wire';
+import type { Scorer } from '@patchbay/prompt-injection';
+import { SNIPPET_CHARS, type EngineName, type WebSearch } from '@patchbay/web-search';
+import { reserveMicros, type Catalog } from '../catalog/catalog';
+import type { ServerToolRun, ServerTools } from '../model/server-tools';
+import type { Route } from '../model/model-request';
+import { callWithSearch, streamWithSearch, type SearchRunner } from './search-loop';
+import { SEARCH_FUNCTION, UNTRUSTED_INSTRUCTION } from './search-results';
+import { extractWebSearch, type VendorFamily, type WebSearchAsk } from './tool-request';
+
+export interface WebSearchDeps {
+  /** The engines the operator configured (PATCHBAY_SEARCH_<ENGINE>_*). */
+  search: WebSearch;
+  /** Prices and vendors (each engine's price per search is in the catalog's web_search_engines). */
+  catalog: Catalog;
+  /** The prompt-injection detector results are screened with (default the package's). */
+  piScorer?: Scorer;
+}
+
+/** The vendor family whose own search a route could run, by the route's wire dialect. */
+function familyOf(catalog: Catalog, vendor: string): VendorFamily | null {
+  switch (catalog.vendors.get(vendor)?.dialect) {
+    case 'openai':
+      return 'openai';
+    case 'anthropic':
+      return 'anthropic';
+    case 'gemini':
+      return 'google';
+    default:
+      return null;
+  }
+}
+
+const FAMILY_TOOL: Record<VendorFamily, string> = { openai: 'web_search', anthropic: 'web_search_20250305', google: 'google_search' };
+
+/** The function the model sees for svc:web_search. */
+function searchFunction(ask: WebSearchAsk): ToolDefinition {
+  return {
+    name: SEARCH_FUNCTION,
+    description:
+      'Search the public web for current information. Pass one to five concise keyword queries; the results (titles, URLs and page text) come back as untrusted web content to use as evidence and cite. ' +
+      `At most ${ask.settings.maxSearches} searches for this request.`,
+    parameters: {
+      type: 'object',
+      properties: { queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 5, description: 'Keyword queries, most important first.' } },
+      required: ['queries'],
+    },
+  };
+}
+
+/**
+ * Web search as a server tool of the model pipeline (issue 27 §1). `prepare` reads the tool and
+ * `provider_options.web_search` from the raw body and refuses what cannot run (400s, before any call);
+ * `start` decides per request who searches and adds the search function and the untrusted-content
+ * instruction to the request; the run's `call` is the tool loop.
+ *
+ * Who searches: `svc` (also `merge`) and the svc:web_search tool by default: the gateway's engines.
+ * `native`: the route vendor's own search; a route whose vendor has none is web_search_requires_provider.
+ * `auto`: native where the vendor has one, else the gateway's engine. This gateway does not yet send a
+ * vendor's own search tool upstream: where native search is chosen, the gateway's engine answers in the
+ * surface's shapes and the response carries the warning `native_web_search_emulated` (documented).
+ */
+export function webSearchTools(deps: WebSearchDeps): ServerTools {
+  return {
+    prepare(surface, body) {
+      const found = extractWebSearch(surface, body);
+      if (!found) return null;
+      const { ask } = found;
+      const engine = ask.settings.engine;
+      return {
+        body: found.body,
+        start({ caller, scope, request, decision }): ServerToolRun {
+          const families = decision.routes.map((r) => ({ vendor: r.vendor, family: familyOf(deps.catalog, r.vendor) }));
+          if (ask.nativeTool) {
+            const other = families.find((f) => f.family !== ask.nativeTool!.family);
+            if (other) {
+              throw WireError.invalid(
+                'unsupported_provider_native_tool',
+                `${ask.param}: "${ask.nativeTool.type}" is ${ask.nativeTool.family}'s own search tool and this request runs on ${other.vendor}; use {"type": "svc:web_search"} for search on any vendor.`,
+                `${ask.param}.type`,
+              );
+            }
+          }
+          let native = false;
+          if (ask.mode === 'native') {
+            const without = families.find((f) => f.family === null);
+            if (without) {
+              throw WireError.invalid('web_search_requires_provider', `provider_options.web_search is "native" but ${without.vendor} has no search of its own; use "svc" (the gateway's engines) or "auto".`, 'provider_options.web_search');
+            }
+            native = true;
+          } else if (ask.mode === 'auto') native = families.every((f) => f.family !== null);
+          if (deps.search.candidates(engine).length === 0) throw unavailable(engine, native);
+          if (request.tools.some((t) => t.name === SEARCH_FUNCTION)) {
+            throw WireError.invalid('invalid_tool_definition', `tools: "${SEARCH_FUNCTION}" is the name of the gateway's web search function; rename your tool.`, 'tools');
+          }
+          request.tools = [...request.tools, searchFunction(ask)];
+          request.system = [...request.system, { type: 'text', text: UNTRUSTED_INSTRUCTION }];
+          const guardrails = caller.org.guardrails;
+          const runner: SearchRunner = {
+            settings: ask.settings,
+            screen: { compiled: guardrails.settingsFor(scope.customerId), scanner: guardrails.scanner, ...(deps.piScorer ? { scorer: deps.piScorer } : {}) },
+            search: async (query, signal) => {
+              const controller = new AbortController();
+              const onAbort = () => controller.abort();
+              signal?.addEventListener('abort', onAbort);
+              try {
+                const s = ask.settings;
+                const outcome = await deps.search.search(engine, {
+                  query,
+                  maxResults: s.maxResults,
+                  contextSize: s.contextSize,
+                  ...(s.allowedDomains.length ? { allowedDomains: s.allowedDomains } : {}),
+                  ...(s.excludedDomains.length ? { excludedDomains: s.excludedDomains } : {}),
+                  ...(s.userLocation ? { userLocation: s.userLocation } : {}),
+                  signal: controller.signal,
+                });
+                return { ...outcome, priceMicros: priceMicros(deps.catalog, outcome.engine) };
+              } finally {
+                signal?.removeEventListener('abort', onAbort);
+              }
+            },
+          };
+          const maxPrice = Math.max(0, ...deps.search.candidates(engine).map((e) => priceMicros(deps.catalog, e)));
+          const resultTokens = ask.settings.maxResults * Math.ceil((SNIPPET_CHARS[ask.settings.contextSize] + 200) / 4);
+          return {
+            reserveMicros: (route: Route, inputTokens: number, maxOutputTokens: number) =>
+              ask.settings.maxSearches * (maxPrice + reserveMicros(route.price, inputTokens + ask.settings.maxSearches * resultTokens, maxOutputTokens)),
+            async call(route, canonical: CanonicalRequest, options) {
+              const { stream, ...answer } = options;
+              const run = stream ? await streamWithSearch(route.target, canonical, answer, runner, answer.signal) : await callWithSearch(route.target, canonical, answer, runner, answer.signal);
+              if (native) {
+                const family = familyOf(deps.catalog, route.target.vendor);
+                run.warnings.push({
+                  code: 'native_web_search_emulated',
+                  message: `Web search ran on the gateway's engine (${deps.search.candidates(engine).join(', ')}), not ${family ? `${route.target.vendor}'s ${FAMILY_TOOL[family]}` : 'the vendor'}: this gateway does not send vendors' own search tools yet.`,
+                });
+              }
+              return run;
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
+function unavailable(engine: EngineName | 'auto', native: boolean): WireError {
+  const message =
+    engine === 'auto'
+      ? `No web search engine is configured on this gateway${native ? ' (and it cannot run the vendor\'s own search)' : ''}; the operator sets PATCHBAY_SEARCH_SEARXNG_BASE_URL or PATCHBAY_SEARCH_<EXA|TAVILY|BRAVE>_API_KEY.`
+      : `The web search engine "${engine}" has no key configured on this gateway; the operator sets PATCHBAY_SEARCH_${engine.toUpperCase()}_${engine === 'searxng' ? 'BASE_URL' : 'API_KEY'}, or send "engine": "auto".`;
+  return WireError.invalid('web_search_unavailable', message, 'tools');
+}
+
+/** One search on `engine` at its catalog price, in micro-USD (0 when the catalog names no price: a self-hosted SearXNG). */
+export function priceMicros(catalog: Catalog, engine: string): number {
+  return Math.round((catalog.searchPrices.get(engine) ?? 0) * 1e6);
+}
