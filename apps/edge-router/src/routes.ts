@@ -44,6 +44,10 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   { pattern: '/api/v1/members', service: 'access-keys-and-audit' },
   { pattern: '/api/v1/roles', service: 'access-keys-and-audit' },
   { pattern: '/api/v1/permissions', service: 'access-keys-and-audit' },
+  // The member's own account (password, two-factor), single sign-on and the two-factor requirement.
+  { pattern: '/api/v1/account', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/sso', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/two-factor-policy', service: 'access-keys-and-audit' },
 
   { pattern: '/api/v1/connectors', service: 'connector-registry' },
   { pattern: '/api/v1/application-credentials', service: 'connector-registry' },

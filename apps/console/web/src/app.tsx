@@ -4,9 +4,11 @@ import { useCallback, useEffect } from 'react';
 import { ApiError, onSessionExpired } from './api/client';
 import { fetchSession, sessionQueryKey, signOut } from './api/session';
 import { consoleBasePath } from './config';
+import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
 import { AcceptInvitationPage } from './pages/invitation';
 import { SignInPage } from './pages/sign-in';
+import { SsoPage } from './pages/sso';
 
 /** Sends the member to /sign-in, remembering the page they were on, whenever an API call answers 401. */
 /** Pages for people without a session: never sent to sign-in, never remembered as the page to return to. */
@@ -98,8 +100,10 @@ const invitationRoute = createRoute({ getParentRoute: () => rootRoute, path: '/i
 const ownerSetupRoute = createRoute({ getParentRoute: () => rootRoute, path: '/setup', component: () => <AcceptInvitationPage ownerSetup /> });
 const signedInRoute = createRoute({ getParentRoute: () => rootRoute, id: 'signed-in', component: SignedInLayout });
 const homeRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/', component: HomePage });
+const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/account', component: AccountPage });
+const ssoRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/sso', component: SsoPage });
 
-const routeTree = rootRoute.addChildren([signInRoute, invitationRoute, ownerSetupRoute, signedInRoute.addChildren([homeRoute])]);
+const routeTree = rootRoute.addChildren([signInRoute, invitationRoute, ownerSetupRoute, signedInRoute.addChildren([homeRoute, accountRoute, ssoRoute])]);
 
 export const router = createRouter({ routeTree, basepath: consoleBasePath.replace(/\/$/, '') || '/' });
 
