@@ -1,4 +1,4 @@
-import { KeyVerifier, VERIFIER_LOCAL, requireServiceToken } from '@patchbay/auth';
+import { KeyVerifier, SESSION_VERIFIER_LOCAL, VERIFIER_LOCAL, requireServiceToken, type SessionVerifier } from '@patchbay/auth';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, redactSecretPath, type Logger } from '@patchbay/service-kit';
 import { Router, type Express } from 'express';
 import { SERVICE_NAME } from './config';
@@ -11,6 +11,8 @@ export interface AppDeps {
   logger: Logger;
   /** Verifies incoming keys (through access-keys-and-audit in production). */
   verifier: KeyVerifier;
+  /** Verifies members' console sessions (through access-keys-and-audit); without it only keys are taken. */
+  sessionVerifier?: SessionVerifier;
   /**
    * Extra routers mounted by features: `internal` under /internal/v1 (service token), `pages` at the
    * root for browser pages (the magic link). Each feature adds its own in `routers.ts`.
@@ -23,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
   const app = createServiceApp({ logger: deps.logger, redactPath: redactSecretPath });
   app.locals.services = deps.services;
   app.locals[VERIFIER_LOCAL] = deps.verifier;
+  if (deps.sessionVerifier) app.locals[SESSION_VERIFIER_LOCAL] = deps.sessionVerifier;
   const { db, redis } = deps.services;
   app.get(
     '/healthz',

@@ -1,5 +1,5 @@
 import { telemetry } from './telemetry';
-import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpKeyLoader, httpSessionLoader } from '@patchbay/auth';
 import { baseUrlOverridesFromEnv, BUILTIN_CONNECTORS } from '@patchbay/connector-catalog';
 import { migrateOnStart } from '@patchbay/db';
 import { OutboxRelay, QueueSet } from '@patchbay/queues';
@@ -23,6 +23,9 @@ async function main(): Promise<void> {
   const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
+  // Members' console sessions: each route names the permission a member needs.
+  const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
+  await sessionVerifier.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
   const queues = new QueueSet({ connection: createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:producer` }), logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
@@ -36,7 +39,7 @@ async function main(): Promise<void> {
     oauthOverrides: config.PATCHBAY_OAUTH_OVERRIDES,
     logger,
   };
-  const app = createApp({ services, logger, verifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
+  const app = createApp({ services, logger, verifier, sessionVerifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
   await startHttpService({
     name: SERVICE_NAME,
     app,
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
       async () => relay.stop(),
       async () => { redis.disconnect(); },
       async () => verifier.close(),
+      async () => sessionVerifier.close(),
     ],
   });
 }

@@ -1,4 +1,4 @@
-import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
+import { KeyVerifier, SESSION_VERIFIER_LOCAL, VERIFIER_LOCAL, type SessionVerifier } from '@patchbay/auth';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
 import type Redis from 'ioredis';
@@ -19,6 +19,8 @@ import type { McpSessions } from './mcp/sessions';
 export interface AppDeps {
   logger: Logger;
   verifier: KeyVerifier;
+  /** Verifies members' console sessions (through access-keys-and-audit); without it only keys are taken. */
+  sessionVerifier?: SessionVerifier;
   redis: Redis;
   registry: RegistryClient;
   executor: ToolExecutor;
@@ -38,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
   // lines of a request name its id themselves.
   const app = createServiceApp({ logger: deps.logger, jsonLimit: '4mb', requestIdInEveryLine: false });
   app.locals[VERIFIER_LOCAL] = deps.verifier;
+  if (deps.sessionVerifier) app.locals[SESSION_VERIFIER_LOCAL] = deps.sessionVerifier;
   app.locals.services = deps.services;
   // First, so the call agents make on every step meets no other route on its way.
   mountMcpRoutes(app, {

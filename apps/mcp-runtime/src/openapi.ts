@@ -33,7 +33,11 @@ const mcpDocument = {
   openapi: '3.0.0',
   info: { title: 'Patchbay MCP runtime', version: '1.0.0', description: "The MCP endpoint agents call, its list-only variant, tool search, security scanning's rules, tool-call records and credit usage." },
   components: {
-    securitySchemes: { access_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' } },
+    securitySchemes: {
+      access_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+      // The console's playground: tools/call needs manage_tool_packs, the list-only variant and search view_tool_packs.
+      session: { type: 'apiKey', in: 'cookie', name: 'patchbay_session', description: "A member's console session (POST /api/v1/session). Each route names the permission a member needs; state-changing requests also need X-CSRF-Token and a same-origin Origin." },
+    },
     schemas: {
       RuntimeError: { type: 'object', required: ['detail', 'code'], properties: { detail: { type: 'string' }, code: { type: 'string' } } },
       JsonRpcRequest: jsonRpcRequest,
@@ -43,7 +47,7 @@ const mcpDocument = {
     '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp': {
       post: {
         tags: ['MCP'],
-        security: runtimeSecurity,
+        security: [...runtimeSecurity, { session: ['manage_tool_packs'] }],
         summary: 'MCP over Streamable HTTP (protocol 2025-03-26 to 2025-11-25; stateless across replicas)',
         description:
           'JSON-RPC 2.0: initialize (answers with a signed Mcp-Session-Id), ping, logging/setLevel, tools/list (free) and tools/call (one credit each, charged before the call runs). Tool names are <connector_slug>__<tool_name>. Tool failures are results with isError: true; an unconnected user gets a magic_link_url in structuredContent. A tools/call is answered as an SSE stream (progress and log notifications, relayed sampling and elicitation requests, then the response) when it has something to stream and the agent accepts text/event-stream; otherwise JSON. Notifications and responses are accepted with 202.',
@@ -65,7 +69,7 @@ const mcpDocument = {
     '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/tools/list': {
       post: {
         tags: ['MCP'],
-        security: runtimeSecurity,
+        security: [...runtimeSecurity, { session: ['view_tool_packs'] }],
         summary: 'List-only variant: {id, jsonrpc: "2.0", method: "tools/list"}',
         parameters: pairParameters,
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } },
@@ -75,7 +79,7 @@ const mcpDocument = {
     '/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/search': {
       post: {
         tags: ['Tool search'],
-        security: runtimeSecurity,
+        security: [...runtimeSecurity, { session: ['view_tool_packs'] }],
         summary: 'Rank the tools of this pack for an intent',
         parameters: pairParameters,
         requestBody: {

@@ -1,4 +1,4 @@
-import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpKeyLoader, httpSessionLoader } from '@patchbay/auth';
 import { BUILTIN_CONNECTORS, baseUrlOverridesFromEnv } from '@patchbay/connector-catalog';
 import { migrateOnStart } from '@patchbay/db';
 import { Meter } from '@patchbay/metering';
@@ -52,6 +52,9 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
 
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(keySubscriber);
+  // Members' console sessions: each route names the permission a member needs.
+  const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
+  await sessionVerifier.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
   const registry = new RegistryClient({
     baseUrl: config.CONNECTOR_REGISTRY_URL,
     serviceToken: config.PATCHBAY_SERVICE_TOKEN,
@@ -101,6 +104,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const app = createApp({
     logger,
     verifier,
+    sessionVerifier,
     redis,
     registry,
     executor,
@@ -128,6 +132,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await registry.close();
       registrySubscriber.disconnect();
       await verifier.close();
+      await sessionVerifier.close();
       await db.$disconnect();
       for (const connection of [redis, producerConnection, workerConnection]) connection.disconnect();
     },

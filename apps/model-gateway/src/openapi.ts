@@ -29,7 +29,8 @@ const mgmt = (scope: string, summary: string, method: 'get' | 'post' | 'patch' |
   [method]: {
     tags: ['Management'],
     summary,
-    security: [{ management_key: [scope] }],
+    // A member's console session needs the permission of the same name; a read, its view_ counterpart.
+    security: [{ management_key: [scope] }, { session: [method === 'get' ? scope.replace(/^manage_/, 'view_') : scope] }],
     parameters,
     ...(body ? { requestBody: { required: true, content: json(anyObject) } } : {}),
     responses: { [status]: { description: 'OK', content: json(anyObject) }, '400': { description: 'Invalid field', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'Missing scope', content: json(detailError) }, '404': { description: 'Not found', content: json(detailError) } },
@@ -100,6 +101,7 @@ export const gatewayDocument = {
     securitySchemes: {
       gateway_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <gateway API key> (x-api-key also works on the Anthropic surface)' },
       management_key: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer mgmt_… (made with pnpm --silent patchbay mgmt-key create)' },
+      session: { type: 'apiKey', in: 'cookie', name: 'patchbay_session', description: "A member's console session (POST /api/v1/session). Each management route names the permission a member needs; state-changing requests also need X-CSRF-Token and a same-origin Origin. Model endpoints never take a session." },
     },
     schemas: {
       ModelError: { type: 'object', properties: { error: { type: 'object', properties: { type: { type: 'string' }, message: { type: 'string' }, code: { type: 'string', nullable: true }, param: { type: 'string', nullable: true }, source: { type: 'string', nullable: true }, provider: { type: 'string', nullable: true } } } } },
@@ -130,7 +132,7 @@ export const gatewayDocument = {
     '/v1/customers/{customer_id}/api-keys': { ...mgmt('manage_customers', 'Create a customer API key (management key or organization gateway key; rate_limit_rpm)', 'post', '201', [p('customer_id')], true), ...mgmt('manage_customers', "List a customer's keys", 'get', '200', [p('customer_id')]) },
     '/v1/vendor-keys': mgmt('manage_vendor_keys', 'BYOK vendor keys (never returned; last 4 characters only)', 'get'),
     '/v1/vendor-keys/{vendor}': { ...mgmt('manage_vendor_keys', 'Set the organization\'s own key {api_key, base_url?} for a vendor', 'put', '200', [p('vendor')], true), ...mgmt('manage_vendor_keys', 'Remove it', 'delete', '200', [p('vendor')]) },
-    '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(anyObject) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], true) },
+    '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }, { session: ['view_policies'] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(anyObject) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], true) },
     '/v1/tags/{id}': mgmt('manage_policies', 'Delete a tag', 'delete', '200', [p('id')]),
     '/v1/blocklist': { ...mgmt('manage_policies', "The organization's blocked models", 'get'), ...mgmt('manage_policies', 'Replace the blocklist {models: [...]} (trailing * is a prefix)', 'put', '200', [], true) },
     '/v1/routing-policies': {
@@ -163,7 +165,7 @@ export const gatewayDocument = {
       post: {
         tags: ['Guardrails'],
         summary: 'Screen texts as block mode would {input: text | 1..50 texts of 1..10,000 characters, customer?} → {mode, block_threshold, results: [{index, would_block, score, matched_patterns, allowlisted}]} (organization gateway key, or management key with view_guardrails)',
-        security: [{ gateway_key: [] }, { management_key: ['view_guardrails'] }],
+        security: [{ gateway_key: [] }, { management_key: ['view_guardrails'] }, { session: ['view_guardrails'] }],
         requestBody: { required: true, content: json(anyObject) },
         responses: { '200': { description: 'Results in input order', content: json(anyObject) }, '400': { description: 'Invalid input', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'pi_check_not_enabled, or missing scope', content: json(detailError) } },
       },

@@ -1,4 +1,4 @@
-import { KeyVerifier, httpManagementKeyLoader, httpOrganizationLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpManagementKeyLoader, httpOrganizationLoader, httpSessionLoader } from '@patchbay/auth';
 import { migrateOnStart } from '@patchbay/db';
 import { createVendorHttp } from '@patchbay/model-wire';
 import { createGuardedRequest, type OutboundPolicy } from '@patchbay/outbound';
@@ -92,6 +92,9 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   await caches.keys.subscribe(subscriber);
   await caches.organizations.subscribe(subscriber);
   await management.subscribe(subscriber);
+  // Members' console sessions: each management route names the permission a member needs.
+  const sessions = new SessionVerifier({ loader: httpSessionLoader(internal), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
+  await sessions.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
 
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: invalidationPublisher, logger });
@@ -157,9 +160,9 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     maxBodyBytes: config.GATEWAY_MAX_BODY_BYTES,
     model,
     batches: { db, caches, limits: batchLimits, slots: new SubmitSlots(redis, { cap: config.GATEWAY_BATCH_SUBMIT_CONCURRENCY, keyPrefix: config.GATEWAY_BATCH_KEY_PREFIX }), relay, producer, logger },
-    management: { db, auth: { management, caches }, invalidate, spend, secrets, catalog, outboundPolicy },
-    routingPolicies: { db, auth: { management, caches }, invalidate, catalog: routing.catalog },
-    guardrails: { db, auth: { management, caches }, invalidate },
+    management: { db, auth: { management, caches, sessions }, invalidate, spend, secrets, catalog, outboundPolicy },
+    routingPolicies: { db, auth: { management, caches, sessions }, invalidate, catalog: routing.catalog },
+    guardrails: { db, auth: { management, caches, sessions }, invalidate },
   });
 
   const batchRunner: BatchRunnerDeps = { db, model, producer, logger };
@@ -205,6 +208,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await caches.keys.close();
       await caches.organizations.close();
       await management.close();
+      await sessions.close();
       await vendorHttp.close();
       await database.close();
       for (const connection of [redis, producerConnection, workerConnection, subscriber, invalidationPublisher]) connection.disconnect();

@@ -1,4 +1,4 @@
-import { KeyVerifier, VERIFIER_LOCAL } from '@patchbay/auth';
+import { KeyVerifier, SESSION_VERIFIER_LOCAL, VERIFIER_LOCAL, type SessionVerifier } from '@patchbay/auth';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, redactSecretPath, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
 import { SERVICE_NAME } from './config';
@@ -12,6 +12,8 @@ export interface AppDeps {
   logger: Logger;
   /** Verifies incoming keys (through access-keys-and-audit in production). */
   verifier: KeyVerifier;
+  /** Verifies members' console sessions (through access-keys-and-audit); without it only keys are taken. */
+  sessionVerifier?: SessionVerifier;
 }
 
 /** Link-token, public-token and account-token paths carry secrets: logs show them redacted. */
@@ -23,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
   const app = createServiceApp({ logger: deps.logger, redactPath });
   app.locals.services = deps.services;
   app.locals[VERIFIER_LOCAL] = deps.verifier;
+  if (deps.sessionVerifier) app.locals[SESSION_VERIFIER_LOCAL] = deps.sessionVerifier;
   const { db, redis } = deps.services;
   app.get(
     '/healthz',

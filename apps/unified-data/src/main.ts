@@ -1,5 +1,5 @@
 import { telemetry } from './telemetry';
-import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpKeyLoader, httpSessionLoader } from '@patchbay/auth';
 import { createRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
 import { boot } from './boot';
@@ -16,15 +16,18 @@ async function main(): Promise<void> {
   // Same subscribed connection, its own channel.
   const accountTokens = accountTokenCache(rt.db);
   await accountTokens.subscribe(subscriber);
+  // Members' console sessions: each route names the permission a member needs.
+  const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: rt.config.ACCESS_KEYS_URL, serviceToken: rt.config.PATCHBAY_SERVICE_TOKEN }), publicBaseUrl: rt.config.PATCHBAY_PUBLIC_URL, logger: rt.logger });
+  await sessionVerifier.subscribe(createRedis(rt.config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
   const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger, accountTokens, activity: new AccountActivity({ db: rt.db, scheduler: rt.scheduler, logger: rt.logger }) };
-  const app = createApp({ services, logger: rt.logger, verifier });
+  const app = createApp({ services, logger: rt.logger, verifier, sessionVerifier });
   await startHttpService({
     name: SERVICE_NAME,
     app,
     port: rt.config.PORT,
     logger: rt.logger,
     // Hooks run in reverse: telemetry flushes last.
-    onShutdown: [async () => telemetry.shutdown(), async () => rt.close(), async () => verifier.close()],
+    onShutdown: [async () => telemetry.shutdown(), async () => rt.close(), async () => verifier.close(), async () => sessionVerifier.close()],
   });
 }
 

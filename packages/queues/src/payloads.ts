@@ -5,8 +5,10 @@ export type Environment = 'production' | 'test';
 
 /** Who caused an audited change. */
 export interface AuditActor {
-  type: 'access_key' | 'admin_cli' | 'system' | 'service';
+  type: 'access_key' | 'member' | 'admin_cli' | 'system' | 'service';
   access_key_id?: string | null;
+  /** The member whose console session made the change, when `type` is 'member'. */
+  member_id?: string | null;
   /** The calling service when `type` is 'service'. */
   service?: string | null;
 }

@@ -7,3 +7,5 @@ export { startServiceProcess } from './service-process';
 export type { ServiceProcess } from './service-process';
 export type { RunningRegistry } from './registry-service';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from './browser';
+export { memberSession, ownerSession } from './member-sessions';
+export type { MemberSession } from './member-sessions';

@@ -5,7 +5,7 @@ import { storeDeliveredAuditEvent } from './audit-log';
 import { EVENT_TYPE_PATTERN } from './event-types';
 import { isUuid } from '@patchbay/service-kit';
 
-const ACTOR_TYPES = new Set(['access_key', 'admin_cli', 'system', 'service']);
+const ACTOR_TYPES = new Set(['access_key', 'member', 'admin_cli', 'system', 'service']);
 
 /** Checks an event from another service; a malformed one can never succeed, so it is not retried. */
 export function validateAuditJob(job: AuditEventJob): string[] {
@@ -16,7 +16,7 @@ export function validateAuditJob(job: AuditEventJob): string[] {
   if (!EVENT_TYPE_PATTERN.test(job.event_type ?? '')) problems.push('event_type must look like resource.action');
   if (!ACTOR_TYPES.has(job.actor?.type)) problems.push('actor.type is unknown');
   if (Number.isNaN(Date.parse(job.occurred_at))) problems.push('occurred_at must be an ISO 8601 date-time');
-  for (const [field, value] of [['actor.access_key_id', job.actor?.access_key_id], ['target_key_id', job.target_key_id], ['user_id', job.user_id]] as const) {
+  for (const [field, value] of [['actor.access_key_id', job.actor?.access_key_id], ['actor.member_id', job.actor?.member_id], ['target_key_id', job.target_key_id], ['user_id', job.user_id]] as const) {
     if (value != null && !isUuid(value)) problems.push(`${field} must be a UUID`);
   }
   if (typeof job.source_service !== 'string' || job.source_service === '') problems.push('source_service is required');
@@ -35,6 +35,7 @@ export async function handleAuditJob(db: Db, job: AuditEventJob, logger: QueueLo
       eventType: job.event_type,
       actorType: job.actor.type,
       actorKeyId: job.actor.access_key_id ?? null,
+      actorMemberId: job.actor.type === 'member' ? job.actor.member_id ?? null : null,
       targetKeyId: job.target_key_id ?? null,
       userId: job.user_id ?? null,
       resourceType: job.resource_type ?? null,

@@ -501,7 +501,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/tool-packs',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_tool_packs"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController.prototype.listToolPacks)),
 
@@ -533,7 +533,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"CreateToolPackBody"},
         };
         app.post('/api/v1/tool-packs',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_tool_packs"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController.prototype.createToolPack)),
 
@@ -565,7 +565,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/tool-packs/:id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_tool_packs"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController.prototype.getToolPack)),
 
@@ -598,7 +598,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"UpdateToolPackBody"},
         };
         app.patch('/api/v1/tool-packs/:id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_tool_packs"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController.prototype.updateToolPack)),
 
@@ -630,7 +630,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/tool-packs/:id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_tool_packs"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPacksController.prototype.deleteToolPack)),
 
@@ -666,7 +666,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/registered-users',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController)),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController.prototype.listRegisteredUsers)),
 
@@ -698,7 +698,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"CreateRegisteredUserBody"},
         };
         app.post('/api/v1/registered-users',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController)),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController.prototype.createRegisteredUser)),
 
@@ -730,7 +730,7 @@ export function RegisterRoutes(app: Router) {
                 registered_user_id: {"in":"path","name":"registered_user_id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/registered-users/:registered_user_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController)),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController.prototype.getRegisteredUser)),
 
@@ -763,7 +763,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"UpdateRegisteredUserBody"},
         };
         app.patch('/api/v1/registered-users/:registered_user_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController)),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController.prototype.updateRegisteredUser)),
 
@@ -795,7 +795,7 @@ export function RegisterRoutes(app: Router) {
                 registered_user_id: {"in":"path","name":"registered_user_id","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/registered-users/:registered_user_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController)),
             ...(fetchMiddlewares<RequestHandler>(RegisteredUsersController.prototype.deleteRegisteredUser)),
 
@@ -828,7 +828,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"LinkTokenInput"},
         };
         app.post('/api/v1/registered-users/:registered_user_id/link-token',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkTokensController)),
             ...(fetchMiddlewares<RequestHandler>(LinkTokensController.prototype.createLinkToken)),
 
@@ -861,7 +861,7 @@ export function RegisterRoutes(app: Router) {
                 connector_slug: {"in":"path","name":"connector_slug","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/credentials/registered-users/:registered_user_id/connectors/:connector_slug',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(CredentialsController)),
             ...(fetchMiddlewares<RequestHandler>(CredentialsController.prototype.deleteRegisteredUserCredential)),
 
@@ -893,7 +893,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"RegisterCustomConnectorBody"},
         };
         app.post('/api/v1/connectors',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(CustomConnectorsController)),
             ...(fetchMiddlewares<RequestHandler>(CustomConnectorsController.prototype.registerConnector)),
 
@@ -925,7 +925,7 @@ export function RegisterRoutes(app: Router) {
                 slug: {"in":"path","name":"slug","required":true,"dataType":"string"},
         };
         app.post('/api/v1/connectors/:slug/refresh',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(CustomConnectorsController)),
             ...(fetchMiddlewares<RequestHandler>(CustomConnectorsController.prototype.refreshConnector)),
 
@@ -957,7 +957,7 @@ export function RegisterRoutes(app: Router) {
                 slug: {"in":"path","name":"slug","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/connectors/:slug',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(CustomConnectorsController)),
             ...(fetchMiddlewares<RequestHandler>(CustomConnectorsController.prototype.deleteConnector)),
 
@@ -991,7 +991,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/connectors',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ConnectorsController)),
             ...(fetchMiddlewares<RequestHandler>(ConnectorsController.prototype.listConnectors)),
 
@@ -1025,7 +1025,7 @@ export function RegisterRoutes(app: Router) {
                 include_tool_details: {"in":"query","name":"include_tool_details","dataType":"boolean"},
         };
         app.get('/api/v1/connectors/:slug',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ConnectorsController)),
             ...(fetchMiddlewares<RequestHandler>(ConnectorsController.prototype.getConnector)),
 
@@ -1064,7 +1064,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/connections',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_registered_users"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ConnectionsController)),
             ...(fetchMiddlewares<RequestHandler>(ConnectionsController.prototype.listConnections)),
 
@@ -1099,7 +1099,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/application-credentials',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController)),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController.prototype.listApplicationCredentials)),
 
@@ -1131,7 +1131,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"CreateApplicationCredentialBody"},
         };
         app.post('/api/v1/application-credentials',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController)),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController.prototype.createApplicationCredential)),
 
@@ -1163,7 +1163,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/application-credentials/:id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController)),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController.prototype.getApplicationCredential)),
 
@@ -1196,7 +1196,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"UpdateApplicationCredentialBody"},
         };
         app.patch('/api/v1/application-credentials/:id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController)),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController.prototype.updateApplicationCredential)),
 
@@ -1228,7 +1228,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/application-credentials/:id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_connectors"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController)),
             ...(fetchMiddlewares<RequestHandler>(ApplicationCredentialsController.prototype.deleteApplicationCredential)),
 

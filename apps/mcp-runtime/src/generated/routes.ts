@@ -239,7 +239,7 @@ export function RegisterRoutes(app: Router) {
                 cycle: {"in":"query","name":"cycle","dataType":"string"},
         };
         app.get('/api/v1/usage',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_billing"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(UsageController)),
             ...(fetchMiddlewares<RequestHandler>(UsageController.prototype.getUsage)),
 
@@ -279,7 +279,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/tool-call-records',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_tool_call_records"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolCallRecordsController)),
             ...(fetchMiddlewares<RequestHandler>(ToolCallRecordsController.prototype.listToolCallRecords)),
 
@@ -311,7 +311,7 @@ export function RegisterRoutes(app: Router) {
                 record_id: {"in":"path","name":"record_id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/tool-call-records/:record_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_tool_call_records"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolCallRecordsController)),
             ...(fetchMiddlewares<RequestHandler>(ToolCallRecordsController.prototype.getToolCallRecord)),
 
@@ -343,7 +343,7 @@ export function RegisterRoutes(app: Router) {
                 tool_pack_id: {"in":"path","name":"tool_pack_id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/tool-packs/:tool_pack_id/security-rules',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPackSecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPackSecurityRulesController.prototype.listToolPackSecurityRules)),
 
@@ -377,7 +377,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"RuleOverrideInput"},
         };
         app.put('/api/v1/tool-packs/:tool_pack_id/security-rules/:rule_id/override',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPackSecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPackSecurityRulesController.prototype.putSecurityRuleOverride)),
 
@@ -410,7 +410,7 @@ export function RegisterRoutes(app: Router) {
                 rule_id: {"in":"path","name":"rule_id","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/tool-packs/:tool_pack_id/security-rules/:rule_id/override',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(ToolPackSecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(ToolPackSecurityRulesController.prototype.deleteSecurityRuleOverride)),
 
@@ -443,7 +443,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/security-rules',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController.prototype.listSecurityRules)),
 
@@ -475,7 +475,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"SecurityRuleBody"},
         };
         app.post('/api/v1/security-rules',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController.prototype.createSecurityRule)),
 
@@ -507,7 +507,7 @@ export function RegisterRoutes(app: Router) {
                 rule_id: {"in":"path","name":"rule_id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/security-rules/:rule_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController.prototype.getSecurityRule)),
 
@@ -540,7 +540,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"SecurityRulePatchBody"},
         };
         app.patch('/api/v1/security-rules/:rule_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController.prototype.updateSecurityRule)),
 
@@ -572,7 +572,7 @@ export function RegisterRoutes(app: Router) {
                 rule_id: {"in":"path","name":"rule_id","required":true,"dataType":"string"},
         };
         app.delete('/api/v1/security-rules/:rule_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_security_rules"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController)),
             ...(fetchMiddlewares<RequestHandler>(SecurityRulesController.prototype.deleteSecurityRule)),
 

@@ -577,8 +577,10 @@ export function mountMcpRoutes(router: IRouter, deps: McpDeps): void {
   const handle = (listOnly: boolean) => (req: Request, res: Response, next: NextFunction) => {
     handleMcp(deps, req, res, listOnly).catch(next);
   };
-  router.post(MCP_PATH, authenticate('runtime:all'), handle(false));
-  router.post(TOOLS_LIST_PATH, authenticate('runtime:all'), handle(true));
+  // A member's console session (the playground) may call the endpoint too: tools/call runs tools with a
+  // registered user's credentials, so it needs manage_tool_packs; the list-only variant view_tool_packs.
+  router.post(MCP_PATH, authenticate('runtime:all', { permission: 'manage_tool_packs' }), handle(false));
+  router.post(TOOLS_LIST_PATH, authenticate('runtime:all', { permission: 'view_tool_packs' }), handle(true));
   router.options(MCP_PATH, preflight);
   router.options(TOOLS_LIST_PATH, preflight);
   const notAllowed = (_req: Request, res: Response) => {

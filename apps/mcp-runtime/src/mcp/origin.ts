@@ -8,8 +8,12 @@ import type { Request, Response } from 'express';
  * only when the organization listed that exact origin (`--mcp-allowed-origin` of `pnpm patchbay
  * org update`); by default none is, not even Patchbay's own, so no web page can drive the endpoint
  * with a key unless an administrator said so. `Origin: null` (sandboxed frames, file pages) never is.
+ * A member's session is the exception: it only reaches here from Patchbay's own origin.
  */
 export function allowedOrigin(origin: string, principal: KeyPrincipal): boolean {
+  // A member's console session (the playground): authentication already required Patchbay's own Origin
+  // and the anti-forgery token, and the cookie is never sent cross-site (SameSite=Lax, no CORS credentials).
+  if (principal.member) return true;
   return principal.organization.mcpAllowedOrigins?.includes(origin) ?? false;
 }
 

@@ -33,7 +33,7 @@ function indexOf(pack: PackTools): ToolIndex {
  */
 export function searchRouter(registry: RegistryClient): Router {
   const router = Router();
-  router.post(SEARCH_PATH, authenticate('runtime:all'), async (req, res) => {
+  router.post(SEARCH_PATH, authenticate('runtime:all', { permission: 'view_tool_packs' }), async (req, res) => {
     const parsed = validateSearchRequest(req.body);
     if ('errors' in parsed) throw new ValidationError(parsed.errors);
     const pack = await loadPair(req, registry);

@@ -1,4 +1,17 @@
-import { hashAccessKey, MANAGEMENT_KEY_PREFIX, type KeyVerifier, type ManagementPrincipal, type ManagementScope } from '@patchbay/auth';
+import {
+  assertCsrfToken,
+  assertSameOrigin,
+  hashAccessKey,
+  isStateChanging,
+  MANAGEMENT_KEY_PREFIX,
+  requirePermission,
+  sessionTokenOf,
+  type KeyVerifier,
+  type ManagementPrincipal,
+  type ManagementScope,
+  type MemberSessionPrincipal,
+  type SessionVerifier,
+} from '@patchbay/auth';
 import type { Request } from 'express';
 import { ManagementError } from '../http/errors';
 import type { GatewayCaches, GatewayKeyPrincipal, OrganizationGatewayData } from '../keys/principals';
@@ -6,19 +19,43 @@ import { rawKeyOf } from '../model/model-request';
 
 export type ManagementCaller =
   | { kind: 'management'; organizationId: string; principal: ManagementPrincipal }
-  | { kind: 'gateway_key'; organizationId: string; key: GatewayKeyPrincipal; org: OrganizationGatewayData };
+  | { kind: 'gateway_key'; organizationId: string; key: GatewayKeyPrincipal; org: OrganizationGatewayData }
+  | { kind: 'member'; organizationId: string; session: MemberSessionPrincipal };
 
 export interface ManagementAuth {
   management: KeyVerifier<ManagementPrincipal>;
   caches: GatewayCaches;
+  /** Members' console sessions (through access-keys-and-audit); without it only keys are taken. */
+  sessions?: SessionVerifier;
+}
+
+/** The organization settings a caller acts under (plan, payment method), whoever the caller is. */
+export function callerSettings(caller: ManagementCaller) {
+  if (caller.kind === 'management') return caller.principal.organization;
+  if (caller.kind === 'member') return caller.session.organization;
+  return caller.org.settings;
 }
 
 /**
  * Who is calling a management route. `scope` set: only a management key holding it (403 otherwise).
+ * A member's console session needs `permission` (default `scope`): reads name their view_ permission.
  * `allowGatewayKeys`: an organization's gateway key also works (never a customer key).
  */
-export async function managementCaller(req: Request, auth: ManagementAuth, scope: ManagementScope | null, options: { allowGatewayKeys?: boolean } = {}): Promise<ManagementCaller> {
+export async function managementCaller(req: Request, auth: ManagementAuth, scope: ManagementScope | null, options: { allowGatewayKeys?: boolean; permission?: string } = {}): Promise<ManagementCaller> {
   const raw = rawKeyOf(req);
+  const sessionToken = raw ? undefined : sessionTokenOf(req);
+  if (sessionToken !== undefined && auth.sessions) {
+    // A member's console session: the permission the route names (its view_ for a read), not a key's scope.
+    const permission = options.permission ?? scope;
+    if (!permission) throw new ManagementError(401, 'This endpoint describes the calling gateway key; a console session is not one. Use GET /v1/keys.');
+    const session = await auth.sessions.verify(sessionToken);
+    if (isStateChanging(req)) {
+      assertSameOrigin(req, auth.sessions.publicBaseUrl);
+      assertCsrfToken(req, sessionToken);
+    }
+    requirePermission(session, permission);
+    return { kind: 'member', organizationId: session.organizationId, session };
+  }
   if (!raw) throw new ManagementError(401, 'Authentication credentials were not provided. Send "Authorization: Bearer <MANAGEMENT_KEY>".');
   if (raw.startsWith(MANAGEMENT_KEY_PREFIX)) {
     const principal = await auth.management.lookup(hashAccessKey(raw));

@@ -9,7 +9,7 @@ import { vendorKeyContext, type Invalidator } from '../keys/principals';
 import type { SpendControl } from '../spend/spend-control';
 import { readUsage } from '../usage/usage-api';
 import { KeyService, createKeySchema, customerKeySchema, parseBody, parsePaging, requireUuid } from './keys';
-import { managementCaller, type ManagementAuth } from './management-auth';
+import { callerSettings, managementCaller, type ManagementAuth } from './management-auth';
 
 export interface ManagementDeps {
   db: Db;
@@ -62,18 +62,19 @@ export function managementRouter(deps: ManagementDeps): Router {
   // Gateway API keys.
   router.post('/v1/keys', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_api_keys');
-    if (caller.kind !== 'management') throw new ManagementError(401, 'Management key required.');
+    if (caller.kind === 'gateway_key') throw new ManagementError(401, 'Management key required.');
     const input = parseBody(createKeySchema, req.body);
-    const gateway = caller.principal.organization.gateway;
-    res.status(201).json(await keys.create(caller.organizationId, { plan: caller.principal.organization.plan, paymentMethodOnFile: gateway?.paymentMethodOnFile ?? true }, input));
+    const settings = callerSettings(caller);
+    const gateway = settings.gateway;
+    res.status(201).json(await keys.create(caller.organizationId, { plan: settings.plan, paymentMethodOnFile: gateway?.paymentMethodOnFile ?? true }, input));
   });
   router.get('/v1/keys', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    const caller = await managementCaller(req, auth, 'manage_api_keys', { permission: 'view_api_keys' });
     const { offset, limit } = parsePaging(req.query);
     res.json({ data: await keys.list(caller.organizationId, offset, limit), offset, limit });
   });
   router.get('/v1/keys/:hash', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    const caller = await managementCaller(req, auth, 'manage_api_keys', { permission: 'view_api_keys' });
     res.json({ data: await keys.get(caller.organizationId, param(req, 'hash')) });
   });
   router.patch('/v1/keys/:hash', async (req, res) => {
@@ -101,7 +102,7 @@ export function managementRouter(deps: ManagementDeps): Router {
     res.status(201).json(renderProject(project));
   });
   router.get('/v1/projects', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_projects');
+    const caller = await managementCaller(req, auth, 'manage_projects', { permission: 'view_projects' });
     const { offset, limit } = parsePaging(req.query);
     const rows = await db.project.findMany({ where: { organizationId: caller.organizationId }, orderBy: { createdAt: 'desc' }, skip: offset, take: limit });
     res.json({ data: rows.map(renderProject), offset, limit });
@@ -112,7 +113,7 @@ export function managementRouter(deps: ManagementDeps): Router {
     return row;
   };
   router.get('/v1/projects/:id', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_projects');
+    const caller = await managementCaller(req, auth, 'manage_projects', { permission: 'view_projects' });
     res.json(renderProject(await projectRow(caller.organizationId, param(req, 'id'))));
   });
   router.patch('/v1/projects/:id', async (req, res) => {
@@ -147,13 +148,13 @@ export function managementRouter(deps: ManagementDeps): Router {
     res.status(201).json(renderCustomer(row));
   });
   router.get('/v1/customers', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_customers');
+    const caller = await managementCaller(req, auth, 'manage_customers', { permission: 'view_customers' });
     const { offset, limit } = parsePaging(req.query);
     const rows = await db.customer.findMany({ where: { organizationId: caller.organizationId }, orderBy: { createdAt: 'desc' }, skip: offset, take: limit });
     res.json({ data: rows.map(renderCustomer), offset, limit });
   });
   router.get('/v1/customers/:id', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_customers');
+    const caller = await managementCaller(req, auth, 'manage_customers', { permission: 'view_customers' });
     res.json(renderCustomer(await customerRow(caller.organizationId, param(req, 'id'))));
   });
   router.patch('/v1/customers/:id', async (req, res) => {
@@ -181,11 +182,11 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_customers', { allowGatewayKeys: true });
     const customer = await customerRow(caller.organizationId, param(req, 'id'));
     const input = parseBody(customerKeySchema, req.body);
-    const settings = caller.kind === 'management' ? caller.principal.organization : caller.org.settings;
+    const settings = callerSettings(caller);
     res.status(201).json(await keys.create(caller.organizationId, { plan: settings.plan, paymentMethodOnFile: settings.gateway?.paymentMethodOnFile ?? true }, { ...input, customer_id: customer.id }));
   });
   router.get('/v1/customers/:id/api-keys', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_customers', { allowGatewayKeys: true });
+    const caller = await managementCaller(req, auth, 'manage_customers', { allowGatewayKeys: true, permission: 'view_customers' });
     await customerRow(caller.organizationId, param(req, 'id'));
     const { offset, limit } = parsePaging(req.query);
     res.json({ data: await keys.list(caller.organizationId, offset, limit, param(req, 'id')), offset, limit });
@@ -212,7 +213,7 @@ export function managementRouter(deps: ManagementDeps): Router {
     res.json({ vendor, key_last4: row.last4, base_url: row.baseUrl, updated_at: row.updatedAt.toISOString() });
   });
   router.get('/v1/vendor-keys', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_vendor_keys');
+    const caller = await managementCaller(req, auth, 'manage_vendor_keys', { permission: 'view_vendor_keys' });
     const rows = await db.vendorKey.findMany({ where: { organizationId: caller.organizationId }, orderBy: { vendor: 'asc' } });
     res.json({ data: rows.map((r) => ({ vendor: r.vendor, key_last4: r.last4, base_url: r.baseUrl, updated_at: r.updatedAt.toISOString() })) });
   });
@@ -226,7 +227,7 @@ export function managementRouter(deps: ManagementDeps): Router {
 
   // Tags: defined per organization; requests may carry only defined pairs.
   router.get('/v1/tags', async (req, res) => {
-    const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true });
+    const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true, permission: 'view_policies' });
     const rows = await db.tag.findMany({ where: { organizationId: caller.organizationId }, orderBy: [{ key: 'asc' }, { value: 'asc' }] });
     res.json({ object: 'list', data: rows.map(renderTag), has_more: false, next_cursor: null });
   });
@@ -249,7 +250,7 @@ export function managementRouter(deps: ManagementDeps): Router {
 
   // The organization's blocklist: the whole list is replaced at once.
   router.get('/v1/blocklist', async (req, res) => {
-    const caller = await managementCaller(req, auth, 'manage_policies');
+    const caller = await managementCaller(req, auth, 'manage_policies', { permission: 'view_policies' });
     const rows = await db.blockedModel.findMany({ where: { organizationId: caller.organizationId }, orderBy: { pattern: 'asc' } });
     res.json({ models: rows.map((r) => r.pattern) });
   });

@@ -286,7 +286,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.get('/api/mktg/v1/sync-status',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController)),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController.prototype.listSyncStatus)),
 
@@ -318,7 +318,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.post('/api/mktg/v1/sync-status/resync',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["force_resync"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController)),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController.prototype.resync)),
 
@@ -351,7 +351,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.post('/api/mktg/v1/sync-status/:model_id/disable',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController)),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController.prototype.disableModel)),
 
@@ -384,7 +384,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.post('/api/mktg/v1/sync-status/:model_id/enable',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController)),
             ...(fetchMiddlewares<RequestHandler>(SyncStatusController.prototype.enableModel)),
 
@@ -416,7 +416,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"LinkedAccountInput"},
         };
         app.post('/api/mktg/v1/linked-accounts',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.createLinkedAccount)),
 
@@ -449,7 +449,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/mktg/v1/linked-accounts',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.listLinkedAccounts)),
 
@@ -481,7 +481,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.get('/api/mktg/v1/linked-accounts/:id',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.getLinkedAccount)),
 
@@ -513,7 +513,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.delete('/api/mktg/v1/linked-accounts/:id',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.deleteLinkedAccount)),
 
@@ -545,7 +545,7 @@ export function RegisterRoutes(app: Router) {
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.post('/api/mktg/v1/linked-accounts/:id/regenerate-account-token',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.regenerateAccountToken)),
 
@@ -577,7 +577,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"LinkTokenInput"},
         };
         app.post('/api/mktg/v1/link-token',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkTokenController)),
             ...(fetchMiddlewares<RequestHandler>(LinkTokenController.prototype.createLinkToken)),
 
@@ -609,7 +609,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.get('/api/mktg/v1/field-mappings',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(FieldMappingsController)),
             ...(fetchMiddlewares<RequestHandler>(FieldMappingsController.prototype.listFieldMappings)),
 
@@ -642,7 +642,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.post('/api/mktg/v1/field-mappings',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(FieldMappingsController)),
             ...(fetchMiddlewares<RequestHandler>(FieldMappingsController.prototype.createFieldMapping)),
 
@@ -675,7 +675,7 @@ export function RegisterRoutes(app: Router) {
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
         };
         app.delete('/api/mktg/v1/field-mappings/:id',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(FieldMappingsController)),
             ...(fetchMiddlewares<RequestHandler>(FieldMappingsController.prototype.deleteFieldMapping)),
 
@@ -717,7 +717,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/mktg/v1/events',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(EventsController)),
             ...(fetchMiddlewares<RequestHandler>(EventsController.prototype.listEvents)),
 
@@ -752,7 +752,7 @@ export function RegisterRoutes(app: Router) {
                 include_shell_data: {"in":"query","name":"include_shell_data","dataType":"string"},
         };
         app.get('/api/mktg/v1/events/:id',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(EventsController)),
             ...(fetchMiddlewares<RequestHandler>(EventsController.prototype.getEvent)),
 
@@ -790,7 +790,7 @@ export function RegisterRoutes(app: Router) {
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/mktg/v1/events/:parent_id/contacts',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(EventsController)),
             ...(fetchMiddlewares<RequestHandler>(EventsController.prototype.listEventContacts)),
 
@@ -821,7 +821,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
         };
         app.post('/api/mktg/v1/account-token/regenerate',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(AccountTokenController)),
             ...(fetchMiddlewares<RequestHandler>(AccountTokenController.prototype.regenerateAccountToken)),
 
@@ -853,7 +853,7 @@ export function RegisterRoutes(app: Router) {
                 public_token: {"in":"path","name":"public_token","required":true,"dataType":"string"},
         };
         app.get('/api/mktg/v1/account-token/:public_token',
-            authenticateMiddleware([{"access_key":[]}]),
+            authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(AccountTokenController)),
             ...(fetchMiddlewares<RequestHandler>(AccountTokenController.prototype.exchangePublicToken)),
 

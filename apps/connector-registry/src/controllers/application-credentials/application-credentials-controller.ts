@@ -29,15 +29,16 @@ export interface UpdateApplicationCredentialBody {
 
 @Route('api/v1/application-credentials')
 @Tags('Application credentials')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class ApplicationCredentialsController extends Controller {
   /**
    * The organization's OAuth apps in the key's environment.
    * @param external_id Only the one with this external_id.
    * @param slug Only those of this connector.
    */
+  @Security('session', ['view_connectors'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   public async listApplicationCredentials(
     @Request() req: ExpressRequest,
@@ -52,6 +53,8 @@ export class ApplicationCredentialsController extends Controller {
     return pageNumberList(req, params, count, results, config.PATCHBAY_PUBLIC_URL);
   }
 
+  @Security('session', ['manage_connectors'])
+  @Security('access_key', ['management:all'])
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'Invalid body')
@@ -65,6 +68,8 @@ export class ApplicationCredentialsController extends Controller {
     return record;
   }
 
+  @Security('session', ['view_connectors'])
+  @Security('access_key', ['management:all'])
   @Get('{id}')
   @Response<ErrorBody>(404, 'Not found')
   public async getApplicationCredential(@Request() req: ExpressRequest, @Path() id: string): Promise<ApplicationCredentialRecord> {
@@ -73,6 +78,8 @@ export class ApplicationCredentialsController extends Controller {
   }
 
   /** Omitted fields stay as they are; null clears client_secret or external_id. */
+  @Security('session', ['manage_connectors'])
+  @Security('access_key', ['management:all'])
   @Patch('{id}')
   @Response<ErrorBody>(400, 'Invalid body')
   @Response<ErrorBody>(404, 'Not found')
@@ -85,6 +92,8 @@ export class ApplicationCredentialsController extends Controller {
   }
 
   /** Deletes the application credential and every user credential obtained through it. */
+  @Security('session', ['manage_connectors'])
+  @Security('access_key', ['management:all'])
   @Delete('{id}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'Not found')

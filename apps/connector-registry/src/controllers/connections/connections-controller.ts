@@ -11,9 +11,8 @@ const text = (value: string | undefined): string | undefined => (value === undef
 
 @Route('api/v1/connections')
 @Tags('Connections')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class ConnectionsController extends Controller {
   /**
    * Stored credentials (connections) of the key's environment, newest first. Records never carry a
@@ -27,6 +26,8 @@ export class ConnectionsController extends Controller {
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
+  @Security('session', ['view_registered_users'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   @Response<ErrorBody>(400, 'A query parameter is invalid; the field is named')
   public async listConnections(

@@ -9,9 +9,8 @@ import type { ErrorBody, PaginatedList } from '../schemas';
 
 @Route('api/v1/connectors')
 @Tags('Connectors')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class ConnectorsController extends Controller {
   /**
    * Built-in connectors (visible to every organization), then the organization's custom MCP connectors.
@@ -19,6 +18,8 @@ export class ConnectorsController extends Controller {
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
+  @Security('session', ['view_connectors'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   public async listConnectors(@Request() req: ExpressRequest, @Query() search?: string, @Query() page?: string, @Query() page_size?: string): Promise<PaginatedList<ConnectorRecord>> {
     const params = parsePageParams(page, page_size);
@@ -32,6 +33,8 @@ export class ConnectorsController extends Controller {
    * instead of auth_options; include_tool_details=true adds each tool's input_schema, output_schema and annotations.
    * @param auth_mode `runtime` for credential_fields; omit for the full auth_options.
    */
+  @Security('session', ['view_connectors'])
+  @Security('access_key', ['management:all'])
   @Get('{slug}')
   @Response<ErrorBody>(404, 'No such connector for this organization and environment')
   public async getConnector(@Request() req: ExpressRequest, @Path() slug: string, @Query() auth_mode?: string, @Query() include_tool_details?: boolean): Promise<ConnectorRecord> {

@@ -74,9 +74,8 @@ export interface RefreshConnectorResponse {
 
 @Route('api/v1/connectors')
 @Tags('Connectors')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class CustomConnectorsController extends Controller {
   /**
    * Registers a remote MCP server by URL. Patchbay runs the MCP handshake (initialize, then
@@ -85,6 +84,8 @@ export class CustomConnectorsController extends Controller {
    * Only public https:// URLs are accepted (checked on the resolved addresses, and again on every
    * later connection).
    */
+  @Security('session', ['manage_connectors'])
+  @Security('access_key', ['management:all'])
   @Post('/')
   @SuccessResponse(200, 'Registered: the connector detail with its tools (input_schema, output_schema, annotations)')
   @Response<HandshakeFailureBody | ErrorBody>(400, 'Invalid body; a URL Patchbay may not call (failure blocked_destination); the server refused the secret (failure auth_refused)')
@@ -101,6 +102,8 @@ export class CustomConnectorsController extends Controller {
    * definitions were added, removed or changed since the last discovery (a server that silently
    * rewrites a tool's description is reported in `changed`). On failure the stored tools stay.
    */
+  @Security('session', ['manage_connectors'])
+  @Security('access_key', ['management:all'])
   @Post('{slug}/refresh')
   @Response<ErrorBody>(404, 'No custom connector with this slug in this organization and environment (built-in connectors included)')
   @Response<HandshakeFailureBody>(502, 'The handshake failed; `failure` says how')
@@ -113,6 +116,8 @@ export class CustomConnectorsController extends Controller {
    * Deletes a custom connector with the credentials stored for it. Only connectors registered
    * through POST can be deleted; built-in ones and other organizations' are 404.
    */
+  @Security('session', ['manage_connectors'])
+  @Security('access_key', ['management:all'])
   @Delete('{slug}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'Built-in, unknown, or another organization\'s or environment\'s connector')

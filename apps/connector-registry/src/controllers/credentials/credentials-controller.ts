@@ -7,15 +7,16 @@ import type { ErrorBody } from '../schemas';
 
 @Route('api/v1/credentials')
 @Tags('Credentials')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class CredentialsController extends Controller {
   /**
    * Removes the registered user's stored credential for the connector (its INDIVIDUAL connection).
    * Tool calls that need it fail until the user authenticates again; the registered user and its
    * history stay.
    */
+  @Security('session', ['manage_registered_users'])
+  @Security('access_key', ['management:all'])
   @Delete('registered-users/{registered_user_id}/connectors/{connector_slug}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'Unknown user, Resource not in API key scope., or no credential for this connector')

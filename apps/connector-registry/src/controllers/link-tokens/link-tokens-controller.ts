@@ -8,9 +8,8 @@ import type { ErrorBody } from '../schemas';
 
 @Route('api/v1/registered-users/{registered_user_id}/link-token')
 @Tags('Registered users')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class LinkTokensController extends Controller {
   /**
    * Creates a single-use link token and its magic-link URL, which the registered user opens in a
@@ -21,6 +20,8 @@ export class LinkTokensController extends Controller {
    * on failure with `error`, `error_description`, `connector` and `state`.
    * @param registered_user_id The registered user who will authenticate.
    */
+  @Security('session', ['manage_registered_users'])
+  @Security('access_key', ['management:all'])
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'A field is invalid (connector, external_id, callback_url, state or auth_scope): the error names it')

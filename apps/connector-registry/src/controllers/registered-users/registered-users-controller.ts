@@ -37,9 +37,8 @@ export interface UpdateRegisteredUserBody {
 
 @Route('api/v1/registered-users')
 @Tags('Registered users')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class RegisteredUsersController extends Controller {
   /**
    * Registered users, newest first. Which kinds are listed: `is_test` when given (true: only test users,
@@ -54,6 +53,8 @@ export class RegisteredUsersController extends Controller {
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
+  @Security('session', ['view_registered_users'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   @Response<ErrorBody>(400, 'A query parameter is invalid')
   public async listRegisteredUsers(
@@ -81,6 +82,8 @@ export class RegisteredUsersController extends Controller {
    * the body are then ignored). `is_test` follows the key's environment. A key restricted to registered
    * users cannot add new ones (404 `Resource not in API key scope.`).
    */
+  @Security('session', ['manage_registered_users'])
+  @Security('access_key', ['management:all'])
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<RegisteredUserRecord>(200, 'A user with this origin_user_id exists: its record, unchanged')
@@ -94,6 +97,8 @@ export class RegisteredUsersController extends Controller {
     return record;
   }
 
+  @Security('session', ['view_registered_users'])
+  @Security('access_key', ['management:all'])
   @Get('{registered_user_id}')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
   public async getRegisteredUser(@Request() req: ExpressRequest, @Path() registered_user_id: string): Promise<RegisteredUserRecord> {
@@ -101,6 +106,8 @@ export class RegisteredUsersController extends Controller {
   }
 
   /** Partial update: omitted fields stay as they are; shared_credential_group is replaced as a whole. */
+  @Security('session', ['manage_registered_users'])
+  @Security('access_key', ['management:all'])
   @Patch('{registered_user_id}')
   @Response<ErrorBody>(400, 'Invalid body; the field is named')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
@@ -119,6 +126,8 @@ export class RegisteredUsersController extends Controller {
    * and every tool-call record of the user (mcp-runtime deletes those when it receives the deletion
    * over the queue). SHARED and ORGANIZATION credentials stay with the company and organization.
    */
+  @Security('session', ['manage_registered_users'])
+  @Security('access_key', ['management:all'])
   @Delete('{registered_user_id}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')

@@ -22,15 +22,16 @@ export interface UpdateToolPackBody {
 
 @Route('api/v1/tool-packs')
 @Tags('Tool packs')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
-@Response<ErrorBody>(403, 'The key lacks the management:all scope')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
+@Response<ErrorBody>(403, 'The key lacks the management:all scope, or the member lacks the permission the route names')
 export class ToolPacksController extends Controller {
   /**
    * Tool packs of the key's environment that the key may see, newest first.
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
+  @Security('session', ['view_tool_packs'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   public async listToolPacks(@Request() req: ExpressRequest, @Query() page?: string, @Query() page_size?: string): Promise<PaginatedList<ToolPackRecord>> {
     const params = parsePageParams(page, page_size);
@@ -40,6 +41,8 @@ export class ToolPacksController extends Controller {
   }
 
   /** Creates a tool pack. Each connector entry: connector_id, auth_scope (default INDIVIDUAL), tool_names (empty or omitted: every tool). */
+  @Security('session', ['manage_tool_packs'])
+  @Security('access_key', ['management:all'])
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed, and a connector listed twice is named')
@@ -52,6 +55,8 @@ export class ToolPacksController extends Controller {
     return pack;
   }
 
+  @Security('session', ['view_tool_packs'])
+  @Security('access_key', ['management:all'])
   @Get('{id}')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
   public async getToolPack(@Request() req: ExpressRequest, @Path() id: string): Promise<ToolPackRecord> {
@@ -62,6 +67,8 @@ export class ToolPacksController extends Controller {
    * Changes name, description or connectors; omitted fields stay as they are. `connectors` replaces the
    * whole list. Concurrent updates of one pack apply one after the other: the last one wins, whole.
    */
+  @Security('session', ['manage_tool_packs'])
+  @Security('access_key', ['management:all'])
   @Patch('{id}')
   @Response<ErrorBody>(400, 'Invalid body; unknown connectors or tool names are listed, and a connector listed twice is named')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')
@@ -74,6 +81,8 @@ export class ToolPacksController extends Controller {
   }
 
   /** Deletes the tool pack. MCP endpoints of the pack stop answering. */
+  @Security('session', ['manage_tool_packs'])
+  @Security('access_key', ['management:all'])
   @Delete('{id}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'Not found, or Resource not in API key scope.')

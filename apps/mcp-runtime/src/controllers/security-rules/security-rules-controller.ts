@@ -40,8 +40,7 @@ export interface SecurityRulePatchBody {
 
 @Route('api/v1/security-rules')
 @Tags('Security rules')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
 @Response<ErrorBody>(403, 'The key lacks management:all, or (writes) has tool-pack or registered-user restrictions')
 export class SecurityRulesController extends Controller {
   /**
@@ -49,6 +48,8 @@ export class SecurityRulesController extends Controller {
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
+  @Security('session', ['view_security_rules'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   public async listSecurityRules(@Request() req: ExpressRequest, @Query() page?: string, @Query() page_size?: string): Promise<PaginatedList<SecurityRuleRecord>> {
     const params = parsePageParams(page, page_size);
@@ -58,6 +59,8 @@ export class SecurityRulesController extends Controller {
   }
 
   /** Creates a rule; it applies to every tool pack of the environment within a second. At most 100 rules per environment. */
+  @Security('session', ['manage_security_rules'])
+  @Security('access_key', ['management:all'])
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'Invalid rule; every problem is listed under its field')
@@ -70,6 +73,8 @@ export class SecurityRulesController extends Controller {
     return rule;
   }
 
+  @Security('session', ['view_security_rules'])
+  @Security('access_key', ['management:all'])
   @Get('{rule_id}')
   @Response<ErrorBody>(404, 'No such rule in the key\'s organization and environment')
   public async getSecurityRule(@Request() req: ExpressRequest, @Path() rule_id: string): Promise<SecurityRuleRecord> {
@@ -77,6 +82,8 @@ export class SecurityRulesController extends Controller {
   }
 
   /** Changes some fields; omitted fields keep their value, null clears pattern, flags or label. */
+  @Security('session', ['manage_security_rules'])
+  @Security('access_key', ['management:all'])
   @Patch('{rule_id}')
   @Response<ErrorBody>(400, 'The merged rule is invalid')
   @Response<ErrorBody>(404, 'No such rule in the key\'s organization and environment')
@@ -88,6 +95,8 @@ export class SecurityRulesController extends Controller {
   }
 
   /** Deletes the rule and every tool pack's override of it. */
+  @Security('session', ['manage_security_rules'])
+  @Security('access_key', ['management:all'])
   @Delete('{rule_id}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'No such rule in the key\'s organization and environment')

@@ -13,12 +13,13 @@ export interface PackSecurityRuleList {
 
 @Route('api/v1/tool-packs/{tool_pack_id}/security-rules')
 @Tags('Security rules')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
 @Response<ErrorBody>(403, 'The key lacks management:all')
 @Response<ErrorBody>(404, 'No such tool pack, or Resource not in API key scope.')
 export class ToolPackSecurityRulesController extends Controller {
   /** The rules as this tool pack runs them (organization rules with the pack's overrides applied). */
+  @Security('session', ['view_security_rules'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   public async listToolPackSecurityRules(@Request() req: ExpressRequest, @Path() tool_pack_id: string): Promise<PackSecurityRuleList> {
     const results = await servicesOf(req).securityRules.listForPack(principalOf(req), tool_pack_id);
@@ -29,6 +30,8 @@ export class ToolPackSecurityRulesController extends Controller {
    * Sets this pack's override of a rule: a different action, enabled flag, or both (null keeps the organization's value).
    * A rule meant for one pack only is an organization rule created with enabled false and enabled here.
    */
+  @Security('session', ['manage_security_rules'])
+  @Security('access_key', ['management:all'])
   @Put('{rule_id}/override')
   @Response<ErrorBody>(400, 'Invalid override')
   public async putSecurityRuleOverride(@Request() req: ExpressRequest, @Path() tool_pack_id: string, @Path() rule_id: string, @Body() body: RuleOverrideInput): Promise<PackSecurityRuleRecord> {
@@ -39,6 +42,8 @@ export class ToolPackSecurityRulesController extends Controller {
   }
 
   /** Removes the override: the pack follows the organization rule again. */
+  @Security('session', ['manage_security_rules'])
+  @Security('access_key', ['management:all'])
   @Delete('{rule_id}/override')
   @SuccessResponse(204, 'Deleted')
   public async deleteSecurityRuleOverride(@Request() req: ExpressRequest, @Path() tool_pack_id: string, @Path() rule_id: string): Promise<void> {

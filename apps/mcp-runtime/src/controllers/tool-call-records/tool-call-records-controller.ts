@@ -8,8 +8,7 @@ import type { ErrorBody } from '../schemas';
 
 @Route('api/v1/tool-call-records')
 @Tags('Tool-call records')
-@Security('access_key', ['management:all'])
-@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key')
+@Response<ErrorBody>(401, 'Missing, invalid, revoked or expired key, or an ended console session')
 @Response<ErrorBody>(403, 'The key lacks management:all')
 export class ToolCallRecordsController extends Controller {
   /**
@@ -25,6 +24,8 @@ export class ToolCallRecordsController extends Controller {
    * @param cursor The `next` or `previous` value of an earlier page.
    * @param page_size Items per page, 1 to 100 (default 100).
    */
+  @Security('session', ['view_tool_call_records'])
+  @Security('access_key', ['management:all'])
   @Get('/')
   @Response<ErrorBody>(400, 'Invalid filter or cursor')
   public async listToolCallRecords(
@@ -48,6 +49,8 @@ export class ToolCallRecordsController extends Controller {
     );
   }
 
+  @Security('session', ['view_tool_call_records'])
+  @Security('access_key', ['management:all'])
   @Get('{record_id}')
   @Response<ErrorBody>(404, 'No such record in the key\'s organization and environment, or past retention')
   public async getToolCallRecord(@Request() req: ExpressRequest, @Path() record_id: string): Promise<ToolCallRecordView> {

@@ -8,13 +8,14 @@ import { accountOf, type ErrorBody } from '../schemas';
 
 @Route('api/mktg/v1/account-token')
 @Tags('Link flow')
-@Security('access_key')
 @Response<ErrorBody>(401, 'Missing or invalid access key or account token')
 export class AccountTokenController extends Controller {
   /**
    * Regenerates the account token sent as X-Account-Token (Merge's `POST /account-token/regenerate`):
    * the old token stops working at once.
    */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('regenerate')
   public async regenerateAccountToken(@Request() req: ExpressRequest): Promise<{ linked_account_id: string; account_token: string }> {
     const account = await accountOf(req);
@@ -22,6 +23,8 @@ export class AccountTokenController extends Controller {
   }
 
   /** Step 3 of the link flow: the single-use public token from the magic-link page, for the account token. */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Get('{public_token}')
   @Response<ErrorBody>(404, 'Public token not found, expired or already exchanged')
   public async exchangePublicToken(@Request() req: ExpressRequest, @Path() public_token: string): Promise<AccountTokenExchange> {

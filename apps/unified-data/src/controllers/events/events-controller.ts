@@ -6,7 +6,6 @@ import { accountOf, type ErrorBody, type Paginated } from '../schemas';
 
 @Route('api/mktg/v1/events')
 @Tags('Events')
-@Security('access_key')
 @Response<ErrorBody>(401, 'Missing or invalid access key or account token')
 @Response<ErrorBody>(400, 'A parameter is invalid (the error names it), or the cursor was made for other filters')
 export class EventsController extends Controller {
@@ -21,6 +20,8 @@ export class EventsController extends Controller {
    * @param include_shell_data Include shell records (referenced, not fetched yet).
    * @param page_size 1 to 100, default 100.
    */
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('/')
   public async listEvents(
     @Request() req: ExpressRequest,
@@ -42,6 +43,8 @@ export class EventsController extends Controller {
     });
   }
 
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('{id}')
   @Response<ErrorBody>(404, 'No such event in this linked account')
   public async getEvent(
@@ -56,6 +59,8 @@ export class EventsController extends Controller {
   }
 
   /** The contacts taking part in an event (registrants, attendees, participants), paged as the events list. */
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('{parent_id}/contacts')
   @Response<ErrorBody>(404, 'No such event in this linked account')
   public async listEventContacts(

@@ -7,16 +7,19 @@ import { accountOf, type ErrorBody } from '../schemas';
 
 @Route('api/mktg/v1/field-mappings')
 @Tags('Field mappings')
-@Security('access_key')
 @Response<ErrorBody>(401, 'Missing or invalid access key or account token')
 export class FieldMappingsController extends Controller {
   /** The linked account's field mappings: platform fields copied into each record's `field_mappings.linked_account_defined_targets`. */
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('/')
   public async listFieldMappings(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<{ results: FieldMappingView[] }> {
     return { results: await listFieldMappings(servicesOf(req), await accountOf(req)) };
   }
 
   /** Maps a platform field onto a key of `field_mappings`; applied by the next sync (a full one). */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'A field is invalid or the platform has no such field: the error names it')
@@ -31,6 +34,8 @@ export class FieldMappingsController extends Controller {
     return created;
   }
 
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Delete('{id}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'No such field mapping on this linked account')

@@ -7,7 +7,6 @@ import type { ErrorBody } from '../schemas';
 
 @Route('api/mktg/v1/link-token')
 @Tags('Link flow')
-@Security('access_key')
 @Response<ErrorBody>(401, 'Missing, invalid, revoked or expired access key')
 export class LinkTokenController extends Controller {
   /**
@@ -16,6 +15,8 @@ export class LinkTokenController extends Controller {
    * posted to the opener window as `{type: "patchbay.mktg.linked", public_token}`). Step 3: exchange it
    * with GET /api/mktg/v1/account-token/{public_token}.
    */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'A field is invalid: the error names it')

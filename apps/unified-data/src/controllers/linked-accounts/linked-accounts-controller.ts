@@ -17,7 +17,6 @@ import type { ErrorBody, Paginated } from '../schemas';
 
 @Route('api/mktg/v1/linked-accounts')
 @Tags('Linked accounts')
-@Security('access_key')
 @Response<ErrorBody>(401, 'Missing, invalid, revoked or expired access key')
 export class LinkedAccountsController extends Controller {
   /**
@@ -26,6 +25,8 @@ export class LinkedAccountsController extends Controller {
    * incremental syncs follow every `sync_frequency_seconds`. The `account_token` is returned only here.
    * A test key links test accounts, which only test keys see.
    */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('/')
   @SuccessResponse(201, 'Created')
   @Response<ErrorBody>(400, 'A field is invalid or the platform refused the credentials: the error names it')
@@ -43,6 +44,8 @@ export class LinkedAccountsController extends Controller {
    * @param cursor The `next` or `previous` of an earlier page, unchanged.
    * @param page_size 1 to 100, default 100.
    */
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('/')
   @Response<ErrorBody>(400, 'cursor or page_size is invalid: the error names it')
   public async listLinkedAccounts(@Request() req: ExpressRequest, @Query() cursor?: string, @Query() page_size?: string): Promise<Paginated<LinkedAccountView>> {
@@ -50,6 +53,8 @@ export class LinkedAccountsController extends Controller {
     return { next: page.next, previous: page.previous, results: page.results.map(toLinkedAccountView) };
   }
 
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('{id}')
   @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
   public async getLinkedAccount(@Request() req: ExpressRequest, @Path() id: string): Promise<LinkedAccountView> {
@@ -57,6 +62,8 @@ export class LinkedAccountsController extends Controller {
   }
 
   /** Deletes the linked account, every record synced from it and its sync schedule; its account token stops working. */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Delete('{id}')
   @SuccessResponse(204, 'Deleted')
   @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
@@ -66,6 +73,8 @@ export class LinkedAccountsController extends Controller {
   }
 
   /** A new account token for a linked account whose token was lost (Bearer only); the old one stops working at once. */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('{id}/regenerate-account-token')
   @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
   public async regenerateAccountToken(@Request() req: ExpressRequest, @Path() id: string): Promise<{ linked_account_id: string; account_token: string }> {

@@ -10,10 +10,11 @@ import { accountOf, linkedAccountOf, type ErrorBody, type Paginated } from '../s
 
 @Route('api/mktg/v1/sync-status')
 @Tags('Sync status')
-@Security('access_key')
 @Response<ErrorBody>(401, 'Missing or invalid access key or account token')
 export class SyncStatusController extends Controller {
   /** The sync state of each model of the linked account (Merge's SyncStatus). */
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
   @Get('/')
   public async listSyncStatus(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<Paginated<SyncStatusView>> {
     const account = await accountOf(req);
@@ -25,6 +26,8 @@ export class SyncStatusController extends Controller {
    * Queues a full resync of every model now; answers with the statuses (SYNCING). Asked for while a sync
    * runs, the full pass follows that run; several requests during one run are served by one pass.
    */
+  @Security('session', ['force_resync'])
+  @Security('access_key')
   @Post('resync')
   public async resync(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
     const services = servicesOf(req);
@@ -44,6 +47,8 @@ export class SyncStatusController extends Controller {
    * DISABLED and stays so until enabled; its records stay readable. Disabling Event disables Contact
    * too (contacts are found through their events).
    */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('{model_id}/disable')
   @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
   public async disableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
@@ -53,6 +58,8 @@ export class SyncStatusController extends Controller {
   }
 
   /** Syncs a disabled model again: a full sync starts now (enabling Contact enables Event too). */
+  @Security('session', ['manage_linked_accounts'])
+  @Security('access_key')
   @Post('{model_id}/enable')
   @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
   public async enableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { RunningAccessKeys } from './access-keys-service';
+
+/** A member signed in to the console, for calling any service the way the console does. */
+export interface MemberSession {
+  memberId: string;
+  email: string;
+  /** The raw session token (the HttpOnly cookie's value). */
+  token: string;
+  /** The value of the Cookie header. */
+  cookie: string;
+  csrfToken: string;
+  /**
+   * Headers for a request to `url` made from the console: the cookie, and for a state-changing method the
+   * Origin of that URL's server and the anti-forgery token (what a browser on Patchbay's own origin sends).
+   */
+  headers(method: string, url: string): Record<string, string>;
+}
+
+const PASSWORD = 'correct-horse-battery-staple';
+const owners = new Map<string, MemberSession>();
+let counter = 0;
+
+function sessionFrom(res: Response, memberId: string, email: string, csrfToken: string): MemberSession {
+  const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('patchbay_session='));
+  if (!setCookie) throw new Error('no patchbay_session cookie was set');
+  const token = setCookie.slice('patchbay_session='.length).split(';')[0]!;
+  const cookie = `patchbay_session=${token}`;
+  return {
+    memberId,
+    email,
+    token,
+    cookie,
+    csrfToken,
+    headers(method, url) {
+      const headers: Record<string, string> = { cookie };
+      if (!['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())) {
+        headers.origin = new URL(url).origin;
+        headers['x-csrf-token'] = csrfToken;
+      }
+      return headers;
+    },
+  };
+}
+
+async function accept(accessKeys: RunningAccessKeys, token: string, email: string, withEmail: boolean): Promise<MemberSession> {
+  const res = await fetch(`${accessKeys.url}/api/v1/invitations/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, name: email.split('@')[0], password: PASSWORD, ...(withEmail ? { email } : {}) }),
+  });
+  if (!res.ok) throw new Error(`accepting the invitation failed: ${res.status} ${await res.text()}`);
+  const view = (await res.json()) as { member_id?: string; member?: { id: string }; csrf_token: string };
+  return sessionFrom(res, view.member_id ?? view.member?.id ?? '', email, view.csrf_token);
+}
+
+/** The organization's owner, made once per organization through the real owner-setup link. */
+export async function ownerSession(accessKeys: RunningAccessKeys, organizationId: string): Promise<MemberSession> {
+  const known = owners.get(organizationId);
+  if (known) return known;
+  const link = (await accessKeys.cli(['member', 'owner-setup', '--org', organizationId])) as { token: string };
+  const email = `owner-${organizationId.slice(0, 8)}-${process.pid}@example.test`;
+  const owner = await accept(accessKeys, link.token, email, true);
+  owners.set(organizationId, owner);
+  return owner;
+}
+
+/**
+ * A member holding exactly `permissions` (a custom role the owner makes through the API), invited with
+ * the real admin CLI and signed in by accepting the invitation; `environment: 'test'` switches the session.
+ */
+export async function memberSession(
+  accessKeys: RunningAccessKeys,
+  organizationId: string,
+  options: { permissions: string[]; environment?: 'production' | 'test' },
+): Promise<MemberSession> {
+  const owner = await ownerSession(accessKeys, organizationId);
+  counter += 1;
+  const tag = createHash('sha256').update(options.permissions.join(',')).digest('hex').slice(0, 6);
+  const roleUrl = `${accessKeys.url}/api/v1/roles`;
+  const roleRes = await fetch(roleUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...owner.headers('POST', roleUrl) },
+    body: JSON.stringify({ name: `Test role ${process.pid}-${counter}-${tag}`, permissions: options.permissions }),
+  });
+  if (roleRes.status !== 201) throw new Error(`creating the role failed: ${roleRes.status} ${await roleRes.text()}`);
+  const role = (await roleRes.json()) as { id: string };
+  const email = `member-${process.pid}-${counter}-${tag}@example.test`;
+  const invite = (await accessKeys.cli(['member', 'invite', '--org', organizationId, '--email', email, '--role', role.id])) as { token: string; member_id: string };
+  const session = await accept(accessKeys, invite.token, email, false);
+  session.memberId ||= invite.member_id;
+  if (options.environment === 'test') {
+    const url = `${accessKeys.url}/api/v1/session/environment`;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...session.headers('POST', url) }, body: JSON.stringify({ environment: 'test' }) });
+    if (!res.ok) throw new Error(`switching to the test environment failed: ${res.status} ${await res.text()}`);
+  }
+  return session;
+}
