@@ -13,6 +13,7 @@ import type { ModelDeps } from './model/model-request';
 import { gatewayDocument } from './openapi';
 import { guardrailRouter, type GuardrailDeps } from './guardrails/guardrail-routes';
 import { batchEndpoints, type BatchEndpointDeps } from './batches/batch-routes';
+import { mediaEndpoints } from './media/media-routes';
 
 export interface AppDeps {
   logger: Logger;
@@ -32,13 +33,14 @@ export function createRequestListener(deps: AppDeps): { app: Express; listener: 
   const app = createApp(deps);
   const model = modelEndpoints(deps.model, { maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
   const batches = batchEndpoints(deps.batches);
+  const media = mediaEndpoints(deps.model, { maxJsonBytes: deps.maxBodyBytes, logger: deps.logger });
   // File uploads have their own limit (GATEWAY_BATCH_FILE_MAX_BYTES), which may be the larger one.
   const uploadLimit = Math.max(deps.maxBodyBytes, deps.batches.limits.fileMaxBytes + MULTIPART_ALLOWANCE_BYTES);
   return {
     app,
     listener: (req, res) => {
       if (refuseDeclaredOversize(req, res, FILE_UPLOAD_PATHS.has(pathOf(req.url)) ? uploadLimit : deps.maxBodyBytes, deps.logger)) return;
-      if (!model(req, res) && !batches(req, res)) app(req, res);
+      if (!media(req, res) && !model(req, res) && !batches(req, res)) app(req, res);
     },
   };
 }

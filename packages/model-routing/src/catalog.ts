@@ -8,7 +8,7 @@
 export type InputKind = 'text' | 'image' | 'document' | 'audio' | 'video';
 
 /** What a model serves. */
-export type ModelEndpoint = 'chat' | 'embeddings';
+export type ModelEndpoint = 'chat' | 'embeddings' | 'images' | 'speech' | 'transcription';
 
 /** USD per million tokens, as the catalog and the facts file's price table write them. */
 export interface TokenPrices {

@@ -464,7 +464,7 @@ function fromModel(name: string, input: RoutingInput, attr: { customerId: string
   const model = lookupModel(name, input.catalog, 'model');
   const endpoint = requiredEndpoint(input.surface);
   if (model.endpoint !== endpoint) {
-    throw routingError('unsupported_endpoint_for_model', endpoint === 'chat' ? `Model "${model.id}" does not serve chat; it is an embedding model.` : `Model "${model.id}" does not serve embeddings; use an embedding model.`, 'model');
+    throw routingError('unsupported_endpoint_for_model', endpoint === 'chat' ? `Model "${model.id}" does not serve chat; it is ${model.endpoint === 'embeddings' ? 'an embedding model' : `a${model.endpoint === 'images' ? 'n image' : ` ${model.endpoint}`} model: call its endpoint under /v1/images or /v1/audio`}.` : `Model "${model.id}" does not serve embeddings; use an embedding model.`, 'model');
   }
   if (!model.active) throw routingError('model_unavailable', `Model "${model.id}" is no longer available; choose another model.`, 'model');
   if (!modelAllowed(model.id, input.caller.allowedModels)) throw routingError('model_not_allowed', `This API key may not call "${model.id}" (allowed_models).`, 'model');

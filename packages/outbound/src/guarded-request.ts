@@ -11,7 +11,8 @@ export interface OutboundRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   /** Lower-case names. */
   headers: Record<string, string>;
-  body?: string;
+  /** A string, bytes, or a stream sent as it is read (a multipart upload spooled to disk). */
+  body?: string | Buffer | Readable;
   /**
    * Cancels the request (the caller's own deadline, the client going away): an AbortSignal, or an
    * EventEmitter that emits 'abort', as undici takes either.

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: string;
   json: unknown;
+  /** The body's bytes as sent (multipart uploads are binary; `body` is its UTF-8 reading). */
+  raw?: Buffer;
 }
 
 export interface FakeRequest extends RecordedRequest {

@@ -162,6 +162,9 @@ export interface GatewayUsageRecordJob {
   counted_in_rate_limit: boolean;
   /** The spend grant it was admitted against (leased admission in packages/gateway-spend), or absent/null. */
   spend_grant?: string | null;
+  /** Media requests (issue 27 §2): the unit billed (per_image, per_character, per_second) and how many; absent on token-billed requests. */
+  billed_unit?: string | null;
+  billed_units?: number | null;
   occurred_at: string;
 }
 

@@ -3,7 +3,7 @@ import { GatewayError, sendModelError } from '../http/errors';
 import type { ManagementAuth } from '../management/management-auth';
 import { authenticateModelCaller } from '../model/model-request';
 import type { VendorCredential } from '../vendors/platform-vendors';
-import type { Catalog, CatalogModel } from './catalog';
+import { MEDIA_BILLING_UNITS, type Catalog, type CatalogModel } from './catalog';
 
 /** A model as /v1/models shows it: OpenAI's model object fields plus the catalog's (vendors, prices, capabilities). */
 export function renderModel(model: CatalogModel, offered: (vendor: string) => boolean, zdrOnly = false): Record<string, unknown> | null {
@@ -18,6 +18,10 @@ export function renderModel(model: CatalogModel, offered: (vendor: string) => bo
     provider: model.provider,
     display_name: model.displayName,
     type: model.type,
+    // What the model reads and makes (image and audio models included), as OpenRouter-style clients filter on them.
+    input_modalities: model.capabilities.input,
+    output_modalities: model.capabilities.output.filter((o) => o !== 'tool_use'),
+    pricing_unit: model.type === 'chat' || model.type === 'embedding' ? 'per_million_tokens' : MEDIA_BILLING_UNITS[model.type],
     availability_status: 'available',
     created_at: model.createdAt,
     updated_at: model.createdAt,
@@ -34,7 +38,7 @@ export function renderModel(model: CatalogModel, offered: (vendor: string) => bo
             max_output_tokens: model.maxOutputTokens,
             availability_status: 'available',
             capabilities: model.capabilities,
-            pricing: { currency: 'USD', ...standard, ...tiers },
+            pricing: { currency: 'USD', unit: model.type === 'chat' || model.type === 'embedding' ? 'per_million_tokens' : MEDIA_BILLING_UNITS[model.type], ...standard, ...tiers },
             service_tiers: Object.keys(r.pricing),
             zero_data_retention: r.zdr,
             region: r.region,

@@ -32,7 +32,7 @@ export function routingCatalog(catalog: Catalog): RoutingCatalog {
       (m): RoutingModel => ({
         id: m.id,
         provider: m.provider,
-        endpoint: m.type === 'embedding' ? 'embeddings' : 'chat',
+        endpoint: m.type === 'embedding' ? 'embeddings' : m.type === 'chat' ? 'chat' : m.type === 'image' ? 'images' : m.type,
         active: true,
         vendors: m.routes.map((r) => ({
           vendor: r.vendor,

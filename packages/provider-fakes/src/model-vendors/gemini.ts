@@ -2,6 +2,7 @@ import type { RecordedRequest } from '../fake-server';
 import { type Answer, type ParsedInput, TokenCounter, buildAnswer, fakeEmbedding, fakeTokenCount } from './answer';
 import { asArray, asRecord, hexId, num, str, strings } from './common';
 import { GEMINI_MODELS, fakeModelInfo } from './models';
+import { routeGeminiMedia } from './gemini-media';
 import { type FaultContext, type JsonResult, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, startVendorFake } from './server';
 import type { FakeFault, FakeOperation, FakeVendor, FakeVendorOptions } from './types';
 
@@ -276,7 +277,7 @@ function geminiDialect(): VendorDialect {
     malformedFrame: () => 'data: {"candidates":[{"content":{"parts":[{"text":"\r\n\r\n',
     rateLimitHeaders: () => ({}),
     commonHeaders: () => ({ server: 'scaffolding on HTTPServer2', vary: 'Origin, X-Origin, Referer' }),
-    route(req, { models }): VendorCall | JsonResult | undefined {
+    route(req, { state, models }): VendorCall | JsonResult | undefined {
       const list = /^\/(v1|v1beta)\/models\/?$/.exec(req.path);
       if (req.method === 'GET' && list) {
         return { operation: 'models', model: '', stream: false, inputTokens: 0, respond: () => ({ type: 'json', body: { models: models.map(modelObject) } }) };
@@ -292,6 +293,8 @@ function geminiDialect(): VendorDialect {
       const model = decodeURIComponent(m[2] ?? '');
       const method = m[3];
       const body = asRecord(req.json);
+      const media = routeGeminiMedia(model, method ?? '', body, state.nextId);
+      if (media) return media;
       const window = fakeModelInfo(model).contextWindow;
       const tooLong = (ctx: RespondContext, operation: FakeOperation, inputTokens: number): JsonResult | undefined =>
         inputTokens > window ? geminiFaultError({ kind: 'context_length' }, { ...ctx, operation, inputTokens, stream: false, key: '' }) : undefined;

@@ -35,7 +35,7 @@ export function fakeModelInfo(model: string): FakeModelInfo {
   return DEFAULT_INFO;
 }
 
-export const OPENAI_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002'];
+export const OPENAI_MODELS = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002', 'gpt-image-1', 'dall-e-3', 'dall-e-2', 'tts-1', 'tts-1-hd', 'gpt-4o-mini-tts', 'whisper-1', 'gpt-4o-transcribe'];
 
 export const ANTHROPIC_MODELS = [
   'claude-sonnet-4-6',
@@ -52,6 +52,6 @@ export const ANTHROPIC_MODELS = [
   'claude-3-5-haiku-20241022',
 ];
 
-export const GEMINI_MODELS = ['gemini-2.0-flash', 'gemini-2.0-flash-lite', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-pro', 'text-embedding-004', 'gemini-embedding-001'];
+export const GEMINI_MODELS = ['gemini-2.0-flash', 'gemini-2.0-flash-lite', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.5-pro', 'text-embedding-004', 'gemini-embedding-001', 'gemini-2.5-flash-image', 'gemini-2.5-flash-preview-tts'];
 
 export const OPENAI_COMPATIBLE_MODELS = ['llama-3.3-70b-versatile', 'llama-3.1-8b-instant', 'mistral-large-latest', 'mistral-small-latest', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', 'qwen2.5:7b', 'nomic-embed-text'];

@@ -2,6 +2,7 @@ import type { RecordedRequest } from '../fake-server';
 import { type ParsedInput, TokenCounter, buildAnswer, embeddingToBase64, fakeEmbedding } from './answer';
 import { SUPPORTED_IMAGE_TYPES, asArray, asRecord, dataFrame, eventFrame, goDuration, hexId, imageMediaType, num, str } from './common';
 import { fakeModelInfo, OPENAI_MODELS } from './models';
+import { routeOpenAIMedia } from './openai-media';
 import { INVALID_IMAGE, OPENAI_FLAVOUR, type OpenAIRequestError, answeredTier, embeddingInputs, openAIToolChoice, parseChatRequest, reasoningTokensFor, respondChat } from './openai-chat';
 import { type FaultContext, type JsonResult, type RateInfo, type RespondContext, type StreamFrame, type VendorCall, type VendorDialect, type VendorResult, startVendorFake } from './server';
 import type { FakeFault, FakeStreamErrorKind, FakeUsage, FakeVendor, FakeVendorOptions } from './types';
@@ -333,9 +334,11 @@ export function openAIDialect(): VendorDialect {
     malformedFrame: () => 'data: {"id":"chatcmpl-malformed","object":"chat.completion.chunk","choices":[{"delta":{"content":"\n\n',
     rateLimitHeaders: openAIRateHeaders,
     commonHeaders: (state) => ({ 'x-request-id': `req_${hexId(state.nextId(), 32)}`, 'openai-version': '2020-10-01', 'openai-organization': 'org-fake', 'openai-processing-ms': '1' }),
-    route(req, { models }): VendorCall | JsonResult | undefined {
+    route(req, { state, models }): VendorCall | JsonResult | undefined {
       const body = asRecord(req.json);
       const path = req.path.replace(/\/+$/, '');
+      const media = routeOpenAIMedia(req, path, () => state.nextId());
+      if (media) return media;
       if (req.method === 'GET' && path === '/v1/models') {
         return { operation: 'models', model: '', stream: false, inputTokens: 0, respond: () => ({ type: 'json', body: { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_715_367_049, owned_by: 'system' })) } }) };
       }

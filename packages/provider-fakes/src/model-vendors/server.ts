@@ -258,7 +258,8 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
   }
 
   function sendJson(res: ServerResponse, result: JsonResult, extra: Record<string, string>): void {
-    const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+    // Raw bytes (audio) go as they are; the result's headers name their content type.
+    const body = typeof result.body === 'string' || Buffer.isBuffer(result.body) ? result.body : JSON.stringify(result.body);
     res.writeHead(result.status ?? 200, {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(body)),
@@ -398,7 +399,8 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
     const common = dialect.commonHeaders(state);
     const auth = dialect.authenticate(req, accepted);
     if (typeof auth !== 'string') return sendJson(res, auth, common);
-    if (req.body && req.json === undefined && req.method === 'POST') return sendJson(res, dialect.invalidJson(req), common);
+    const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
+    if (req.body && req.json === undefined && req.method === 'POST' && !multipart) return sendJson(res, dialect.invalidJson(req), common);
     const call = dialect.route(req, { state, models });
     if (!call) return sendJson(res, dialect.notFound(req), common);
     if ('type' in call) return sendJson(res, call, common);
@@ -442,16 +444,17 @@ export async function startVendorFake(dialect: VendorDialect, options: FakeVendo
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      const body = chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const body = chunks.length === 0 ? '' : raw.toString('utf8');
       let json: unknown;
-      if (body) {
+      if (body && !/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
         try {
           json = JSON.parse(body);
         } catch {
           json = undefined;
         }
       }
-      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, json };
+      const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, json, raw };
       handle(recorded, res).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, { type: 'json', status: 500, body: { error: { message: `fake ${dialect.name} failed: ${(err as Error).message}` } } }, {});
         else res.destroy();

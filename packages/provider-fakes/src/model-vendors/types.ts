@@ -15,7 +15,11 @@ export type FakeOperation =
   | 'streamGenerateContent'
   | 'countTokens'
   | 'embedContent'
-  | 'batchEmbedContents';
+  | 'batchEmbedContents'
+  | 'images.generations'
+  | 'images.edits'
+  | 'audio.speech'
+  | 'audio.transcriptions';
 
 /**
  * Every fault a fake can produce. The same names work in `script`, `setFault`, the HTTP control

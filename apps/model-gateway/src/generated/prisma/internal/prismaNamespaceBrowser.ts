@@ -222,6 +222,8 @@ export const UsageRecordScalarFieldEnum = {
   countedModelRequest: 'countedModelRequest',
   countedInRateLimit: 'countedInRateLimit',
   spendGrant: 'spendGrant',
+  billedUnit: 'billedUnit',
+  billedUnits: 'billedUnits',
   createdAt: 'createdAt',
   day: 'day'
 } as const

@@ -36,6 +36,7 @@ export type UsageRecordAvgAggregateOutputType = {
   costMicros: number | null
   latencyMs: number | null
   ttftMs: number | null
+  billedUnits: number | null
 }
 
 export type UsageRecordSumAggregateOutputType = {
@@ -48,6 +49,7 @@ export type UsageRecordSumAggregateOutputType = {
   costMicros: bigint | null
   latencyMs: number | null
   ttftMs: number | null
+  billedUnits: number | null
 }
 
 export type UsageRecordMinAggregateOutputType = {
@@ -79,6 +81,8 @@ export type UsageRecordMinAggregateOutputType = {
   countedModelRequest: boolean | null
   countedInRateLimit: boolean | null
   spendGrant: string | null
+  billedUnit: string | null
+  billedUnits: number | null
   createdAt: Date | null
   day: Date | null
 }
@@ -112,6 +116,8 @@ export type UsageRecordMaxAggregateOutputType = {
   countedModelRequest: boolean | null
   countedInRateLimit: boolean | null
   spendGrant: string | null
+  billedUnit: string | null
+  billedUnits: number | null
   createdAt: Date | null
   day: Date | null
 }
@@ -146,6 +152,8 @@ export type UsageRecordCountAggregateOutputType = {
   countedModelRequest: number
   countedInRateLimit: number
   spendGrant: number
+  billedUnit: number
+  billedUnits: number
   createdAt: number
   day: number
   _all: number
@@ -162,6 +170,7 @@ export type UsageRecordAvgAggregateInputType = {
   costMicros?: true
   latencyMs?: true
   ttftMs?: true
+  billedUnits?: true
 }
 
 export type UsageRecordSumAggregateInputType = {
@@ -174,6 +183,7 @@ export type UsageRecordSumAggregateInputType = {
   costMicros?: true
   latencyMs?: true
   ttftMs?: true
+  billedUnits?: true
 }
 
 export type UsageRecordMinAggregateInputType = {
@@ -205,6 +215,8 @@ export type UsageRecordMinAggregateInputType = {
   countedModelRequest?: true
   countedInRateLimit?: true
   spendGrant?: true
+  billedUnit?: true
+  billedUnits?: true
   createdAt?: true
   day?: true
 }
@@ -238,6 +250,8 @@ export type UsageRecordMaxAggregateInputType = {
   countedModelRequest?: true
   countedInRateLimit?: true
   spendGrant?: true
+  billedUnit?: true
+  billedUnits?: true
   createdAt?: true
   day?: true
 }
@@ -272,6 +286,8 @@ export type UsageRecordCountAggregateInputType = {
   countedModelRequest?: true
   countedInRateLimit?: true
   spendGrant?: true
+  billedUnit?: true
+  billedUnits?: true
   createdAt?: true
   day?: true
   _all?: true
@@ -393,6 +409,8 @@ export type UsageRecordGroupByOutputType = {
   countedModelRequest: boolean
   countedInRateLimit: boolean
   spendGrant: string | null
+  billedUnit: string | null
+  billedUnits: number | null
   createdAt: Date
   day: Date
   _count: UsageRecordCountAggregateOutputType | null
@@ -450,6 +468,8 @@ export type UsageRecordWhereInput = {
   countedModelRequest?: Prisma.BoolFilter<"UsageRecord"> | boolean
   countedInRateLimit?: Prisma.BoolFilter<"UsageRecord"> | boolean
   spendGrant?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
+  billedUnit?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
+  billedUnits?: Prisma.FloatNullableFilter<"UsageRecord"> | number | null
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }
@@ -484,6 +504,8 @@ export type UsageRecordOrderByWithRelationInput = {
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
   spendGrant?: Prisma.SortOrderInput | Prisma.SortOrder
+  billedUnit?: Prisma.SortOrderInput | Prisma.SortOrder
+  billedUnits?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -521,6 +543,8 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   countedModelRequest?: Prisma.BoolFilter<"UsageRecord"> | boolean
   countedInRateLimit?: Prisma.BoolFilter<"UsageRecord"> | boolean
   spendGrant?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
+  billedUnit?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
+  billedUnits?: Prisma.FloatNullableFilter<"UsageRecord"> | number | null
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }, "id">
@@ -555,6 +579,8 @@ export type UsageRecordOrderByWithAggregationInput = {
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
   spendGrant?: Prisma.SortOrderInput | Prisma.SortOrder
+  billedUnit?: Prisma.SortOrderInput | Prisma.SortOrder
+  billedUnits?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
   _count?: Prisma.UsageRecordCountOrderByAggregateInput
@@ -597,6 +623,8 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   countedModelRequest?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   countedInRateLimit?: Prisma.BoolWithAggregatesFilter<"UsageRecord"> | boolean
   spendGrant?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
+  billedUnit?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
+  billedUnits?: Prisma.FloatNullableWithAggregatesFilter<"UsageRecord"> | number | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
 }
@@ -631,6 +659,8 @@ export type UsageRecordCreateInput = {
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: string | null
+  billedUnit?: string | null
+  billedUnits?: number | null
   createdAt: Date | string
   day: Date | string
 }
@@ -665,6 +695,8 @@ export type UsageRecordUncheckedCreateInput = {
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: string | null
+  billedUnit?: string | null
+  billedUnits?: number | null
   createdAt: Date | string
   day: Date | string
 }
@@ -699,6 +731,8 @@ export type UsageRecordUpdateInput = {
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -733,6 +767,8 @@ export type UsageRecordUncheckedUpdateInput = {
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -767,6 +803,8 @@ export type UsageRecordCreateManyInput = {
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: string | null
+  billedUnit?: string | null
+  billedUnits?: number | null
   createdAt: Date | string
   day: Date | string
 }
@@ -801,6 +839,8 @@ export type UsageRecordUpdateManyMutationInput = {
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -835,6 +875,8 @@ export type UsageRecordUncheckedUpdateManyInput = {
   countedModelRequest?: Prisma.BoolFieldUpdateOperationsInput | boolean
   countedInRateLimit?: Prisma.BoolFieldUpdateOperationsInput | boolean
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -869,6 +911,8 @@ export type UsageRecordCountOrderByAggregateInput = {
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
   spendGrant?: Prisma.SortOrder
+  billedUnit?: Prisma.SortOrder
+  billedUnits?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -883,6 +927,7 @@ export type UsageRecordAvgOrderByAggregateInput = {
   costMicros?: Prisma.SortOrder
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
+  billedUnits?: Prisma.SortOrder
 }
 
 export type UsageRecordMaxOrderByAggregateInput = {
@@ -914,6 +959,8 @@ export type UsageRecordMaxOrderByAggregateInput = {
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
   spendGrant?: Prisma.SortOrder
+  billedUnit?: Prisma.SortOrder
+  billedUnits?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -947,6 +994,8 @@ export type UsageRecordMinOrderByAggregateInput = {
   countedModelRequest?: Prisma.SortOrder
   countedInRateLimit?: Prisma.SortOrder
   spendGrant?: Prisma.SortOrder
+  billedUnit?: Prisma.SortOrder
+  billedUnits?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -961,6 +1010,7 @@ export type UsageRecordSumOrderByAggregateInput = {
   costMicros?: Prisma.SortOrder
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
+  billedUnits?: Prisma.SortOrder
 }
 
 export type IntFieldUpdateOperationsInput = {
@@ -977,6 +1027,14 @@ export type BigIntFieldUpdateOperationsInput = {
   decrement?: bigint | number
   multiply?: bigint | number
   divide?: bigint | number
+}
+
+export type NullableFloatFieldUpdateOperationsInput = {
+  set?: number | null
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 
@@ -1011,6 +1069,8 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: boolean
+  billedUnit?: boolean
+  billedUnits?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1045,6 +1105,8 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: boolean
+  billedUnit?: boolean
+  billedUnits?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1079,6 +1141,8 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: boolean
+  billedUnit?: boolean
+  billedUnits?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1113,11 +1177,13 @@ export type UsageRecordSelectScalar = {
   countedModelRequest?: boolean
   countedInRateLimit?: boolean
   spendGrant?: boolean
+  billedUnit?: boolean
+  billedUnits?: boolean
   createdAt?: boolean
   day?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "spendGrant" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "spendGrant" | "billedUnit" | "billedUnits" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
 
 export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageRecord"
@@ -1164,6 +1230,11 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
      * The spend grant the request was admitted against (leased admission), or null: a grant whose replica died is reconciled from its records.
      */
     spendGrant: string | null
+    /**
+     * Media requests: the unit billed (per_image, per_character, per_second) and how many; null on token-billed requests.
+     */
+    billedUnit: string | null
+    billedUnits: number | null
     createdAt: Date
     day: Date
   }, ExtArgs["result"]["usageRecord"]>
@@ -1618,6 +1689,8 @@ export interface UsageRecordFieldRefs {
   readonly countedModelRequest: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly countedInRateLimit: Prisma.FieldRef<"UsageRecord", 'Boolean'>
   readonly spendGrant: Prisma.FieldRef<"UsageRecord", 'String'>
+  readonly billedUnit: Prisma.FieldRef<"UsageRecord", 'String'>
+  readonly billedUnits: Prisma.FieldRef<"UsageRecord", 'Float'>
   readonly createdAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly day: Prisma.FieldRef<"UsageRecord", 'DateTime'>
 }

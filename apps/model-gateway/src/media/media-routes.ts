@@ -1,0 +1,477 @@
+import { open } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { failoverVerdict } from '@patchbay/model-routing';
+import { Cancellation, WireError, type GatewayFields, type NormalizedUsage, type Surface } from '@patchbay/model-wire';
+import type { GatewayUsageRecordJob } from '@patchbay/queues';
+import { beginRequest, type Logger } from '@patchbay/service-kit';
+import { MEDIA_BILLING_UNITS, microsToUsd, type CatalogModel, type CatalogRoute, type MediaModelType } from '../catalog/catalog';
+import { GatewayError, sendModelError, toGatewayErrorLike } from '../http/errors';
+import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json-body';
+import { admit, authenticateModelCaller, modelMatches, RequestLedger, resolveScope, routeFor, spendSubject, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import { editImages, generateImages, speechFormats, synthesizeSpeech, transcribe, type MediaCallOptions } from './media-vendors';
+import { readMultipartUpload, type MultipartUpload, type UploadedFile, type UploadLimits } from './multipart-upload';
+
+/**
+ * The media endpoints (issue 27 §2): image generation and edits, text to speech, speech to text, at
+ * /v1/… and under /v1/openai/… (and /v1/openai/v1/…) so the OpenAI SDK's images and audio methods
+ * work with either base URL. The same pipeline as chat where it applies: the key first (a bad key never
+ * costs an upload), the key's allowlist and the organization's blocklist, customer/project/tag
+ * attribution, budgets and key limits admitted before any vendor call, failover across the candidate
+ * routes on the vendor failures chat fails over on, and one usage record per attempt carrying the
+ * billed unit (per_image, per_character, per_second).
+ */
+
+/** The spec's inline-media limits, applied to uploads (Limits table: 20 MB images, 25 MB audio). */
+export const IMAGE_UPLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+export const AUDIO_UPLOAD_LIMIT_BYTES = 25 * 1024 * 1024;
+/** The header that carries the characters a speech request was billed for (facts file §2.4, renamed Svc). */
+export const BILLED_CHARACTERS_HEADER = 'X-Svc-Billed-Characters';
+export const BILLED_SECONDS_HEADER = 'X-Svc-Billed-Seconds';
+export const BILLED_IMAGES_HEADER = 'X-Svc-Billed-Images';
+
+type MediaKind = 'images.generations' | 'images.edits' | 'audio.speech' | 'audio.transcriptions';
+
+const MODEL_TYPE: Record<MediaKind, MediaModelType> = {
+  'images.generations': 'image',
+  'images.edits': 'image',
+  'audio.speech': 'speech',
+  'audio.transcriptions': 'transcription',
+};
+
+/** What the usage record names as the surface. */
+const SURFACE: Record<MediaKind, string> = {
+  'images.generations': 'openai-images',
+  'images.edits': 'openai-images',
+  'audio.speech': 'openai-audio-speech',
+  'audio.transcriptions': 'openai-audio-transcriptions',
+};
+
+const PATHS: Array<[string, MediaKind]> = (
+  [
+    ['/images/generations', 'images.generations'],
+    ['/images/edits', 'images.edits'],
+    ['/audio/speech', 'audio.speech'],
+    ['/audio/transcriptions', 'audio.transcriptions'],
+  ] as Array<[string, MediaKind]>
+).flatMap(([path, kind]) => [[`/v1${path}`, kind] as [string, MediaKind], [`/v1/openai${path}`, kind] as [string, MediaKind], [`/v1/openai/v1${path}`, kind] as [string, MediaKind]]);
+
+/** Every media path, for the app's listener (the upload limit differs from the JSON body limit). */
+export const MEDIA_PATHS: ReadonlySet<string> = new Set(PATHS.map(([path]) => path));
+
+// Media errors use OpenAI's envelope (the SDK methods these endpoints serve are OpenAI's).
+const ENVELOPE: Surface = 'openai-chat';
+
+const invalid = (code: string, message: string, param: string | null = null) => WireError.invalid(code, message, param);
+
+/** What one media request asked for, whatever its body format. */
+interface MediaInput {
+  model: string | null;
+  vendor: string | null;
+  vendors: string[] | null;
+  /** Other models to fail over to, in order (`priority_order` entries on the JSON endpoints). */
+  fallbacks: Array<{ model: string; vendors: string[] | null }>;
+  customer: string | null;
+  projectId: string | null;
+  tags: Array<{ key: string; value: string }>;
+  fields: Record<string, unknown>;
+}
+
+function str(value: unknown, param: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw invalid('invalid_request_body', `"${param}" must be a string.`, param);
+  return value;
+}
+
+function tagsOf(value: unknown): Array<{ key: string; value: string }> {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') {
+    try {
+      return tagsOf(JSON.parse(value));
+    } catch {
+      throw invalid('invalid_request_body', '"tags" must be an object of key-value strings or a list of {key, value}.', 'tags');
+    }
+  }
+  if (Array.isArray(value)) return value.map((t) => ({ key: String((t as { key?: unknown }).key), value: String((t as { value?: unknown }).value) }));
+  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ key, value: String(v) }));
+  throw invalid('invalid_request_body', '"tags" must be an object of key-value strings or a list of {key, value}.', 'tags');
+}
+
+function inputFrom(fields: Record<string, unknown>): MediaInput {
+  const vendors = fields.vendors;
+  const priority = fields.priority_order;
+  let fallbacks: MediaInput['fallbacks'] = [];
+  if (priority !== undefined && priority !== null) {
+    if (!Array.isArray(priority) || priority.length === 0 || priority.length > 10) throw invalid('invalid_priority_order', '"priority_order" is a list of 1 to 10 {model, vendors?} entries.', 'priority_order');
+    fallbacks = priority.map((entry, i) => {
+      const model = (entry as { model?: unknown })?.model;
+      if (typeof model !== 'string' || model === '') throw invalid('invalid_priority_order', `priority_order[${i}] has no model.`, `priority_order[${i}].model`);
+      const v = (entry as { vendors?: unknown }).vendors;
+      if (v !== undefined && (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string'))) throw invalid('invalid_priority_order', `priority_order[${i}].vendors must be a non-empty list of vendor names.`, `priority_order[${i}].vendors`);
+      return { model, vendors: (v as string[] | undefined) ?? null };
+    });
+  }
+  const model = str(fields.model, 'model') ?? null;
+  if (fallbacks.length > 0 && model !== null && fallbacks[0]!.model !== model) throw invalid('priority_order_model_conflict', '"model" must be the first priority_order entry (or leave "model" out).', 'model');
+  return {
+    model: model ?? fallbacks[0]?.model ?? null,
+    vendor: str(fields.vendor, 'vendor') ?? null,
+    vendors: Array.isArray(vendors) ? vendors.map(String) : typeof vendors === 'string' ? vendors.split(',').map((v) => v.trim()) : null,
+    fallbacks: fallbacks.slice(1),
+    customer: str(fields.customer, 'customer') ?? null,
+    projectId: str(fields.project_id, 'project_id') ?? null,
+    tags: tagsOf(fields.tags),
+    fields,
+  };
+}
+
+function gatewayFields(input: MediaInput): GatewayFields {
+  return {
+    model: input.model,
+    routing_policy_id: null,
+    priority_order: null,
+    vendor: input.vendor,
+    vendors: input.vendors,
+    tags: input.tags,
+    project_id: input.projectId,
+    customer: input.customer,
+    include_routing_metadata: false,
+    include_guardrails_metadata: false,
+    service_tier: null,
+    service_tier_fallback: false,
+    user: null,
+    stream: false,
+    store: null,
+    metadata: null,
+  };
+}
+
+/** The media model a name resolves to, with the spec's 400s and the key's and organization's 403s. */
+function mediaModel(deps: ModelDeps, caller: Caller, name: string | null, kind: MediaKind): CatalogModel {
+  if (name?.startsWith('@alias/')) {
+    throw invalid('alias_not_supported', `${name}: @alias/ models resolve on /v1/responses and the chat surfaces only; the media endpoints take one concrete model (provider/model, e.g. ${kind === 'audio.transcriptions' ? 'openai/whisper-1' : kind === 'audio.speech' ? 'openai/tts-1' : 'openai/gpt-image-1'}).`, 'model');
+  }
+  const model = deps.catalog.resolve(name);
+  const wanted = MODEL_TYPE[kind];
+  if (model.type !== wanted) {
+    const where = model.type === 'chat' ? 'a chat model: call /v1/responses or /v1/chat/completions' : model.type === 'embedding' ? 'an embedding model: call /v1/embeddings' : `a${model.type === 'image' ? 'n image' : ` ${model.type}`} model: call ${model.type === 'image' ? '/v1/images/generations or /v1/images/edits' : model.type === 'speech' ? '/v1/audio/speech' : '/v1/audio/transcriptions'}`;
+    throw invalid('unsupported_endpoint_for_model', `${model.id} is ${where}.`, 'model');
+  }
+  if (caller.key.allowedModels !== null && !modelMatches(caller.key.allowedModels, model.id)) {
+    throw new GatewayError(403, 'permission_error', `This key may not call ${model.id}; its allowed_models do not include it.`, 'model_not_allowed');
+  }
+  if (modelMatches(caller.org.blocklist, model.id)) throw new GatewayError(403, 'blocked_by_policy', `${model.id} is blocked by the organization's policy.`, 'blocked_by_policy');
+  return model;
+}
+
+/** The routes to try, in order: each model's vendors (pinned or all) that have credentials. */
+function candidateRoutes(deps: ModelDeps, caller: Caller, input: MediaInput, kind: MediaKind): Route[] {
+  const entries = [{ model: input.model, vendors: input.vendors ?? (input.vendor ? [input.vendor] : null) }, ...input.fallbacks];
+  const routes: Route[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const model = mediaModel(deps, caller, entry.model, kind);
+    const pins = entry.vendors;
+    const catalogRoutes = pins ? pins.map((v) => model.routes.find((r) => r.vendor === v)).filter((r): r is CatalogRoute => r !== undefined) : model.routes;
+    for (const route of catalogRoutes) {
+      const resolved = routeFor(deps, caller, model, route, 'standard');
+      if (resolved) routes.push(resolved);
+    }
+    if (i === 0 && routes.length === 0 && entries.length === 1) {
+      if (pins) throw invalid('vendor_unavailable', `No pinned vendor (${pins.join(', ')}) can serve ${model.id}; it runs on ${model.routes.map((r) => r.vendor).join(', ')}.`, 'vendor');
+      throw invalid('model_unavailable', `No vendor serving ${model.id} is configured on this gateway (and the organization has no key of its own for one).`, 'model');
+    }
+  }
+  if (routes.length === 0) throw invalid('model_unavailable', 'No vendor serving the requested models is configured on this gateway.', 'model');
+  return routes;
+}
+
+/** Micro-USD of `units` at a route's media price. */
+function unitCostMicros(route: Route, kind: MediaKind, units: number): number {
+  const price = route.price;
+  const perUnit = MODEL_TYPE[kind] === 'image' ? price.per_image : MODEL_TYPE[kind] === 'speech' ? price.per_character : price.per_second;
+  return Math.ceil((perUnit ?? 0) * units * 1e6);
+}
+
+/** The usage record of one attempt, billed in the media unit instead of tokens. */
+class MediaLedger extends RequestLedger {
+  units = 0;
+
+  constructor(
+    deps: ModelDeps,
+    caller: Caller,
+    private readonly kind: MediaKind,
+  ) {
+    super(withUnit(deps, () => ({ billed_unit: MEDIA_BILLING_UNITS[MODEL_TYPE[kind]], billed_units: this.units })), caller, SURFACE[kind] as Surface, false);
+  }
+
+  override cost(usage: NormalizedUsage | null): number {
+    return usage && this.route ? unitCostMicros(this.route, this.kind, this.units) : 0;
+  }
+}
+
+/** The deps with a recorder that adds the billed unit to each usage record. */
+function withUnit(deps: ModelDeps, unit: () => Pick<GatewayUsageRecordJob, 'billed_unit' | 'billed_units'>): ModelDeps {
+  const recorder = Object.create(deps.recorder) as ModelDeps['recorder'];
+  recorder.record = (job: GatewayUsageRecordJob) => deps.recorder.record({ ...job, ...unit() });
+  return { ...deps, recorder };
+}
+
+/** Media bills in units, not tokens: a usage of zero tokens marks the attempt as billed (RequestLedger settles on a usage). */
+const BILLED: NormalizedUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, cacheWrite1hInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+
+interface Attempted<T> {
+  value: T;
+  route: Route;
+  ledger: MediaLedger;
+  headers: Record<string, string>;
+}
+
+/**
+ * Runs `call` on each candidate route in turn: admitted against budgets and key limits first (the
+ * worst case for that route), recorded per attempt, moving on where chat fails over (vendor 429,
+ * 5xx, timeouts, billing, 404, refusals) and stopping on anything else.
+ */
+async function withFailover<T>(deps: ModelDeps, caller: Caller, input: MediaInput, kind: MediaKind, headersIn: IncomingMessage['headers'], routes: Route[], reserveUnits: (route: Route) => number, call: (route: Route, options: MediaCallOptions) => Promise<T>, signal: Cancellation): Promise<Attempted<T>> {
+  const scope = resolveScope({ headers: headersIn }, caller, gatewayFields(input));
+  let lastError: Error | null = null;
+  let excludeModel: string | null = null;
+  for (const [i, route] of routes.entries()) {
+    if (excludeModel === route.model.id) continue;
+    const ledger = new MediaLedger(deps, caller, kind);
+    ledger.scope = scope;
+    ledger.route = route;
+    let headers: Record<string, string> = {};
+    try {
+      const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), unitCostMicros(route, kind, reserveUnits(route)), i === 0);
+      ledger.reservation = admitted.reservation;
+      headers = admitted.headers;
+    } catch (err) {
+      ledger.finish('failed', toGatewayErrorLike(err).status, null, toGatewayErrorLike(err).code ?? null);
+      throw err;
+    }
+    const started = ledger.elapsedMs();
+    try {
+      const value = await call(route, { http: route.http, signal, timeoutMs: deps.timeouts.totalMs });
+      ledger.vendorMs = ledger.elapsedMs() - started;
+      return { value, route, ledger, headers };
+    } catch (err) {
+      ledger.vendorMs = ledger.elapsedMs() - started;
+      const failure = toGatewayErrorLike(err);
+      ledger.finish('failed', failure.status, null, failure.code ?? null);
+      // The circuit breaker and latency figures stay chat's: media attempts are not fed into them (README).
+      const verdict = failoverVerdict(err);
+      lastError = err instanceof Error ? err : new Error(String(err));
+      if (!verdict.failover || signal.aborted) throw err;
+      if (verdict.excludeSameModel) excludeModel = route.model.id;
+    }
+  }
+  throw lastError ?? invalid('model_unavailable', 'No route could serve the request.', 'model');
+}
+
+// ---------------------------------------------------------------- the four endpoints
+
+async function handleImagesGenerations(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, body: Record<string, unknown>, signal: Cancellation): Promise<void> {
+  const input = inputFrom(body);
+  const prompt = str(body.prompt, 'prompt');
+  if (prompt === undefined || prompt.trim() === '') throw invalid('empty_input', '"prompt" is required: describe the image to generate.', 'prompt');
+  const n = imageCount(body.n);
+  const routes = candidateRoutes(deps, caller, input, 'images.generations');
+  const responseFormat = responseFormatOf(body.response_format);
+  const extra = passThrough(body, ['model', 'prompt', 'n', 'size', 'quality', 'response_format', 'vendor', 'vendors', 'customer', 'project_id', 'tags', 'priority_order', 'user']);
+  const request = { prompt, n, size: str(body.size, 'size'), quality: str(body.quality, 'quality'), responseFormat, extra };
+  const done = await withFailover(deps, caller, input, 'images.generations', req.headers, routes, () => n, (route, options) => generateImages(route.target, request, options), signal);
+  answerImages(res, done);
+}
+
+async function handleImagesEdits(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, upload: MultipartUpload, signal: Cancellation): Promise<void> {
+  const fields = Object.fromEntries(upload.fields);
+  const input = inputFrom(fields);
+  const prompt = fields.prompt;
+  if (prompt === undefined || prompt.trim() === '') throw invalid('empty_input', '"prompt" is required: describe the edit.', 'prompt');
+  const images = upload.files.filter((f) => f.field === 'image' || f.field === 'image[]');
+  if (images.length === 0) throw invalid('invalid_request_body', 'Upload at least one image as the "image" (or "image[]") form field.', 'image');
+  const mask = upload.files.find((f) => f.field === 'mask') ?? null;
+  const n = imageCount(fields.n);
+  const routes = candidateRoutes(deps, caller, input, 'images.edits');
+  const extra = passThrough(fields, ['model', 'prompt', 'n', 'size', 'quality', 'response_format', 'vendor', 'vendors', 'customer', 'project_id', 'tags', 'user']);
+  const request = { prompt, n, size: fields.size, quality: fields.quality, responseFormat: responseFormatOf(fields.response_format), extra };
+  const done = await withFailover(deps, caller, input, 'images.edits', req.headers, routes, () => n, (route, options) => editImages(route.target, request, images, mask, options), signal);
+  answerImages(res, done);
+}
+
+function answerImages(res: ServerResponse, done: Attempted<Awaited<ReturnType<typeof generateImages>>>): void {
+  const { value, ledger, headers, route } = done;
+  ledger.units = value.images;
+  const cost = ledger.cost(BILLED);
+  const body: Record<string, unknown> = { created: Math.floor(Date.now() / 1000), data: value.data, model: route.model.id, vendor: route.route.vendor, cost_usd: microsToUsd(cost) };
+  if (value.vendorUsage) body.usage = value.vendorUsage;
+  if (value.text) body.text = value.text;
+  sendJson(res, 200, { ...headers, [BILLED_IMAGES_HEADER]: String(value.images), 'X-Gateway-Overhead-Ms': ledger.overheadMs() }, body);
+  ledger.finish('finished', 200, BILLED);
+}
+
+async function handleSpeech(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, body: Record<string, unknown>, signal: Cancellation): Promise<void> {
+  const input = inputFrom(body);
+  const text = str(body.input, 'input');
+  if (text === undefined || text === '') throw invalid('empty_input', '"input" is required: the text to speak.', 'input');
+  const voice = body.voice;
+  if (typeof voice !== 'string' && !(voice && typeof voice === 'object' && typeof (voice as { id?: unknown }).id === 'string')) {
+    throw invalid('invalid_request_body', '"voice" is required: a voice name such as "alloy", or {"id": "voice_…"}.', 'voice');
+  }
+  const format = str(body.response_format, 'response_format') ?? null;
+  const speed = body.speed === undefined ? undefined : Number(body.speed);
+  if (speed !== undefined && !(speed >= 0.25 && speed <= 4)) throw invalid('invalid_request_body', '"speed" is a number from 0.25 to 4.0.', 'speed');
+  const all = candidateRoutes(deps, caller, input, 'audio.speech');
+  // The route's character limit (OpenAI 4,096): a route whose limit the input passes is not tried.
+  const characters = [...text].length;
+  const fits = all.filter((r) => r.route.maxInputCharacters === null || characters <= r.route.maxInputCharacters);
+  if (fits.length === 0) {
+    const limit = Math.max(...all.map((r) => r.route.maxInputCharacters ?? 0));
+    throw invalid('input_too_long', `"input" is ${characters} characters; ${all[0]!.model.id} takes at most ${limit} per request. Split the text and make several requests.`, 'input');
+  }
+  const routes = format === null ? fits : fits.filter((r) => speechFormats(r.target).includes(format));
+  if (routes.length === 0) {
+    throw invalid('unsupported_params', `response_format "${format}" is not available on ${fits[0]!.model.id} (${fits[0]!.route.vendor}); it answers ${speechFormats(fits[0]!.target).join(', ')}.`, 'response_format');
+  }
+  const request = { input: text, voice: voice as string | { id: string }, format, speed, instructions: str(body.instructions, 'instructions') };
+  const done = await withFailover(deps, caller, input, 'audio.speech', req.headers, routes, () => characters, (route, options) => synthesizeSpeech(route.target, request, options), signal);
+  const { value, ledger, headers } = done;
+  ledger.units = characters;
+  res.writeHead(200, { ...headers, 'content-type': value.contentType, [BILLED_CHARACTERS_HEADER]: String(characters), 'X-Gateway-Overhead-Ms': ledger.overheadMs(), ...(Buffer.isBuffer(value.body) ? { 'content-length': String(value.body.length) } : {}) });
+  if (Buffer.isBuffer(value.body)) {
+    res.end(value.body);
+    ledger.finish('finished', 200, BILLED);
+    return;
+  }
+  // The vendor's audio streams through as it arrives.
+  const source = value.body;
+  source.on('error', () => {
+    ledger.finish('cut', 200, BILLED, 'stream_cut');
+    res.destroy();
+  });
+  source.on('end', () => ledger.finish('finished', 200, BILLED));
+  source.pipe(res);
+}
+
+async function handleTranscription(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, upload: MultipartUpload, signal: Cancellation): Promise<void> {
+  const fields = Object.fromEntries(upload.fields);
+  const input = inputFrom(fields);
+  const file = upload.files.find((f) => f.field === 'file');
+  if (!file) throw invalid('invalid_request_body', 'Upload the audio as the "file" form field.', 'file');
+  const responseFormat = fields.response_format ?? 'json';
+  if (!['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'].includes(responseFormat)) {
+    throw invalid('invalid_request_body', '"response_format" is one of json, text, srt, verbose_json, vtt (diarized_json on diarizing models).', 'response_format');
+  }
+  const routes = candidateRoutes(deps, caller, input, 'audio.transcriptions');
+  const estimated = await audioSeconds(file);
+  const request = { file, language: fields.language, prompt: fields.prompt, responseFormat, temperature: fields.temperature };
+  const done = await withFailover(deps, caller, input, 'audio.transcriptions', req.headers, routes, () => Math.max(estimated, 1), (route, options) => transcribe(route.target, request, options), signal);
+  const { value, ledger, headers, route } = done;
+  const seconds = value.seconds ?? Math.ceil(estimated);
+  ledger.units = seconds;
+  const cost = ledger.cost(BILLED);
+  const common = { ...headers, [BILLED_SECONDS_HEADER]: String(seconds), 'X-Gateway-Overhead-Ms': ledger.overheadMs() };
+  if (value.json) {
+    const body = { ...value.json, vendor: route.route.vendor, language: value.json.language ?? fields.language ?? null, duration: typeof value.json.duration === 'number' ? value.json.duration : seconds, usage: { type: 'duration', seconds }, cost_usd: microsToUsd(cost) };
+    sendJson(res, 200, common, body);
+  } else {
+    res.writeHead(200, { ...common, 'content-type': value.contentType, 'content-length': String(Buffer.byteLength(value.text)) });
+    res.end(value.text);
+  }
+  ledger.finish('finished', 200, BILLED);
+}
+
+function imageCount(raw: unknown): number {
+  if (raw === undefined || raw === null || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 10) throw invalid('invalid_request_body', '"n" is the number of images, 1 to 10.', 'n');
+  return n;
+}
+
+function responseFormatOf(raw: unknown): 'url' | 'b64_json' | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (raw !== 'url' && raw !== 'b64_json') throw invalid('invalid_request_body', '"response_format" is "url" or "b64_json".', 'response_format');
+  return raw;
+}
+
+function passThrough(body: Record<string, unknown>, known: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k, v]) => !known.includes(k) && v !== undefined));
+}
+
+/** How long an uploaded file plays: a WAV's own header, else its size at 128 kbit/s (a typical MP3). Used for the reservation and where the vendor reports no duration. */
+async function audioSeconds(file: UploadedFile): Promise<number> {
+  const handle = await open(file.path, 'r');
+  try {
+    const header = Buffer.alloc(44);
+    const { bytesRead } = await handle.read(header, 0, 44, 0);
+    if (bytesRead === 44 && header.subarray(0, 4).toString('ascii') === 'RIFF' && header.subarray(8, 12).toString('ascii') === 'WAVE') {
+      const byteRate = header.readUInt32LE(28);
+      if (byteRate > 0) return Math.max(0, file.bytes - 44) / byteRate;
+    }
+  } finally {
+    await handle.close();
+  }
+  return file.bytes / 16_000;
+}
+
+// ---------------------------------------------------------------- the listener
+
+/** Serves a request when it is a media request (POST on a media path); false leaves it to the next handler. */
+export type MediaEndpoints = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export function mediaEndpoints(deps: ModelDeps, options: { maxJsonBytes: number; logger: Logger; imageUploadBytes?: number; audioUploadBytes?: number }): MediaEndpoints {
+  const table = new Map(PATHS);
+  const limits: Record<'images.edits' | 'audio.transcriptions', UploadLimits> = {
+    'images.edits': { fileBytes: options.imageUploadBytes ?? IMAGE_UPLOAD_LIMIT_BYTES, what: 'images upload', fieldBytes: 64 * 1024, maxFiles: 17 },
+    'audio.transcriptions': { fileBytes: options.audioUploadBytes ?? AUDIO_UPLOAD_LIMIT_BYTES, what: 'audio file', fieldBytes: 64 * 1024, maxFiles: 1 },
+  };
+  const serve = async (kind: MediaKind, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const signal = new Cancellation();
+    res.on('close', () => {
+      if (!res.writableFinished) signal.abort();
+    });
+    let upload: MultipartUpload | null = null;
+    let reading = false;
+    try {
+      const caller = await authenticateModelCaller(req, deps.caches);
+      reading = true;
+      if (kind === 'images.edits' || kind === 'audio.transcriptions') {
+        upload = await readMultipartUpload(req, limits[kind]);
+        reading = false;
+        if (kind === 'images.edits') await handleImagesEdits(deps, req, res, caller, upload, signal);
+        else await handleTranscription(deps, req, res, caller, upload, signal);
+        return;
+      }
+      const body = await readJsonBody(req, options.maxJsonBytes);
+      reading = false;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('invalid_request_body', 'The body must be a JSON object.');
+      if (kind === 'images.generations') await handleImagesGenerations(deps, req, res, caller, body as Record<string, unknown>, signal);
+      else await handleSpeech(deps, req, res, caller, body as Record<string, unknown>, signal);
+    } catch (err) {
+      // A refused upload is not stored any further; what is still arriving is read off and dropped (never
+      // kept) so the client gets the answer instead of a reset connection, then the connection closes.
+      // (A key refused before reading leaves the body to node, which discards it.)
+      if (reading && !req.complete) await discardRest(req);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendModelError(res, ENVELOPE, err, err instanceof BodyReadError ? { connection: 'close' } : {});
+    } finally {
+      if (upload) upload.dispose().catch(() => undefined);
+    }
+  };
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const kind = table.get(query === -1 ? url : url.slice(0, query));
+    if (!kind) return false;
+    const requestId = beginRequest(options.logger, req, res);
+    serve(kind, req, res).catch((err: unknown) => {
+      options.logger.error({ request_id: requestId, err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err } }, 'media request failed outside its handler');
+      if (!res.headersSent) sendModelError(res, ENVELOPE, err);
+      else res.destroy();
+    });
+    return true;
+  };
+}
