@@ -24,6 +24,12 @@ export interface GatewayOrganizationSettings {
   paymentMethodOnFile: boolean;
   /** The organization's gateway credit balance setting, in micro-USD (1e-6 USD). */
   creditMicros: number;
+  /**
+   * The response store (store: true, previous_response_id, item_reference). null or absent: each
+   * surface's default (native /v1/responses off, the OpenAI-compatible surface on); true: on for both;
+   * false: off for both.
+   */
+  responseStore?: boolean | null;
 }
 
 /** What a verified access key may do. `null` restriction lists mean unrestricted on that dimension. */

@@ -23,6 +23,8 @@ export const USAGE = `Patchbay admin CLI
                       [--mcp-allowed-origin <origin> ...] [--clear-mcp-allowed-origins]
                       [--environment-matching true|false] [--mcp-rate-limit <calls per minute>]
                       [--payment-method true|false] [--gateway-credit-usd <amount>]
+                      [--response-store on|off|default]   (the model gateway's stored responses;
+                      default: the OpenAI-compatible surface stores, the native one does not)
   patchbay org show <organization_id>
   patchbay org list
   patchbay key create [--org <organization_id>] [--environment production|test] [--name <name>]
@@ -85,6 +87,13 @@ function boolOption(name: string, value: string | undefined): boolean | undefine
   if (value === 'true' || value === 'on') return true;
   if (value === 'false' || value === 'off') return false;
   throw ValidationError.forField(name, 'must be true or false');
+}
+
+/** --response-store on|off|default: the gateway's response store (default: each surface's own). */
+function responseStoreOption(value: string | undefined): boolean | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  return boolOption('response-store', value);
 }
 
 /** Without --org, a database with exactly one organization (a local one) needs no id. */
@@ -167,6 +176,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       'mcp-rate-limit': { type: 'string' },
       'payment-method': { type: 'string' },
       'gateway-credit-usd': { type: 'string' },
+      'response-store': { type: 'string' },
     });
     const id = positionals[0];
     if (!id) throw new UsageError('org update needs the organization id');
@@ -185,6 +195,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
         mcpRateLimitPerMinute: intOption('mcp-rate-limit', values['mcp-rate-limit'] as string | undefined),
         gatewayPaymentMethod: boolOption('payment-method', values['payment-method'] as string | undefined),
         gatewayCreditUsd: usdOption('gateway-credit-usd', values['gateway-credit-usd'] as string | undefined),
+        gatewayResponseStore: responseStoreOption(values['response-store'] as string | undefined),
       },
       () => deps.publishInvalidations(),
     );

@@ -44,7 +44,7 @@ export function organizationSettings(org: Organization): OrganizationSettings {
     mcpRateLimitPerMinute: org.mcpRateLimitPerMinute,
     callbackOrigins: org.callbackOrigins,
     mcpAllowedOrigins: org.mcpAllowedOrigins,
-    gateway: { paymentMethodOnFile: org.gatewayPaymentMethod, creditMicros: Number(org.gatewayCreditMicros) },
+    gateway: { paymentMethodOnFile: org.gatewayPaymentMethod, creditMicros: Number(org.gatewayCreditMicros), responseStore: org.gatewayResponseStore },
   };
 }
 

@@ -24,6 +24,8 @@ export interface OrganizationRecord {
   mcp_rate_limit_per_minute: number;
   gateway_payment_method: boolean;
   gateway_credit_usd: number;
+  /** null: each gateway surface's default (native off, OpenAI-compatible on). */
+  gateway_response_store: boolean | null;
   created_at: string;
   updated_at: string;
 }
@@ -40,6 +42,7 @@ export function toOrganizationRecord(org: Organization): OrganizationRecord {
     mcp_rate_limit_per_minute: org.mcpRateLimitPerMinute,
     gateway_payment_method: org.gatewayPaymentMethod,
     gateway_credit_usd: Number(org.gatewayCreditMicros) / 1e6,
+    gateway_response_store: org.gatewayResponseStore,
     created_at: org.createdAt.toISOString(),
     updated_at: org.updatedAt.toISOString(),
   };
@@ -187,6 +190,8 @@ export interface UpdateOrganizationInput {
   mcpRateLimitPerMinute?: number;
   gatewayPaymentMethod?: boolean;
   gatewayCreditUsd?: number;
+  /** null returns to each surface's default. */
+  gatewayResponseStore?: boolean | null;
 }
 
 export async function updateOrganization(db: Db, organizationId: string, input: UpdateOrganizationInput, onChanged: (id: string) => Promise<void>): Promise<OrganizationRecord> {
@@ -202,6 +207,7 @@ export async function updateOrganization(db: Db, organizationId: string, input: 
     ...(input.mcpRateLimitPerMinute !== undefined ? { mcpRateLimitPerMinute: input.mcpRateLimitPerMinute } : {}),
     ...(input.gatewayPaymentMethod !== undefined ? { gatewayPaymentMethod: input.gatewayPaymentMethod } : {}),
     ...(input.gatewayCreditUsd !== undefined ? { gatewayCreditMicros: creditMicrosFromUsd(input.gatewayCreditUsd) } : {}),
+    ...(input.gatewayResponseStore !== undefined ? { gatewayResponseStore: input.gatewayResponseStore } : {}),
   };
   const org = await db.$transaction(async (tx) => {
     const updated = await tx.organization.update({ where: { id: organizationId }, data });

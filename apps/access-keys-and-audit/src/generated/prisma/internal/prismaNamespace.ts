@@ -1291,6 +1291,7 @@ export const OrganizationScalarFieldEnum = {
   mcpRateLimitPerMinute: 'mcpRateLimitPerMinute',
   gatewayPaymentMethod: 'gatewayPaymentMethod',
   gatewayCreditMicros: 'gatewayCreditMicros',
+  gatewayResponseStore: 'gatewayResponseStore',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   ownerUserId: 'ownerUserId',

@@ -91,6 +91,7 @@ export const OrganizationScalarFieldEnum = {
   mcpRateLimitPerMinute: 'mcpRateLimitPerMinute',
   gatewayPaymentMethod: 'gatewayPaymentMethod',
   gatewayCreditMicros: 'gatewayCreditMicros',
+  gatewayResponseStore: 'gatewayResponseStore',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   ownerUserId: 'ownerUserId',

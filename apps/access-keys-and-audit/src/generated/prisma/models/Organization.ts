@@ -47,6 +47,7 @@ export type OrganizationMinAggregateOutputType = {
   mcpRateLimitPerMinute: number | null
   gatewayPaymentMethod: boolean | null
   gatewayCreditMicros: bigint | null
+  gatewayResponseStore: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
   ownerUserId: string | null
@@ -62,6 +63,7 @@ export type OrganizationMaxAggregateOutputType = {
   mcpRateLimitPerMinute: number | null
   gatewayPaymentMethod: boolean | null
   gatewayCreditMicros: bigint | null
+  gatewayResponseStore: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
   ownerUserId: string | null
@@ -79,6 +81,7 @@ export type OrganizationCountAggregateOutputType = {
   mcpRateLimitPerMinute: number
   gatewayPaymentMethod: number
   gatewayCreditMicros: number
+  gatewayResponseStore: number
   createdAt: number
   updatedAt: number
   ownerUserId: number
@@ -108,6 +111,7 @@ export type OrganizationMinAggregateInputType = {
   mcpRateLimitPerMinute?: true
   gatewayPaymentMethod?: true
   gatewayCreditMicros?: true
+  gatewayResponseStore?: true
   createdAt?: true
   updatedAt?: true
   ownerUserId?: true
@@ -123,6 +127,7 @@ export type OrganizationMaxAggregateInputType = {
   mcpRateLimitPerMinute?: true
   gatewayPaymentMethod?: true
   gatewayCreditMicros?: true
+  gatewayResponseStore?: true
   createdAt?: true
   updatedAt?: true
   ownerUserId?: true
@@ -140,6 +145,7 @@ export type OrganizationCountAggregateInputType = {
   mcpRateLimitPerMinute?: true
   gatewayPaymentMethod?: true
   gatewayCreditMicros?: true
+  gatewayResponseStore?: true
   createdAt?: true
   updatedAt?: true
   ownerUserId?: true
@@ -244,6 +250,7 @@ export type OrganizationGroupByOutputType = {
   mcpRateLimitPerMinute: number
   gatewayPaymentMethod: boolean
   gatewayCreditMicros: bigint
+  gatewayResponseStore: boolean | null
   createdAt: Date
   updatedAt: Date
   ownerUserId: string | null
@@ -284,6 +291,7 @@ export type OrganizationWhereInput = {
   mcpRateLimitPerMinute?: Prisma.IntFilter<"Organization"> | number
   gatewayPaymentMethod?: Prisma.BoolFilter<"Organization"> | boolean
   gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
+  gatewayResponseStore?: Prisma.BoolNullableFilter<"Organization"> | boolean | null
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
@@ -310,6 +318,7 @@ export type OrganizationOrderByWithRelationInput = {
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayPaymentMethod?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  gatewayResponseStore?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -339,6 +348,7 @@ export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
   mcpRateLimitPerMinute?: Prisma.IntFilter<"Organization"> | number
   gatewayPaymentMethod?: Prisma.BoolFilter<"Organization"> | boolean
   gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
+  gatewayResponseStore?: Prisma.BoolNullableFilter<"Organization"> | boolean | null
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
@@ -365,6 +375,7 @@ export type OrganizationOrderByWithAggregationInput = {
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayPaymentMethod?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  gatewayResponseStore?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -390,6 +401,7 @@ export type OrganizationScalarWhereWithAggregatesInput = {
   mcpRateLimitPerMinute?: Prisma.IntWithAggregatesFilter<"Organization"> | number
   gatewayPaymentMethod?: Prisma.BoolWithAggregatesFilter<"Organization"> | boolean
   gatewayCreditMicros?: Prisma.BigIntWithAggregatesFilter<"Organization"> | bigint | number
+  gatewayResponseStore?: Prisma.BoolNullableWithAggregatesFilter<"Organization"> | boolean | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableWithAggregatesFilter<"Organization"> | string | null
@@ -407,6 +419,7 @@ export type OrganizationCreateInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -432,6 +445,7 @@ export type OrganizationUncheckedCreateInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -457,6 +471,7 @@ export type OrganizationUpdateInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -482,6 +497,7 @@ export type OrganizationUncheckedUpdateInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -507,6 +523,7 @@ export type OrganizationCreateManyInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -524,6 +541,7 @@ export type OrganizationUpdateManyMutationInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -540,6 +558,7 @@ export type OrganizationUncheckedUpdateManyInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -565,6 +584,7 @@ export type OrganizationCountOrderByAggregateInput = {
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayPaymentMethod?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  gatewayResponseStore?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
@@ -586,6 +606,7 @@ export type OrganizationMaxOrderByAggregateInput = {
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayPaymentMethod?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  gatewayResponseStore?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
@@ -601,6 +622,7 @@ export type OrganizationMinOrderByAggregateInput = {
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayPaymentMethod?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  gatewayResponseStore?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
@@ -672,6 +694,10 @@ export type BigIntFieldUpdateOperationsInput = {
   decrement?: bigint | number
   multiply?: bigint | number
   divide?: bigint | number
+}
+
+export type NullableBoolFieldUpdateOperationsInput = {
+  set?: boolean | null
 }
 
 export type DateTimeFieldUpdateOperationsInput = {
@@ -847,6 +873,7 @@ export type OrganizationCreateWithoutAccessKeysInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -871,6 +898,7 @@ export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -911,6 +939,7 @@ export type OrganizationUpdateWithoutAccessKeysInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -935,6 +964,7 @@ export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -959,6 +989,7 @@ export type OrganizationCreateWithoutAuditEventsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -983,6 +1014,7 @@ export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1023,6 +1055,7 @@ export type OrganizationUpdateWithoutAuditEventsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1047,6 +1080,7 @@ export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1071,6 +1105,7 @@ export type OrganizationCreateWithoutManagementKeysInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1095,6 +1130,7 @@ export type OrganizationUncheckedCreateWithoutManagementKeysInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1135,6 +1171,7 @@ export type OrganizationUpdateWithoutManagementKeysInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1159,6 +1196,7 @@ export type OrganizationUncheckedUpdateWithoutManagementKeysInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1183,6 +1221,7 @@ export type OrganizationCreateWithoutOwnerInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1207,6 +1246,7 @@ export type OrganizationUncheckedCreateWithoutOwnerInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1260,6 +1300,7 @@ export type OrganizationScalarWhereInput = {
   mcpRateLimitPerMinute?: Prisma.IntFilter<"Organization"> | number
   gatewayPaymentMethod?: Prisma.BoolFilter<"Organization"> | boolean
   gatewayCreditMicros?: Prisma.BigIntFilter<"Organization"> | bigint | number
+  gatewayResponseStore?: Prisma.BoolNullableFilter<"Organization"> | boolean | null
   createdAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
@@ -1277,6 +1318,7 @@ export type OrganizationCreateWithoutMembershipsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1301,6 +1343,7 @@ export type OrganizationUncheckedCreateWithoutMembershipsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1341,6 +1384,7 @@ export type OrganizationUpdateWithoutMembershipsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1365,6 +1409,7 @@ export type OrganizationUncheckedUpdateWithoutMembershipsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1389,6 +1434,7 @@ export type OrganizationCreateWithoutCustomRolesInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1413,6 +1459,7 @@ export type OrganizationUncheckedCreateWithoutCustomRolesInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1453,6 +1500,7 @@ export type OrganizationUpdateWithoutCustomRolesInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1477,6 +1525,7 @@ export type OrganizationUncheckedUpdateWithoutCustomRolesInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1501,6 +1550,7 @@ export type OrganizationCreateWithoutInvitationsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1525,6 +1575,7 @@ export type OrganizationUncheckedCreateWithoutInvitationsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1565,6 +1616,7 @@ export type OrganizationUpdateWithoutInvitationsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1589,6 +1641,7 @@ export type OrganizationUncheckedUpdateWithoutInvitationsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1613,6 +1666,7 @@ export type OrganizationCreateWithoutSessionsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1637,6 +1691,7 @@ export type OrganizationUncheckedCreateWithoutSessionsInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1677,6 +1732,7 @@ export type OrganizationUpdateWithoutSessionsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1701,6 +1757,7 @@ export type OrganizationUncheckedUpdateWithoutSessionsInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1725,6 +1782,7 @@ export type OrganizationCreateWithoutSsoConnectionInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1749,6 +1807,7 @@ export type OrganizationUncheckedCreateWithoutSsoConnectionInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   ownerUserId?: string | null
@@ -1789,6 +1848,7 @@ export type OrganizationUpdateWithoutSsoConnectionInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1813,6 +1873,7 @@ export type OrganizationUncheckedUpdateWithoutSsoConnectionInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1837,6 +1898,7 @@ export type OrganizationCreateManyOwnerInput = {
   mcpRateLimitPerMinute?: number
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
@@ -1853,6 +1915,7 @@ export type OrganizationUpdateWithoutOwnerInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1877,6 +1940,7 @@ export type OrganizationUncheckedUpdateWithoutOwnerInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1901,6 +1965,7 @@ export type OrganizationUncheckedUpdateManyWithoutOwnerInput = {
   mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
   gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
   gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -2002,6 +2067,7 @@ export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.Internal
   mcpRateLimitPerMinute?: boolean
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: boolean
+  gatewayResponseStore?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
@@ -2029,6 +2095,7 @@ export type OrganizationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   mcpRateLimitPerMinute?: boolean
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: boolean
+  gatewayResponseStore?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
@@ -2047,6 +2114,7 @@ export type OrganizationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   mcpRateLimitPerMinute?: boolean
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: boolean
+  gatewayResponseStore?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
@@ -2065,13 +2133,14 @@ export type OrganizationSelectScalar = {
   mcpRateLimitPerMinute?: boolean
   gatewayPaymentMethod?: boolean
   gatewayCreditMicros?: boolean
+  gatewayResponseStore?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   ownerUserId?: boolean
   requireTwoFactor?: boolean
 }
 
-export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "createdAt" | "updatedAt" | "ownerUserId" | "requireTwoFactor", ExtArgs["result"]["organization"]>
+export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "gatewayResponseStore" | "createdAt" | "updatedAt" | "ownerUserId" | "requireTwoFactor", ExtArgs["result"]["organization"]>
 export type OrganizationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
@@ -2136,6 +2205,11 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
      * Model gateway: the organization's credit balance setting, in micro-USD (1e-6 USD).
      */
     gatewayCreditMicros: bigint
+    /**
+     * Model gateway: the response store (store: true, previous_response_id). null: each surface's default
+     * (native off, OpenAI-compatible on); true: on for both; false: off for both.
+     */
+    gatewayResponseStore: boolean | null
     createdAt: Date
     updatedAt: Date
     /**
@@ -2588,6 +2662,7 @@ export interface OrganizationFieldRefs {
   readonly mcpRateLimitPerMinute: Prisma.FieldRef<"Organization", 'Int'>
   readonly gatewayPaymentMethod: Prisma.FieldRef<"Organization", 'Boolean'>
   readonly gatewayCreditMicros: Prisma.FieldRef<"Organization", 'BigInt'>
+  readonly gatewayResponseStore: Prisma.FieldRef<"Organization", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly ownerUserId: Prisma.FieldRef<"Organization", 'String'>
