@@ -69,7 +69,8 @@ export async function readMultipartUpload(req: IncomingMessage, limits: UploadLi
   const delimiter = Buffer.from(`\r\n--${token}`);
   // The body starts with `--boundary` (no CRLF before it): prefixing CRLF lets one delimiter match every boundary.
   let buffer: Buffer = Buffer.from('\r\n');
-  let state: 'preamble' | 'headers' | 'body' | 'done' = 'preamble';
+  // Widened on purpose: the state changes inside the loop below, which TypeScript's narrowing does not follow across iterations.
+  let state = 'preamble' as 'preamble' | 'headers' | 'body' | 'done';
   let part: { name: string; filename: string | null; contentType: string; chunks: Buffer[]; size: number; out: WriteStream | null; file: UploadedFile | null } | null = null;
   let fileTotal = 0;
 
