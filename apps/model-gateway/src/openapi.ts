@@ -179,3 +179,42 @@ export const gatewayDocument = {
     ]),
   },
 };
+
+/**
+ * Web search (issue 27 §1) on every chat surface: the svc:web_search tool, its parameters and
+ * provider_options.web_search, described on each chat path's request body (README "Web search").
+ */
+const webSearchParameters = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Anything else is 400 invalid_server_tool_parameters.',
+  properties: {
+    engine: { type: 'string', enum: ['auto', 'searxng', 'exa', 'tavily', 'brave'], default: 'auto', description: 'auto tries the configured engines in the order searxng, exa, tavily, brave (moving on past a 429, 5xx, timeout or network failure). Another name: 400 unsupported_web_search_engine; a named engine the operator did not configure (PATCHBAY_SEARCH_<ENGINE>_API_KEY / _BASE_URL), or auto with none: 400 web_search_unavailable.' },
+    max_results: { type: 'integer', minimum: 1, maximum: 25, default: 5, description: 'Results per search; out of range: 400 invalid_server_tool_parameters.' },
+    allowed_domains: { type: 'array', items: { type: 'string' }, maxItems: 100, description: 'Only these hosts (subdomains included). Not with excluded_domains (400 invalid_server_tool_parameters).' },
+    excluded_domains: { type: 'array', items: { type: 'string' }, maxItems: 100, description: 'Never these hosts (blocked_domains accepted).' },
+    search_context_size: { type: 'string', enum: ['low', 'medium', 'high'], default: 'medium', description: 'Page text per result: 400, 1,200 or 3,000 characters; another value: 400 invalid_search_context_size.' },
+    user_location: { type: 'object', properties: { type: { type: 'string', enum: ['approximate'] }, country: { type: 'string', pattern: '^[A-Za-z]{2}$' }, region: { type: 'string' }, city: { type: 'string' }, timezone: { type: 'string' } } },
+    max_searches: { type: 'integer', minimum: 1, maximum: 20, default: 5, description: 'Searches per request (max_uses accepted); past it a search is not run nor billed and the model is told to answer.' },
+  },
+};
+const chatRequestBody = {
+  required: true,
+  content: json({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The surface\'s own request. Web search: add {"type": "svc:web_search", "parameters": {...}} (alias openrouter:web_search) to tools. The gateway runs the searches (results screened for prompt injection and DLP, given to the model as untrusted content) and answers with the surface\'s search items, url_citation annotations and usage.server_tool_use {web_search_requests, web_search_results}; each search is priced at its engine\'s catalog price into cost_usd, budgets and usage records. A vendor\'s own search tool (web_search, web_search_20250305, google_search) on a route of another vendor: 400 unsupported_provider_native_tool.',
+    properties: {
+      tools: { type: 'array', items: { oneOf: [{ type: 'object', additionalProperties: true, description: 'A function tool in the surface\'s format' }, { $ref: '#/components/schemas/WebSearchTool' }] } },
+      provider_options: {
+        type: 'object',
+        properties: { web_search: { type: 'string', enum: ['auto', 'native', 'svc', 'merge'], description: 'svc (= merge; default with svc:web_search): the gateway\'s engines. native: the route vendor\'s own search (400 web_search_requires_provider where it has none; answered by the gateway\'s engine with the warning native_web_search_emulated for now). auto (default with a vendor\'s own tool): native where every route\'s vendor has one, else svc. Anything else: 400 invalid_web_search_mode.' } },
+      },
+    },
+  }),
+};
+const schemas = gatewayDocument.components.schemas as Record<string, unknown>;
+schemas.WebSearchTool = { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['svc:web_search', 'openrouter:web_search'] }, parameters: webSearchParameters } };
+for (const path of ['/v1/responses', '/v1/chat/completions', '/v1/openai/chat/completions', '/v1/openai/responses', '/v1/messages', '/v1/anthropic/v1/messages']) {
+  (gatewayDocument.paths as unknown as Record<string, { post: { requestBody: unknown } }>)[path]!.post.requestBody = chatRequestBody;
+}
