@@ -13,7 +13,9 @@ import type { ModelDeps } from './model/model-request';
 import { gatewayDocument } from './openapi';
 import { guardrailRouter, type GuardrailDeps } from './guardrails/guardrail-routes';
 import { batchEndpoints, type BatchEndpointDeps } from './batches/batch-routes';
+import { storedResponseEndpoints, type StoredResponseDeps } from './responses/stored-response-routes';
 import { mediaEndpoints } from './media/media-routes';
+import { fusionRoute } from './fusion/fusion-route';
 
 export interface AppDeps {
   logger: Logger;
@@ -25,14 +27,17 @@ export interface AppDeps {
   routingPolicies: RoutingPolicyDeps;
   guardrails: GuardrailDeps;
   batches: BatchEndpointDeps;
+  /** GET and DELETE of stored responses (issue 27 §3). */
+  storedResponses?: StoredResponseDeps;
   maxBodyBytes: number;
 }
 
 /** The gateway's request listener: the model, file and batch endpoints without express, every other route in the express app. */
 export function createRequestListener(deps: AppDeps): { app: Express; listener: RequestListener } {
   const app = createApp(deps);
-  const model = modelEndpoints(deps.model, { maxBodyBytes: deps.maxBodyBytes, logger: deps.logger });
+  const model = modelEndpoints(deps.model, { maxBodyBytes: deps.maxBodyBytes, logger: deps.logger, bodyRoutes: [fusionRoute] });
   const batches = batchEndpoints(deps.batches);
+  const storedResponses = deps.storedResponses ? storedResponseEndpoints(deps.storedResponses) : () => false;
   const media = mediaEndpoints(deps.model, { maxJsonBytes: deps.maxBodyBytes, logger: deps.logger });
   // File uploads have their own limit (GATEWAY_BATCH_FILE_MAX_BYTES), which may be the larger one.
   const uploadLimit = Math.max(deps.maxBodyBytes, deps.batches.limits.fileMaxBytes + MULTIPART_ALLOWANCE_BYTES);
@@ -40,7 +45,7 @@ export function createRequestListener(deps: AppDeps): { app: Express; listener: 
     app,
     listener: (req, res) => {
       if (refuseDeclaredOversize(req, res, FILE_UPLOAD_PATHS.has(pathOf(req.url)) ? uploadLimit : deps.maxBodyBytes, deps.logger)) return;
-      if (!media(req, res) && !model(req, res) && !batches(req, res)) app(req, res);
+      if (!media(req, res) && !model(req, res) && !batches(req, res) && !storedResponses(req, res)) app(req, res);
     },
   };
 }

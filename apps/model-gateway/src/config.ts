@@ -70,6 +70,8 @@ const schema = z.object({
   GATEWAY_BATCH_FILE_MAX_BYTES: z.coerce.number().int().min(1024).max(512 * 1024 * 1024).default(50 * 1024 * 1024),
   GATEWAY_BATCH_MAX_LINES: z.coerce.number().int().min(1).default(50_000),
   GATEWAY_BATCH_MAX_OPEN: z.coerce.number().int().min(1).default(25),
+  /** Stored responses kept per organization (both environments); past it the least recently used go first. */
+  GATEWAY_RESPONSE_STORE_MAX_PER_ORG: z.coerce.number().int().min(1).default(10_000),
   /** Batch creations of one organization in progress at once, across replicas (429 batch_submit_busy beyond). */
   GATEWAY_BATCH_SUBMIT_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   /** Batch lines one worker process runs at once. */

@@ -94,6 +94,15 @@ function batchPaths(base: string) {
   };
 }
 
+/** GET and DELETE of a stored response (README, "Stored responses"): neither is billed. */
+function storedResponsePath(tag: string, summary: string): Record<string, unknown> {
+  const notFound = { '404': { description: 'response_not_found: never stored, deleted, expired (an hour after its last use), or another organization\'s or environment\'s', content: json(modelError) } };
+  return {
+    get: { ...gatewayGet(tag, summary, [p('response_id', 'resp_…')], notFound) },
+    delete: { ...gatewayGet(tag, 'Delete a stored turn before it expires {id, object: response.deleted, deleted: true}; a later previous_response_id naming it is 400 previous_response_id_unsupported', [p('response_id', 'resp_…')], notFound) },
+  };
+}
+
 export const gatewayDocument = {
   openapi: '3.0.0',
   info: { title: 'Patchbay model gateway', version: '1.0.0', description: 'One endpoint for many model vendors: native responses, OpenAI- and Anthropic-compatible surfaces, embeddings, OpenAI-compatible files and batches, the catalog, gateway keys and their management API, usage.' },
@@ -113,6 +122,8 @@ export const gatewayDocument = {
     '/v1/chat/completions': modelPath('OpenAI chat completions', 'OpenAI-compatible'),
     '/v1/openai/chat/completions': modelPath('OpenAI chat completions (baseURL {gateway_url}/v1/openai)', 'OpenAI-compatible'),
     '/v1/openai/responses': modelPath('OpenAI responses', 'OpenAI-compatible'),
+    '/v1/responses/{response_id}': storedResponsePath('Models', 'A stored turn {id, object: response.stored, created_at, model, vendor, previous_response_id, input (the whole conversation up to it, as input items), output}'),
+    '/v1/openai/responses/{response_id}': storedResponsePath('OpenAI-compatible', 'The stored response object as POST answered it (store: true), for the OpenAI SDK\'s responses.retrieve'),
     '/v1/embeddings': modelPath('Embeddings (encoding_format float or base64)', 'OpenAI-compatible'),
     '/v1/openai/embeddings': modelPath('Embeddings', 'OpenAI-compatible'),
     '/v1/messages': modelPath('Anthropic messages', 'Anthropic-compatible'),

@@ -26,6 +26,8 @@ import type { ModelDeps } from './model/model-request';
 import { WebSearch, searchConfigFromEnv } from '@patchbay/web-search';
 import { webSearchTools } from './web-search/web-search-tools';
 import { RateLimitHeaders } from './model/rate-limit-headers';
+import { ResponseStore } from './responses/response-store';
+import { StoredTurns } from './responses/stored-turns';
 
 export interface RuntimeOptions {
   /** Environment for vendor credentials and secrets (default process.env). */
@@ -133,6 +135,12 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const routing: RoutingDeps = { catalog: routingCatalog(catalog), health };
   const outboundPolicy: OutboundPolicy = { allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK };
   const vendorHttp = createVendorHttp();
+  // Stored responses (issue 27 §3): sealed turns in PostgreSQL, expired ones swept every five minutes.
+  const responseStore = new ResponseStore(sql, secrets, { maxPerOrganization: config.GATEWAY_RESPONSE_STORE_MAX_PER_ORG });
+  const responseSweep = setInterval(() => {
+    responseStore.sweep().catch((err: unknown) => logger.warn({ err: { message: (err as Error).message } }, 'expired stored responses were not swept'));
+  }, 5 * 60_000);
+  responseSweep.unref();
   const model: ModelDeps = {
     catalog,
     platformVendors,
@@ -145,6 +153,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     routing,
     guardrails: { streamHoldBack: config.GATEWAY_DLP_STREAM_HOLDBACK_CHARS, ...(options.piScorer ? { scorer: options.piScorer } : {}) },
     rateLimitHeaders: new RateLimitHeaders(),
+    turns: new StoredTurns(responseStore, catalog, logger),
     // Web search (issue 27 §1): engines from PATCHBAY_SEARCH_<ENGINE>_*, operator-set URLs (no guard, as vendor base URLs).
     serverTools: webSearchTools({ search: new WebSearch(searchConfigFromEnv(env), vendorHttp), catalog, ...(options.piScorer ? { piScorer: options.piScorer } : {}) }),
   };
@@ -159,6 +168,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     healthChecks,
     maxBodyBytes: config.GATEWAY_MAX_BODY_BYTES,
     model,
+    storedResponses: { store: responseStore, model, logger },
     batches: { db, caches, limits: batchLimits, slots: new SubmitSlots(redis, { cap: config.GATEWAY_BATCH_SUBMIT_CONCURRENCY, keyPrefix: config.GATEWAY_BATCH_KEY_PREFIX }), relay, producer, logger },
     management: { db, auth: { management, caches, sessions }, invalidate, spend, secrets, catalog, outboundPolicy },
     routingPolicies: { db, auth: { management, caches, sessions }, invalidate, catalog: routing.catalog },
@@ -198,6 +208,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     startBatchWorkers: startWorkers,
     healthChecks,
     async close() {
+      clearInterval(responseSweep);
       for (const workers of [...batchWorkers]) await workers.close();
       await recorder.flush();
       await spend.flushSettles?.();

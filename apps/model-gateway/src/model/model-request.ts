@@ -3,6 +3,8 @@ import { hashAccessKey, MANAGEMENT_KEY_PREFIX } from '@patchbay/auth';
 import {
   WireError,
   type CanonicalRequest,
+  type CanonicalResponse,
+  type ChatSurface,
   type GatewayFields,
   type NormalizedUsage,
   type StreamTimeouts,
@@ -12,7 +14,7 @@ import {
 } from '@patchbay/model-wire';
 import { checkTags, namedPolicyId, resolveAttribution } from '@patchbay/model-routing';
 import type { GatewayUsageRecordJob } from '@patchbay/queues';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { costMicros, type Catalog, type CatalogModel, type CatalogRoute, type Price } from '../catalog/catalog';
 import { GatewayError } from '../http/errors';
 import { tagId, type GatewayCaches, type GatewayKeyPrincipal, type OrganizationGatewayData } from '../keys/principals';
@@ -44,6 +46,26 @@ export interface ModelDeps {
   rateLimitHeaders?: RateLimitHeaders;
   /** Tools the gateway runs inside a request (web search); registered in runtime.ts (see server-tools.ts). */
   serverTools?: ServerTools;
+  /** Conversation state the gateway keeps (stored responses, src/responses); absent: nothing is stored. */
+  turns?: TurnKeeper;
+}
+
+/**
+ * Keeps a surface's turns between requests (issue 27 §3, stored responses): `prepare` runs before the
+ * body is parsed and resolves what refers to earlier turns (previous_response_id, item references)
+ * into a self-contained body; the pipeline hands it the answer once the client has it.
+ */
+export interface TurnKeeper {
+  prepare(surface: ChatSurface, caller: Caller, headers: IncomingHttpHeaders, body: unknown): Promise<PreparedTurn | null>;
+}
+
+export interface PreparedTurn {
+  /** The body to parse (earlier turns resolved into it). */
+  body: unknown;
+  /** Fields to set on the rendered response object (store, previous_response_id). */
+  echo: Record<string, unknown>;
+  /** The answer as the client received it; null when this turn is not kept. */
+  keep: ((answer: { response: CanonicalResponse; costUsd: number }) => Promise<void>) | null;
 }
 
 export interface Caller {

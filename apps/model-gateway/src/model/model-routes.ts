@@ -9,6 +9,7 @@ import {
   estimateEmbeddingTokens,
   estimateInputTokens,
   newResponseId,
+  OutputAccumulator,
   parseCountTokensRequest,
   parseSurfaceRequest,
   renderEmbeddings,
@@ -20,6 +21,7 @@ import {
   type CanonicalResponse,
   type ChatSurface,
   type GatewayErrorLike,
+  type NormalizedUsage,
   type Surface,
   type VendorStream,
   WireError,
@@ -96,8 +98,11 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
   let headers: Record<string, string> = {};
   try {
     // Server tools (web search) come out of the body before the surface parses it (src/web-search).
-    const serverTools = deps.serverTools?.prepare(surface, body) ?? null;
-    const parsed = parseSurfaceRequest(surface, serverTools ? serverTools.body : body);
+    // Stored responses (src/responses): previous_response_id and item references resolved into the body first.
+    const turn = deps.turns ? await deps.turns.prepare(surface, caller, ex.headers, body) : null;
+    const turnBody = turn ? turn.body : body;
+    const serverTools = deps.serverTools?.prepare(surface, turnBody) ?? null;
+    const parsed = parseSurfaceRequest(surface, serverTools ? serverTools.body : turnBody);
     ledger = new RequestLedger(deps, caller, surface, parsed.gateway.stream);
     if (parsed.gateway.stream && !ex.res) throw WireError.invalid('unsupported_params', 'A batch line cannot stream: drop "stream": true from its body.', 'stream');
     checkInlineMedia(parsed.request);
@@ -179,6 +184,11 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       guarded.answer(response, ledger);
       const cost = ledger.cost(response.usage);
       const rendered = renderResponse(surface, { ...response, model: shownModel }, { costUsd: microsToUsd(cost), routing: metadata(cost) }, echo);
+      if (turn) {
+        Object.assign(rendered as object, turn.echo);
+        // Kept before the client has the answer, so its next turn can refer to it at once.
+        await turn.keep?.({ response: { ...response, model: shownModel }, costUsd: microsToUsd(cost) });
+      }
       ex.json(200, { ...headers, [OVERHEAD_HEADER]: requestLedger.overheadMs() }, withGuardrailsMetadata(rendered, guarded.metadata));
       ledger.finish('finished', 200, response.usage);
       return;
@@ -203,14 +213,17 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
     // The native stream says when the answer comes from a later route than the first one tried (facts §1).
     if (result.attempts.length > 1 && renderer.restart) res.write(renderer.restart({ model: served.model.id, vendor: served.target.vendor }));
     let usage = null;
+    const kept = turn?.keep ? new OutputAccumulator() : null;
     try {
       // DLP screens the answer as it flows (held back a little), when the organization has rules.
       for await (const event of guarded.stream(vendorStream)) {
         if (event.type === 'finish') usage = event.usage;
+        kept?.add(event);
         const frames = renderer.event(event);
         if (frames) res.write(frames);
       }
       const cost = ledger.cost(usage);
+      if (kept && usage) await turn!.keep!({ response: streamedResponse(responseId, shownModel, served.target.vendor, kept, usage), costUsd: microsToUsd(cost) });
       res.end(renderer.finish({ costUsd: microsToUsd(cost), routing: metadata(cost) }));
       ledger.finish('finished', 200, usage);
     } catch (err) {
@@ -235,6 +248,12 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
     }
     ex.error(surface, error, withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
   }
+}
+
+/** A finished stream's answer as one response, for the turn keeper. */
+function streamedResponse(id: string, model: string, vendor: string, output: OutputAccumulator, usage: NormalizedUsage): CanonicalResponse {
+  const toolCall = output.blocks.some((b) => b.type === 'tool_use');
+  return { id, model, vendor, vendorModel: model, providerRequestId: null, created: Math.floor(Date.now() / 1000), output: output.blocks, finishReason: toolCall ? 'tool_use' : 'stop', stopSequence: null, refusal: null, usage, serviceTier: null, warnings: [] };
 }
 
 /** Refusals decided before admission carry the rate-limit headers too (spec, Limits). */
@@ -302,6 +321,20 @@ export interface CapturedAnswer {
  * it: routing, budgets (reserve, settle), guardrails and the usage record are the single request's.
  */
 export async function runCapturedRequest(deps: ModelDeps, caller: Caller, url: BatchLineEndpoint, body: unknown, headers: IncomingHttpHeaders, signal: AbortSignal): Promise<CapturedAnswer> {
+  if (url === '/v1/embeddings') return captureAnswer(headers, signal, (ex) => handleEmbeddings(deps, ex, caller, body));
+  return runCapturedChat(deps, caller, url === '/v1/responses' ? 'openai-responses' : 'openai-chat', body, headers, signal);
+}
+
+/**
+ * One chat request on `surface`, through the same handler as its HTTP endpoint, with the answer kept
+ * instead of sent (a batch line; each call of a fusion run, src/fusion): routing, budgets, guardrails
+ * and the usage record are the single request's.
+ */
+export function runCapturedChat(deps: ModelDeps, caller: Caller, surface: ChatSurface, body: unknown, headers: IncomingHttpHeaders, signal: CancelSignal): Promise<CapturedAnswer> {
+  return captureAnswer(headers, signal, (ex) => handleChat(deps, surface, ex, caller, body));
+}
+
+async function captureAnswer(headers: IncomingHttpHeaders, signal: CancelSignal, run: (ex: ModelExchange) => Promise<void>): Promise<CapturedAnswer> {
   let answer: CapturedAnswer | null = null;
   const ex: ModelExchange = {
     headers,
@@ -316,9 +349,8 @@ export async function runCapturedRequest(deps: ModelDeps, caller: Caller, url: B
       answer = { status: rendered.status, body: extra && typeof rendered.body === 'object' && rendered.body !== null ? { ...rendered.body, ...extra } : rendered.body };
     },
   };
-  if (url === '/v1/embeddings') await handleEmbeddings(deps, ex, caller, body);
-  else await handleChat(deps, url === '/v1/responses' ? 'openai-responses' : 'openai-chat', ex, caller, body);
-  if (!answer) throw new Error(`the ${url} handler answered nothing`);
+  await run(ex);
+  if (!answer) throw new Error('the model handler answered nothing');
   return answer;
 }
 
@@ -327,7 +359,14 @@ function requestedModelOf(body: unknown): string | null {
   return typeof model === 'string' ? model : null;
 }
 
-type ModelHandler = (deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown) => Promise<void>;
+export type ModelHandler = (deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown) => Promise<void>;
+
+/**
+ * A surface that shares a path with a model endpoint and is told apart by its body (fusion on
+ * /v1/responses, src/fusion): given the surface and the body read, its handler, or null to leave the
+ * request to the endpoint's own.
+ */
+export type BodyRoute = (surface: Surface, body: unknown) => ModelHandler | null;
 
 /** Every model endpoint, by path (the edge forwards `/v1/*` here unchanged): its surface (for the error envelope) and handler. */
 function endpointTable(): Map<string, { surface: Surface; handle: ModelHandler }> {
@@ -349,7 +388,7 @@ export type ModelEndpoints = (req: IncomingMessage, res: ServerResponse) => bool
  * before the body is read (a bad key never costs a large upload), bodies up to `maxBodyBytes`
  * (gzip, deflate, br), every failure in the surface's error envelope.
  */
-export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number; logger: Logger }): ModelEndpoints {
+export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number; logger: Logger; bodyRoutes?: BodyRoute[] }): ModelEndpoints {
   const table = endpointTable();
   const serve = async (endpoint: { surface: Surface; handle: ModelHandler }, req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let caller: Caller | null = null;
@@ -365,7 +404,9 @@ export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number;
       sendModelError(res, endpoint.surface, err, withRateLimit(deps, caller, {}));
       return;
     }
-    await endpoint.handle(deps, httpExchange(req, res), caller, body);
+    let handle = endpoint.handle;
+    for (const route of options.bodyRoutes ?? []) handle = route(endpoint.surface, body) ?? handle;
+    await handle(deps, httpExchange(req, res), caller, body);
   };
   return (req, res) => {
     if (req.method !== 'POST') return false;

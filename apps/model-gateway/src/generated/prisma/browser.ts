@@ -94,3 +94,10 @@ export type Batch = Prisma.BatchModel
  * redelivered line job a no-op instead of a second vendor call.
  */
 export type BatchLine = Prisma.BatchLineModel
+/**
+ * Model StoredResponse
+ * A response kept with store: true (issue 27 §3): the turn (input and output items) sealed with the
+ * secrets package, scoped by organization and environment, expiring an hour after its last use,
+ * deleted with the key that made it. Bounded per organization (README, "Stored responses").
+ */
+export type StoredResponse = Prisma.StoredResponseModel

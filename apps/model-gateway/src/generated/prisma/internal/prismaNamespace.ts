@@ -410,7 +410,8 @@ export const ModelName = {
   CustomerPiOverride: 'CustomerPiOverride',
   BatchFile: 'BatchFile',
   Batch: 'Batch',
-  BatchLine: 'BatchLine'
+  BatchLine: 'BatchLine',
+  StoredResponse: 'StoredResponse'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -426,7 +427,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine"
+    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine" | "storedResponse"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1466,6 +1467,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    StoredResponse: {
+      payload: Prisma.$StoredResponsePayload<ExtArgs>
+      fields: Prisma.StoredResponseFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.StoredResponseFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.StoredResponseFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        findFirst: {
+          args: Prisma.StoredResponseFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.StoredResponseFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        findMany: {
+          args: Prisma.StoredResponseFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>[]
+        }
+        create: {
+          args: Prisma.StoredResponseCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        createMany: {
+          args: Prisma.StoredResponseCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.StoredResponseCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>[]
+        }
+        delete: {
+          args: Prisma.StoredResponseDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        update: {
+          args: Prisma.StoredResponseUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        deleteMany: {
+          args: Prisma.StoredResponseDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.StoredResponseUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.StoredResponseUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>[]
+        }
+        upsert: {
+          args: Prisma.StoredResponseUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$StoredResponsePayload>
+        }
+        aggregate: {
+          args: Prisma.StoredResponseAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateStoredResponse>
+        }
+        groupBy: {
+          args: Prisma.StoredResponseGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StoredResponseGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.StoredResponseCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.StoredResponseCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1753,6 +1828,24 @@ export const BatchLineScalarFieldEnum = {
 } as const
 
 export type BatchLineScalarFieldEnum = (typeof BatchLineScalarFieldEnum)[keyof typeof BatchLineScalarFieldEnum]
+
+
+export const StoredResponseScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  keyHash: 'keyHash',
+  surface: 'surface',
+  model: 'model',
+  vendor: 'vendor',
+  sealed: 'sealed',
+  bytes: 'bytes',
+  createdAt: 'createdAt',
+  lastUsedAt: 'lastUsedAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type StoredResponseScalarFieldEnum = (typeof StoredResponseScalarFieldEnum)[keyof typeof StoredResponseScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2120,6 +2213,7 @@ export type GlobalOmitConfig = {
   batchFile?: Prisma.BatchFileOmit
   batch?: Prisma.BatchOmit
   batchLine?: Prisma.BatchLineOmit
+  storedResponse?: Prisma.StoredResponseOmit
 }
 
 /* Types for Logging */

@@ -64,7 +64,8 @@ export const ModelName = {
   CustomerPiOverride: 'CustomerPiOverride',
   BatchFile: 'BatchFile',
   Batch: 'Batch',
-  BatchLine: 'BatchLine'
+  BatchLine: 'BatchLine',
+  StoredResponse: 'StoredResponse'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -331,6 +332,24 @@ export const BatchLineScalarFieldEnum = {
 } as const
 
 export type BatchLineScalarFieldEnum = (typeof BatchLineScalarFieldEnum)[keyof typeof BatchLineScalarFieldEnum]
+
+
+export const StoredResponseScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  keyHash: 'keyHash',
+  surface: 'surface',
+  model: 'model',
+  vendor: 'vendor',
+  sealed: 'sealed',
+  bytes: 'bytes',
+  createdAt: 'createdAt',
+  lastUsedAt: 'lastUsedAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type StoredResponseScalarFieldEnum = (typeof StoredResponseScalarFieldEnum)[keyof typeof StoredResponseScalarFieldEnum]
 
 
 export const SortOrder = {

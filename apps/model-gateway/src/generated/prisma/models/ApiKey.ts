@@ -320,6 +320,7 @@ export type ApiKeyWhereInput = {
   expiresAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
+  storedResponses?: Prisma.StoredResponseListRelationFilter
 }
 
 export type ApiKeyOrderByWithRelationInput = {
@@ -341,6 +342,7 @@ export type ApiKeyOrderByWithRelationInput = {
   expiresAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
+  storedResponses?: Prisma.StoredResponseOrderByRelationAggregateInput
 }
 
 export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
@@ -365,6 +367,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   expiresAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
+  storedResponses?: Prisma.StoredResponseListRelationFilter
 }, "hash">
 
 export type ApiKeyOrderByWithAggregationInput = {
@@ -436,6 +439,7 @@ export type ApiKeyCreateInput = {
   expiresAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  storedResponses?: Prisma.StoredResponseCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyUncheckedCreateInput = {
@@ -457,6 +461,7 @@ export type ApiKeyUncheckedCreateInput = {
   expiresAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  storedResponses?: Prisma.StoredResponseUncheckedCreateNestedManyWithoutKeyInput
 }
 
 export type ApiKeyUpdateInput = {
@@ -478,6 +483,7 @@ export type ApiKeyUpdateInput = {
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  storedResponses?: Prisma.StoredResponseUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateInput = {
@@ -499,6 +505,7 @@ export type ApiKeyUncheckedUpdateInput = {
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  storedResponses?: Prisma.StoredResponseUncheckedUpdateManyWithoutKeyNestedInput
 }
 
 export type ApiKeyCreateManyInput = {
@@ -643,6 +650,11 @@ export type ApiKeySumOrderByAggregateInput = {
   rateLimitRpm?: Prisma.SortOrder
 }
 
+export type ApiKeyScalarRelationFilter = {
+  is?: Prisma.ApiKeyWhereInput
+  isNot?: Prisma.ApiKeyWhereInput
+}
+
 export type ApiKeyCreateallowedModelsInput = {
   set: string[]
 }
@@ -696,6 +708,149 @@ export type DateTimeFieldUpdateOperationsInput = {
   set?: Date | string
 }
 
+export type ApiKeyCreateNestedOneWithoutStoredResponsesInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutStoredResponsesInput, Prisma.ApiKeyUncheckedCreateWithoutStoredResponsesInput>
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutStoredResponsesInput
+  connect?: Prisma.ApiKeyWhereUniqueInput
+}
+
+export type ApiKeyUpdateOneRequiredWithoutStoredResponsesNestedInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutStoredResponsesInput, Prisma.ApiKeyUncheckedCreateWithoutStoredResponsesInput>
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutStoredResponsesInput
+  upsert?: Prisma.ApiKeyUpsertWithoutStoredResponsesInput
+  connect?: Prisma.ApiKeyWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ApiKeyUpdateToOneWithWhereWithoutStoredResponsesInput, Prisma.ApiKeyUpdateWithoutStoredResponsesInput>, Prisma.ApiKeyUncheckedUpdateWithoutStoredResponsesInput>
+}
+
+export type ApiKeyCreateWithoutStoredResponsesInput = {
+  hash: string
+  organizationId: string
+  environment?: $Enums.Environment
+  name?: string | null
+  label: string
+  limitMicros?: bigint | number | null
+  limitReset?: $Enums.LimitReset | null
+  allowedModels?: Prisma.ApiKeyCreateallowedModelsInput | string[]
+  allowedModelsSet?: boolean
+  routingPolicyId?: string | null
+  disabled?: boolean
+  creatorUserId?: string | null
+  projectId?: string | null
+  customerId?: string | null
+  rateLimitRpm?: number | null
+  expiresAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type ApiKeyUncheckedCreateWithoutStoredResponsesInput = {
+  hash: string
+  organizationId: string
+  environment?: $Enums.Environment
+  name?: string | null
+  label: string
+  limitMicros?: bigint | number | null
+  limitReset?: $Enums.LimitReset | null
+  allowedModels?: Prisma.ApiKeyCreateallowedModelsInput | string[]
+  allowedModelsSet?: boolean
+  routingPolicyId?: string | null
+  disabled?: boolean
+  creatorUserId?: string | null
+  projectId?: string | null
+  customerId?: string | null
+  rateLimitRpm?: number | null
+  expiresAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type ApiKeyCreateOrConnectWithoutStoredResponsesInput = {
+  where: Prisma.ApiKeyWhereUniqueInput
+  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutStoredResponsesInput, Prisma.ApiKeyUncheckedCreateWithoutStoredResponsesInput>
+}
+
+export type ApiKeyUpsertWithoutStoredResponsesInput = {
+  update: Prisma.XOR<Prisma.ApiKeyUpdateWithoutStoredResponsesInput, Prisma.ApiKeyUncheckedUpdateWithoutStoredResponsesInput>
+  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutStoredResponsesInput, Prisma.ApiKeyUncheckedCreateWithoutStoredResponsesInput>
+  where?: Prisma.ApiKeyWhereInput
+}
+
+export type ApiKeyUpdateToOneWithWhereWithoutStoredResponsesInput = {
+  where?: Prisma.ApiKeyWhereInput
+  data: Prisma.XOR<Prisma.ApiKeyUpdateWithoutStoredResponsesInput, Prisma.ApiKeyUncheckedUpdateWithoutStoredResponsesInput>
+}
+
+export type ApiKeyUpdateWithoutStoredResponsesInput = {
+  hash?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.EnumEnvironmentFieldUpdateOperationsInput | $Enums.Environment
+  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  label?: Prisma.StringFieldUpdateOperationsInput | string
+  limitMicros?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  limitReset?: Prisma.NullableEnumLimitResetFieldUpdateOperationsInput | $Enums.LimitReset | null
+  allowedModels?: Prisma.ApiKeyUpdateallowedModelsInput | string[]
+  allowedModelsSet?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  routingPolicyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  creatorUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  projectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  rateLimitRpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type ApiKeyUncheckedUpdateWithoutStoredResponsesInput = {
+  hash?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.EnumEnvironmentFieldUpdateOperationsInput | $Enums.Environment
+  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  label?: Prisma.StringFieldUpdateOperationsInput | string
+  limitMicros?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  limitReset?: Prisma.NullableEnumLimitResetFieldUpdateOperationsInput | $Enums.LimitReset | null
+  allowedModels?: Prisma.ApiKeyUpdateallowedModelsInput | string[]
+  allowedModelsSet?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  routingPolicyId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  creatorUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  projectId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  customerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  rateLimitRpm?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+
+/**
+ * Count Type ApiKeyCountOutputType
+ */
+
+export type ApiKeyCountOutputType = {
+  storedResponses: number
+}
+
+export type ApiKeyCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  storedResponses?: boolean | ApiKeyCountOutputTypeCountStoredResponsesArgs
+}
+
+/**
+ * ApiKeyCountOutputType without action
+ */
+export type ApiKeyCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ApiKeyCountOutputType
+   */
+  select?: Prisma.ApiKeyCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * ApiKeyCountOutputType without action
+ */
+export type ApiKeyCountOutputTypeCountStoredResponsesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.StoredResponseWhereInput
+}
 
 
 export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -717,6 +872,8 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   expiresAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
+  storedResponses?: boolean | Prisma.ApiKey$storedResponsesArgs<ExtArgs>
+  _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -783,10 +940,21 @@ export type ApiKeySelectScalar = {
 }
 
 export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"hash" | "organizationId" | "environment" | "name" | "label" | "limitMicros" | "limitReset" | "allowedModels" | "allowedModelsSet" | "routingPolicyId" | "disabled" | "creatorUserId" | "projectId" | "customerId" | "rateLimitRpm" | "expiresAt" | "createdAt" | "updatedAt", ExtArgs["result"]["apiKey"]>
+export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  storedResponses?: boolean | Prisma.ApiKey$storedResponsesArgs<ExtArgs>
+  _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
+}
+export type ApiKeyIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
+export type ApiKeyIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
 
 export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ApiKey"
-  objects: {}
+  objects: {
+    /**
+     * Its stored responses go with it (issue 27 §3).
+     */
+    storedResponses: Prisma.$StoredResponsePayload<ExtArgs>[]
+  }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     hash: string
     organizationId: string
@@ -1209,6 +1377,7 @@ readonly fields: ApiKeyFieldRefs;
  */
 export interface Prisma__ApiKeyClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
+  storedResponses<T extends Prisma.ApiKey$storedResponsesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$storedResponsesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$StoredResponsePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1273,6 +1442,10 @@ export type ApiKeyFindUniqueArgs<ExtArgs extends runtime.Types.Extensions.Intern
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
   /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
+  /**
    * Filter, which ApiKey to fetch.
    */
   where: Prisma.ApiKeyWhereUniqueInput
@@ -1291,6 +1464,10 @@ export type ApiKeyFindUniqueOrThrowArgs<ExtArgs extends runtime.Types.Extensions
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
   /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
+  /**
    * Filter, which ApiKey to fetch.
    */
   where: Prisma.ApiKeyWhereUniqueInput
@@ -1308,6 +1485,10 @@ export type ApiKeyFindFirstArgs<ExtArgs extends runtime.Types.Extensions.Interna
    * Omit specific fields from the ApiKey
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
   /**
    * Filter, which ApiKey to fetch.
    */
@@ -1357,6 +1538,10 @@ export type ApiKeyFindFirstOrThrowArgs<ExtArgs extends runtime.Types.Extensions.
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
   /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
+  /**
    * Filter, which ApiKey to fetch.
    */
   where?: Prisma.ApiKeyWhereInput
@@ -1404,6 +1589,10 @@ export type ApiKeyFindManyArgs<ExtArgs extends runtime.Types.Extensions.Internal
    * Omit specific fields from the ApiKey
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
   /**
    * Filter, which ApiKeys to fetch.
    */
@@ -1453,6 +1642,10 @@ export type ApiKeyCreateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
   /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
+  /**
    * The data needed to create a ApiKey.
    */
   data: Prisma.XOR<Prisma.ApiKeyCreateInput, Prisma.ApiKeyUncheckedCreateInput>
@@ -1500,6 +1693,10 @@ export type ApiKeyUpdateArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    * Omit specific fields from the ApiKey
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
   /**
    * The data needed to update a ApiKey.
    */
@@ -1567,6 +1764,10 @@ export type ApiKeyUpsertArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
   /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
+  /**
    * The filter to search for the ApiKey to update in case it exists.
    */
   where: Prisma.ApiKeyWhereUniqueInput
@@ -1593,6 +1794,10 @@ export type ApiKeyDeleteArgs<ExtArgs extends runtime.Types.Extensions.InternalAr
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
   /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
+  /**
    * Filter which ApiKey to delete.
    */
   where: Prisma.ApiKeyWhereUniqueInput
@@ -1613,6 +1818,30 @@ export type ApiKeyDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Intern
 }
 
 /**
+ * ApiKey.storedResponses
+ */
+export type ApiKey$storedResponsesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the StoredResponse
+   */
+  select?: Prisma.StoredResponseSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the StoredResponse
+   */
+  omit?: Prisma.StoredResponseOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.StoredResponseInclude<ExtArgs> | null
+  where?: Prisma.StoredResponseWhereInput
+  orderBy?: Prisma.StoredResponseOrderByWithRelationInput | Prisma.StoredResponseOrderByWithRelationInput[]
+  cursor?: Prisma.StoredResponseWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.StoredResponseScalarFieldEnum | Prisma.StoredResponseScalarFieldEnum[]
+}
+
+/**
  * ApiKey without action
  */
 export type ApiKeyDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1624,4 +1853,8 @@ export type ApiKeyDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    * Omit specific fields from the ApiKey
    */
   omit?: Prisma.ApiKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyInclude<ExtArgs> | null
 }
