@@ -2,6 +2,7 @@ import path from 'node:path';
 import { runServerConformance, type ConformanceRun } from '@patchbay/mcp-conformance';
 import { freePort, startServiceProcess, type ServiceProcess } from '@patchbay/testing';
 import { startAdapter, startConformanceToolsServer, type Listening } from './conformance-fixtures';
+import { startConformanceToolsServer2026 } from './conformance-fixtures-2026';
 import { api, rpc, startHarness, type Harness } from './harness';
 import { startServerEverything, type RemoteServer } from './remote-servers';
 
@@ -71,16 +72,39 @@ const APPLICABLE_2026 = [
   'dns-rebinding-protection',
 ];
 /**
- * Scenarios that pass every check they can make here: server-stateless's checks of the `_meta`, headers, versions,
- * unknown methods and discover (its checks that need the reference fixture's diagnostic tools, test_missing_capability,
- * test_streaming_elicitation and test_logging_tool, say "Not testable": the suite's tools server is a 2025 one without them), and
- * caching's tools/list and discover checks (its prompts and resources checks get Method not found: tools only).
+ * A scenario that passes every check it can make here: caching's tools/list and discover checks (its prompts and
+ * resources checks get Method not found: tools only).
  */
 const PARTLY_APPLICABLE_2026: Record<string, RegExp> = {
-  'server-stateless': /^Not testable: server does not list the diagnostic tool/,
   caching: /returned JSON-RPC error -32601: Method not found: (prompts|resources)\//,
 };
 const SCENARIOS_2026 = [...APPLICABLE_2026, ...Object.keys(PARTLY_APPLICABLE_2026)];
+
+/**
+ * The 2026-07-28 scenarios whose tools only a 2026 server can offer, run against a pack whose connector is one
+ * (conformance-fixtures-2026.ts, on `@modelcontextprotocol/server` 2.x): server-stateless with its diagnostic tools
+ * (test_missing_capability's -32021 comes back from the server through the runtime as 400/-32021), and the
+ * multi-round-trip scenarios, the server's `input_required` passed to the suite with its requestState sealed in
+ * Patchbay's.
+ */
+const MRTR_2026 = [
+  'server-stateless',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
+];
+/** prompts/get's input_required: the runtime offers tools only, so prompts/get is Method not found (404/-32601). */
+const MRTR_NOT_APPLICABLE_2026 = ['input-required-result-non-tool-request'];
 
 let h: Harness;
 let edge: ServiceProcess;
@@ -91,9 +115,12 @@ let key: string;
 let everythingUrl: string;
 let run: ConformanceRun;
 let run2026: ConformanceRun;
+let tools2026: Listening;
+let adapter2026: Listening;
+let runMrtr: ConformanceRun;
 
 beforeAll(async () => {
-  [h, tools, everything] = await Promise.all([startHarness(), startConformanceToolsServer(), startServerEverything('stateful')]);
+  [h, tools, everything, tools2026] = await Promise.all([startHarness(), startConformanceToolsServer(), startServerEverything('stateful'), startConformanceToolsServer2026()]);
   const port = await freePort();
   edge = await startServiceProcess('edge-router', path.dirname(require.resolve('@patchbay/edge-router/package.json')), {
     ...process.env,
@@ -114,15 +141,25 @@ beforeAll(async () => {
   const everythingPack = await api(h, key, 'POST', '/api/v1/tool-packs/', { name: 'Reference', description: 'server-everything', connectors: [{ connector_id: reference.id, tool_names: ['echo', 'get-sum'] }] });
   everythingUrl = `${edge.url}/api/v1/tool-packs/${everythingPack.id}/registered-users/${user.id}/mcp`;
 
+  const conformance2026 = await api(h, key, 'POST', '/api/v1/connectors/', { name: 'Conformance 2026', slug: 'conf26', url: tools2026.url, auth: { type: 'none' } });
+  const pack2026 = await api(h, key, 'POST', '/api/v1/tool-packs/', { name: 'Conformance 2026', description: 'The suite tools only a 2026 server offers', connectors: [{ connector_id: conformance2026.id }] });
+
   adapter = await startAdapter(`${edge.url}/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp`, key, 'conf');
+  adapter2026 = await startAdapter(`${edge.url}/api/v1/tool-packs/${pack2026.id}/registered-users/${user.id}/mcp`, key, 'conf26');
   await h.accessKeys.updateOrganization(org.organization_id, ['--mcp-allowed-origin', new URL(adapter.url).origin]);
   // `all`: the active suite and its two pending scenarios (json-schema-2020-12, server-sse-polling).
   run = await runServerConformance(adapter.url, { suite: 'all' });
-  run2026 = await runServerConformance(adapter.url, { release: 'next', specVersion: '2026-07-28', scenarios: SCENARIOS_2026 });
-}, 400_000);
+  // The two 2026 runs are against different packs and adapters: side by side.
+  [run2026, runMrtr] = await Promise.all([
+    runServerConformance(adapter.url, { release: 'next', specVersion: '2026-07-28', scenarios: SCENARIOS_2026 }),
+    runServerConformance(adapter2026.url, { release: 'next', specVersion: '2026-07-28', scenarios: [...MRTR_2026, ...MRTR_NOT_APPLICABLE_2026] }),
+  ]);
+}, 900_000);
 
 afterAll(async () => {
   await adapter?.close();
+  await adapter2026?.close();
+  await tools2026?.close();
   await edge?.stop();
   await tools?.close();
   await everything?.close();
@@ -166,6 +203,30 @@ describe('the MCP conformance suite at revision 2026-07-28, through the edge rou
     if (problems.length > 0) console.error(scenario, problems);
     expect(problems).toEqual([]);
     expect(result.checks.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThan(scenario === 'caching' ? 1 : 10);
+  });
+});
+
+describe('the MCP conformance suite at revision 2026-07-28 against a 2026 server behind the runtime, through the edge router', () => {
+  it('ran every scenario asked', () => {
+    expect(runMrtr.scenarios.map((s) => s.scenario).sort()).toEqual([...MRTR_2026, ...MRTR_NOT_APPLICABLE_2026].sort());
+  });
+
+  it.each(MRTR_2026)('%s passes at 2026-07-28', (scenario) => {
+    const result = runMrtr.scenarios.find((s) => s.scenario === scenario)!;
+    expect(result.checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? ''}`)).toEqual([]);
+    expect(result.checks.some((c) => c.status === 'SUCCESS')).toBe(true);
+  });
+
+  it('server-stateless exercises the diagnostic tools: the -32021 check and the stream checks pass rather than say "Not testable"', () => {
+    const checks = runMrtr.scenarios.find((s) => s.scenario === 'server-stateless')!.checks;
+    for (const id of ['sep-2575-server-rejects-undeclared-capability', 'sep-2575-missing-capability-http-400', 'sep-2575-http-server-no-independent-requests-on-stream', 'sep-2575-server-no-log-without-loglevel']) {
+      expect(checks.find((c) => c.id === id)?.status).toBe('SUCCESS');
+    }
+  });
+
+  it.each(MRTR_NOT_APPLICABLE_2026)('%s does not apply: prompts/get is Method not found on a tools-only server', (scenario) => {
+    const result = runMrtr.scenarios.find((s) => s.scenario === scenario)!;
+    expect(result.checks.filter((c) => c.status === 'FAILURE').map((c) => c.errorMessage)).toEqual([expect.stringContaining('Method not found')]);
   });
 });
 

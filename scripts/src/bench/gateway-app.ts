@@ -7,7 +7,7 @@ import { REPO_ROOT } from '../suite';
 import type { Backends } from './backends';
 import { exactnessUnderLoad } from './gateway-exactness';
 import { chatBody, type Leg } from './gateway-legs';
-import { formatInt, progress } from './report';
+import { formatInt, formatSigned, progress } from './report';
 import type { RunningService, ServiceGroup } from './services';
 import { BENCH_LOG_LEVEL, benchServiceToken, startAccessKeys, startEdgeRouter } from './suite-services';
 
@@ -28,7 +28,12 @@ export interface GatewayLegs {
   budgetExactness(requests: number): Promise<string[]>;
   /** Three replicas with leases and three without, 300 requests against limits that fit 100 (gateway-exactness.ts); lines to print. */
   exactnessUnderLoad(): Promise<string[]>;
+  /** The web-search leg: the gateway's own time per searched request beside a plain one (X-Gateway-Overhead-Ms); lines to print. */
+  webSearch(samples: number): Promise<string[]>;
 }
+
+/** A request the fake model answers by calling the gateway's search function once, then reporting the results. */
+const SEARCH_PROMPT = 'svc_web_search kubernetes pods smallest deployable';
 
 const GATEWAY_MODEL = 'openai/gpt-4o-mini';
 /** The model the reference legs ask the fake for, as the vendor names it. */
@@ -70,7 +75,10 @@ export async function startGatewayLegs(
   const management = await admin(['mgmt-key', 'create', '--org', organizationId, '--name', 'gateway bench']);
   const mgmtKey = String(management.key);
 
+  // The web-search leg's engine: the fake SearXNG (keyless), the first engine of auto order.
+  const searchEngine = await group.start({ name: 'fake-searxng', entry: path.join(__dirname, 'gateway-search-engine.js'), env: {}, healthPath: '/search?q=health&format=json' });
   const env = {
+    PATCHBAY_SEARCH_SEARXNG_BASE_URL: searchEngine.baseUrl,
     DATABASE_URL: backends.databaseUrl,
     REDIS_URL: backends.redisUrl,
     ACCESS_KEYS_URL: accessKeys.baseUrl,
@@ -135,8 +143,47 @@ export async function startGatewayLegs(
     viaEdge: { label: 'gateway via edge router', url: `${edge.baseUrl}/v1/chat/completions`, headers: auth, model: GATEWAY_MODEL },
     policy: { label: 'gateway, policy: 3 routes, 1st fails 1/2', url: `${gateway.baseUrl}/v1/chat/completions`, headers: auth, model: alias },
     edgeAlone: { label: EDGE_ALONE, url: `${edgeToFake.baseUrl}/v1/chat/completions`, headers: { Authorization: `Bearer ${OPENAI_FAKE_KEYS.valid}` }, model: UPSTREAM_MODEL },
-    services: [accessKeys, gateway, worker, edge, edgeToFake],
+    services: [accessKeys, gateway, worker, edge, edgeToFake, searchEngine],
     exactnessUnderLoad: () => exactnessUnderLoad({ group, gatewayEntry, env, admin }),
+    async webSearch(samples: number): Promise<string[]> {
+      const searched = JSON.stringify({ model: GATEWAY_MODEL, messages: [{ role: 'user', content: SEARCH_PROMPT }], tools: [{ type: 'svc:web_search', parameters: { max_results: 5 } }], max_tokens: 64 });
+      const plain = chatBody(GATEWAY_MODEL);
+      const once = async (body: string, check: boolean): Promise<{ overheadMs: number; wallMs: number }> => {
+        const start = performance.now();
+        const res = await fetch(`${gateway.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+        const text = await res.text();
+        const wallMs = performance.now() - start;
+        if (res.status !== 200) throw new Error(`web-search leg: ${res.status} ${text.slice(0, 300)}`);
+        if (check) {
+          const answer = JSON.parse(text) as { choices: Array<{ message: { content: string; annotations?: unknown[] } }>; usage: { server_tool_use?: { web_search_requests: number } } };
+          const message = answer.choices[0]!.message;
+          if (!message.content.includes('Tool svc_web_search returned') || !message.annotations?.length || answer.usage.server_tool_use?.web_search_requests !== 1) {
+            throw new Error(`web-search leg: the answer is not a searched one: ${text.slice(0, 400)}`);
+          }
+        }
+        return { overheadMs: Number(res.headers.get('x-gateway-overhead-ms')), wallMs };
+      };
+      for (let i = 0; i < 20; i++) {
+        await once(searched, i === 0);
+        await once(plain, false);
+      }
+      const s: Array<{ overheadMs: number; wallMs: number }> = [];
+      const p: Array<{ overheadMs: number; wallMs: number }> = [];
+      for (let i = 0; i < samples; i++) {
+        s.push(await once(searched, false));
+        p.push(await once(plain, false));
+      }
+      const q = (values: number[], at: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(at * values.length) - 1)] ?? 0;
+      const us = (ms: number) => formatInt(ms * 1000);
+      const row = (label: string, xs: Array<{ overheadMs: number; wallMs: number }>) =>
+        `    ${label}: gateway's own time p50 ${us(q(xs.map((x) => x.overheadMs), 0.5))} µs, p99 ${us(q(xs.map((x) => x.overheadMs), 0.99))} µs; whole request p50 ${us(q(xs.map((x) => x.wallMs), 0.5))} µs`;
+      return [
+        `  web search (${samples} requests each, one at a time, taken in turn; POST /v1/chat/completions direct; X-Gateway-Overhead-Ms: the gateway's time with the vendor's and the engine's excluded):`,
+        row('searched (svc:web_search: 2 model calls + 1 SearXNG search, 5 results screened, cited)', s),
+        row('plain (no tool)', p),
+        `    added by web search, p50: ${formatSigned((q(s.map((x) => x.overheadMs), 0.5) - q(p.map((x) => x.overheadMs), 0.5)) * 1000)} µs of gateway time per request`,
+      ];
+    },
     async budgetExactness(requests: number): Promise<string[]> {
       // A small limit, a few requests' worth: the worst case reserved per request is the prompt plus
       // max_tokens at the model's price, the real cost is what the fake's usage says.

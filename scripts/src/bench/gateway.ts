@@ -52,6 +52,12 @@ fault rule, fraction 0.5; the circuit breaker is set not to open, so the leg kee
 attempts), side by side with the gateway direct. Then the routing decision's cost in µs per request,
 in process (resolveRoutes over many iterations; target <= 50 µs).
 
+The web-search leg (issue 27 §1): the gateway direct with a fake SearXNG (gateway-search-engine.ts)
+as its engine, 200 chat completions that carry svc:web_search (the fake model calls the search
+function once, then answers from the results: two model calls and one search, five results screened
+and cited) taken in turn with 200 plain ones, one at a time: the gateway's own time per request from
+X-Gateway-Overhead-Ms (the time waiting on the vendor and the engine excluded), searched against plain.
+
 The target (issue 9 §8): the gateway at least 5 times Portkey's throughput, through the edge router
 at least 0.8 of two do-nothing proxies, added p99 at most 2 ms. Ratios matter, absolute numbers do
 not: the machine is shared.
@@ -280,6 +286,8 @@ async function run(args: string[]): Promise<number> {
     const budgetLines = await libraryBudgetExactness(backends, requests);
     const gatewayBudget = gateway ? await gateway.budgetExactness(requests) : null;
     const underLoad = gateway ? await gateway.exactnessUnderLoad() : null;
+    progress('web search: searched and plain requests, one at a time');
+    const webSearch = gateway ? await gateway.webSearch(200) : null;
 
     print(`pnpm bench gateway: ${machineDescription()}; load average ${loadBefore} before, ${machineLoad().text} after`);
     print(`${tool.description}; ${describeBackends(backends)}; upstream: the fake OpenAI API, answering at once; POST /v1/chat/completions, max_tokens 32`);
@@ -374,6 +382,10 @@ async function run(args: string[]): Promise<number> {
     if (gatewayBudget) for (const line of gatewayBudget) print(line);
     if (underLoad) for (const line of underLoad) print(line);
     else print('  through the gateway: skipped (the app is not built)');
+    print('');
+    print('Web search (issue 27 §1):');
+    if (webSearch) for (const line of webSearch) print(line);
+    else print('  skipped (the app is not built)');
 
     const failed = results.some((r) => r.non2xx + r.socketErrors > 0);
     return failed ? 1 : 0;
@@ -403,6 +415,6 @@ function printGatewayProfile(title: string, profile: ReturnType<typeof summarize
 
 export const gatewayBenchmark: Benchmark = {
   name: 'gateway',
-  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; a routing policy of three routes whose first fails half the time; routing decision µs; time to first token; budget exactness',
+  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; a routing policy of three routes whose first fails half the time; routing decision µs; time to first token; budget exactness; the gateway\'s own time per web-searched request',
   run,
 };

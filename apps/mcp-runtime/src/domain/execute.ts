@@ -48,8 +48,10 @@ export interface LiveCall {
   notify(notification: RemoteNotification): void;
   /** Relays a server's request to the agent and waits for its answer; absent when the agent cannot take one. */
   request?(request: RemoteRequest): Promise<RemoteReply>;
-  /** The agent's sampling and elicitation capabilities, declared to remote servers on its behalf. */
+  /** The agent's sampling, elicitation and roots capabilities, declared to remote servers on its behalf. */
   capabilities: RemoteClientCapabilities;
+  /** The log level the agent asked for on this request, null when it asked for none, absent when not known yet (a session's). */
+  logLevel?: string | null;
 }
 
 /** What a call knows of the request it came in. */
@@ -153,7 +155,7 @@ export class ToolExecutor {
     if (!server) return failure('provider_error', `${tool.fully_qualified_name} is no longer available.`);
     const live = context.live;
     try {
-      const base = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, signal: context.signal } : context.signal ? { signal: context.signal } : undefined;
+      const base = live ? { progressToken: live.progressToken, onNotification: live.notify, onRequest: live.request, logLevel: live.logLevel, signal: context.signal } : context.signal ? { signal: context.signal } : undefined;
       const hooks = context.passInputRequired || context.resume ? { ...base, passInputRequired: context.passInputRequired, resume: context.resume } : base;
       const result = await this.remoteClient(server.url, server.secret, live?.capabilities).callTool(tool.name, (args ?? {}) as Record<string, unknown>, hooks);
       return { result, status: result.isError ? 'error' : 'success', errorCode: result.isError ? 'remote_error' : null };
@@ -207,7 +209,7 @@ export class ToolExecutor {
 
 /**
  * The part of an agent's capabilities a remote server may act on: sampling (with its `context` and
- * `tools` options) and elicitation (its `form` and `url` modes). Normalized, so the few distinct sets
+ * `tools` options), elicitation (its `form` and `url` modes) and roots. Normalized, so the few distinct sets
  * give few sessions per server.
  */
 export function capabilityProfile(capabilities: RemoteClientCapabilities): { key: string; capabilities: RemoteClientCapabilities } {
@@ -219,6 +221,8 @@ export function capabilityProfile(capabilities: RemoteClientCapabilities): { key
   };
   const sampling = pick(capabilities.sampling, ['context', 'tools']);
   const elicitation = pick(capabilities.elicitation, ['form', 'url']);
-  const normalized: RemoteClientCapabilities = { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}) };
+  // Roots without listChanged: Patchbay sends no roots/list_changed of its own (the agent's list is asked for each time).
+  const roots = pick(capabilities.roots, []);
+  const normalized: RemoteClientCapabilities = { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) };
   return { key: JSON.stringify(normalized), capabilities: normalized };
 }

@@ -27,7 +27,14 @@ interface Session {
   protocolVersion: string;
   /** `modern`: the server speaks 2026-07-28 (no handshake, `_meta` and the standard headers on every request). */
   era: 'legacy' | 'modern';
+  /** Modern: until when the server's server/discover answer may be kept (its `ttlMs`); the next call after it probes again. */
+  discoveredUntil?: number;
 }
+
+/** The longest a server/discover answer is kept whatever its `ttlMs` says (the SDK client's MAX_CACHE_TTL_MS). */
+const MAX_DISCOVER_TTL_MS = 24 * 60 * 60 * 1000;
+/** The least time between two probes of one server for one client, whatever its `ttlMs` says. */
+const DEFAULT_REDISCOVER_MIN_MS = 10_000;
 
 /** The stateless revisions Patchbay's client speaks, preferred first. */
 const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
@@ -73,6 +80,11 @@ export interface RemoteCallHooks {
   onNotification?(notification: RemoteNotification): void;
   /** A request the server sent while working on this call (ping is answered without it). */
   onRequest?(request: RemoteRequest): Promise<RemoteReply>;
+  /**
+   * The level of `notifications/message` asked of a 2026-07-28 server (its `_meta` logLevel): null asks for none
+   * (the agent asked for none on this request), absent asks for `debug` when `onNotification` reads them.
+   */
+  logLevel?: string | null;
   /** Cancels the call: the server gets `notifications/cancelled` and the call ends as `cancelled`. */
   signal?: AbortSignal;
   /** A 2026-07-28 server's `input_required` result is returned as it is (for a 2026-07-28 agent to answer) rather than answered here. */
@@ -83,12 +95,13 @@ export interface RemoteCallHooks {
 
 /**
  * The client capabilities Patchbay declares to a remote server at initialize: the agent's own
- * sampling and elicitation, so a server asks only what the agent can answer. Each distinct set has
+ * sampling, elicitation and roots, so a server asks only what the agent can answer. Each distinct set has
  * a session of its own.
  */
 export interface RemoteClientCapabilities {
   sampling?: Record<string, unknown>;
   elicitation?: Record<string, unknown>;
+  roots?: Record<string, unknown>;
 }
 
 export interface RemoteMcpOptions {
@@ -100,6 +113,8 @@ export interface RemoteMcpOptions {
   /** Largest answer read, in bytes (an SSE stream counts all its events). */
   maxResponseBytes: number;
   capabilities?: RemoteClientCapabilities;
+  /** The least time between two server/discover probes of a modern server whose answer went stale (default 10 s). */
+  rediscoverMinMs?: number;
   /** Waits `ms` (tests make it instant); default setTimeout. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -146,6 +161,10 @@ interface CallState {
  */
 export class RemoteMcpClient {
   private session: Promise<Session> | null = null;
+  /** The session `session` resolved to, once it has (read synchronously to see whether a discover answer expired). */
+  private settled: Session | null = null;
+  /** The probe of a modern server whose discover answer went stale, while it runs. */
+  private rediscovering: Promise<void> | null = null;
   /** The server answered the 2026-07-28 probe as a 2025 server does: later sessions start with initialize. */
   private legacy = false;
   private nextId = 1;
@@ -169,7 +188,7 @@ export class RemoteMcpClient {
           const id = this.nextId++;
           const remoteToken = hooks?.progressToken !== undefined ? `patchbay-${id}` : undefined;
           const params: Record<string, unknown> = { name, arguments: args };
-          if (session.era === 'modern') params._meta = this.envelope(session, remoteToken, hooks?.onNotification !== undefined);
+          if (session.era === 'modern') params._meta = this.envelope(session, remoteToken, hooks?.onNotification === undefined ? null : hooks.logLevel === undefined ? 'debug' : hooks.logLevel);
           else if (remoteToken) params._meta = { progressToken: remoteToken };
           if (retry) Object.assign(params, retry);
           const result = await this.request(session, id, 'tools/call', params, { id, session, deadline, hooks, remoteToken, cancellable: true });
@@ -180,7 +199,10 @@ export class RemoteMcpClient {
         }
       } catch (err) {
         const gone = err instanceof SessionGone || (err instanceof OutboundError && err.kind === 'network' && !(err instanceof StreamBroke));
-        if (gone) this.session = null;
+        if (gone) {
+          this.session = null;
+          this.settled = null;
+        }
         if (!(attempt === 0 && gone)) throw describe(err);
       }
     }
@@ -195,7 +217,7 @@ export class RemoteMcpClient {
     const inputResponses: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(result.inputRequests ?? {})) {
       const method = typeof request?.method === 'string' ? request.method : 'an unknown request';
-      if (!hooks?.onRequest || (method !== 'elicitation/create' && method !== 'sampling/createMessage')) {
+      if (!hooks?.onRequest || !RELAYED_METHODS.has(method)) {
         throw new RemoteMcpError('input_required', `it needs input before it can answer (${method.slice(0, 60)}), which ${hooks?.onRequest ? `Patchbay does not relay` : `this call cannot relay: ${cannotRelay(method).replace(/^Method not found: /, '')}`}`);
       }
       const reply = await hooks.onRequest({ method, params: request?.params });
@@ -209,12 +231,21 @@ export class RemoteMcpClient {
   async close(): Promise<void> {
     const session = await this.session?.catch(() => null);
     this.session = null;
+    this.settled = null;
     if (!session?.id || session.era === 'modern') return;
     const res = await this.options.http(this.url, { method: 'DELETE', headers: this.headers(session, 'application/json, text/event-stream'), timeoutMs: 1_000 }).catch(() => null);
     if (res) discard(res);
   }
 
   private currentSession(deadline: number): Promise<Session> {
+    // A modern server's discover answer past its ttlMs is asked again, beside the call rather than before it: the call
+    // names its version itself (a server that dropped it answers -32022), so only the era's next calls depend on it.
+    const settled = this.settled;
+    if (settled?.discoveredUntil !== undefined && settled.discoveredUntil <= Date.now() && !this.rediscovering) {
+      this.rediscovering = this.rediscover(settled).finally(() => {
+        this.rediscovering = null;
+      });
+    }
     if (!this.session) {
       // The era is probed once per client; a legacy server that forgot its session gets initialize straight away.
       const opening = this.legacy
@@ -226,22 +257,52 @@ export class RemoteMcpClient {
           });
       this.session = opening;
       // A failed initialize is not kept: the next call tries again.
-      opening.catch(() => {
-        if (this.session === opening) this.session = null;
-      });
+      opening.then(
+        (session) => {
+          if (this.session === opening) this.settled = session;
+        },
+        () => {
+          if (this.session === opening) this.session = null;
+        },
+      );
     }
     return this.session.catch((err: unknown) => {
       throw describe(err, true);
     });
   }
 
+  /**
+   * Probes a modern server again once its discover answer is stale: still modern, its new `ttlMs` is kept (but
+   * never asked again within `rediscoverMinMs`, so the SDK's default `ttlMs: 0` costs one probe per interval, not
+   * one per call); answered as a 2025 server would, the next call initializes; unreachable, nothing changes (the
+   * calls say so themselves).
+   */
+  private async rediscover(current: Session): Promise<void> {
+    // No second probe while this one runs, nor within the floor if it fails.
+    current.discoveredUntil = Date.now() + (this.options.rediscoverMinMs ?? DEFAULT_REDISCOVER_MIN_MS);
+    let fresh: Session | null;
+    try {
+      fresh = await this.discover(Date.now() + this.options.timeoutMs);
+    } catch {
+      return;
+    }
+    if (this.settled !== current) return;
+    if (fresh) {
+      current.discoveredUntil = fresh.discoveredUntil;
+      return;
+    }
+    this.legacy = true;
+    this.session = null;
+    this.settled = null;
+  }
+
   /** `_meta` of a 2026-07-28 request: the version, the agent's capabilities, who we are; logs asked for when someone reads them. */
-  private envelope(session: Session, progressToken?: string, logs = false): Record<string, unknown> {
+  private envelope(session: Session, progressToken?: string, logLevel: string | null = null): Record<string, unknown> {
     return {
       'io.modelcontextprotocol/protocolVersion': session.protocolVersion,
       'io.modelcontextprotocol/clientCapabilities': this.options.capabilities ?? {},
       'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-      ...(logs ? { 'io.modelcontextprotocol/logLevel': 'debug' } : {}),
+      ...(logLevel ? { 'io.modelcontextprotocol/logLevel': logLevel } : {}),
       ...(progressToken !== undefined ? { progressToken } : {}),
     };
   }
@@ -279,8 +340,14 @@ export class RemoteMcpClient {
     } catch {
       return null;
     }
-    const result = answer?.result as { supportedVersions?: unknown } | undefined;
-    if (res.status >= 200 && res.status < 300 && Array.isArray(result?.supportedVersions) && result.supportedVersions.includes(version)) return session;
+    const result = answer?.result as { supportedVersions?: unknown; ttlMs?: unknown } | undefined;
+    if (res.status >= 200 && res.status < 300 && Array.isArray(result?.supportedVersions) && result.supportedVersions.includes(version)) {
+      // Cache hints honoured: kept for its ttlMs (at least rediscoverMinMs, at most a day), or for the client's life when it gives none.
+      if (typeof result.ttlMs === 'number' && Number.isInteger(result.ttlMs) && result.ttlMs >= 0) {
+        session.discoveredUntil = Date.now() + Math.max(Math.min(result.ttlMs, MAX_DISCOVER_TTL_MS), this.options.rediscoverMinMs ?? DEFAULT_REDISCOVER_MIN_MS);
+      }
+      return session;
+    }
     const data = answer?.error?.data as { supported?: unknown } | undefined;
     if (answer?.error?.code === -32022 && Array.isArray(data?.supported)) {
       const supported = data.supported.filter((v): v is string => typeof v === 'string');
@@ -513,12 +580,19 @@ class StreamBroke extends OutboundError {
   }
 }
 
+/** A server's requests Patchbay relays to the agent, and the client capability each needs. */
+export const RELAYED_METHODS: ReadonlyMap<string, 'sampling' | 'elicitation' | 'roots'> = new Map([
+  ['sampling/createMessage', 'sampling'],
+  ['elicitation/create', 'elicitation'],
+  ['roots/list', 'roots'],
+]);
+
 /** Why a server's request got Method not found, in words its tool can pass on to the model. */
 export function cannotRelay(method: string): string {
-  const capability = method === 'sampling/createMessage' ? 'sampling' : method === 'elicitation/create' ? 'elicitation' : null;
+  const capability = RELAYED_METHODS.get(method);
   return capability
-    ? `Method not found: Patchbay cannot relay ${method} on this call; the agent must declare the ${capability} capability at initialize and accept text/event-stream answers.`
-    : `Method not found: Patchbay relays only sampling/createMessage and elicitation/create to the agent, not ${method.slice(0, 100)}.`;
+    ? `Method not found: Patchbay cannot relay ${method} on this call; the agent must declare the ${capability} capability (at initialize, or in the request's _meta) and accept text/event-stream answers.`
+    : `Method not found: Patchbay relays only sampling/createMessage, elicitation/create and roots/list to the agent, not ${method.slice(0, 100)}.`;
 }
 
 /** The capabilities a -32021 (MissingRequiredClientCapability) answer names, as given and in words; null for any other answer. */

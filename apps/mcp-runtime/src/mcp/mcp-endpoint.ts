@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, IRouter, NextFunction, Request, Response } fr
 import { capabilityProfile, type LiveCall, type ToolExecutor } from '../domain/execute';
 import { callWithScanning } from '../domain/scanned-call';
 import type { PackTools, RegistryClient } from '../domain/registry-client';
-import { cannotRelay, type RemoteNotification } from '../domain/remote-mcp';
+import { cannotRelay, RELAYED_METHODS, type RemoteNotification } from '../domain/remote-mcp';
 import type { RuleSetCache } from '../domain/rule-set-cache';
 import type { ToolCallRecorder } from '../domain/tool-call-records';
 import {
@@ -210,7 +210,7 @@ const levelRank = (level: LogLevel) => LOG_LEVELS.indexOf(level);
  * The agent's side of a streamed tools/call: progress and log notifications written on the call's
  * stream in the order they came, log messages below the level the agent set dropped (the session's
  * level is read from Redis once, at the first log message, and messages wait for it in order),
- * and a remote server's sampling and elicitation requests relayed to the agent when it declared the
+ * and a remote server's sampling, elicitation and roots/list requests relayed to the agent when it declared the
  * capability, its answer coming back through McpRelay from whichever replica it reaches.
  */
 function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallParams, signal: AbortSignal): { live: LiveCall; drained(): Promise<void> } {
@@ -246,14 +246,16 @@ function liveCall(deps: McpDeps, x: Exchange, answer: Answer, params: ToolCallPa
     write(n);
   };
   // A 2026-07-28 server sends no requests of its own on a response stream.
-  const asks = !x.modern && (capabilities.sampling !== undefined || capabilities.elicitation !== undefined);
+  const asks = !x.modern && (capabilities.sampling !== undefined || capabilities.elicitation !== undefined || capabilities.roots !== undefined);
   const live: LiveCall = {
     progressToken: params.progressToken,
     notify,
     capabilities,
+    // A 2026 server is asked for the logs this request asked for (none without a logLevel); a 2025 session's level is read later.
+    ...(x.modern ? { logLevel: level ?? null } : isLogLevel(metaLevel) ? { logLevel: metaLevel } : {}),
     request: asks
       ? (request) => {
-          const needs = request.method === 'sampling/createMessage' ? 'sampling' : request.method === 'elicitation/create' ? 'elicitation' : null;
+          const needs = RELAYED_METHODS.get(request.method);
           if (!needs || capabilities[needs] === undefined) return Promise.resolve({ error: { code: METHOD_NOT_FOUND, message: cannotRelay(request.method) } });
           return deps.relay.ask(x.principal.keyId, (id) => answer.event({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined ? { params: request.params } : {}) }), deps.toolCallTimeoutMs, signal);
         }
@@ -419,7 +421,9 @@ async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly
       ? `this endpoint answers server/discover and tools/list only; use .../mcp for ${m.method.slice(0, 100)}.`
       : NOT_OFFERED.test(m.method)
         ? `this server offers tools only (tools/list, tools/call), as server/discover says.`
-        : `protocol 2026-07-28 serves server/discover, tools/list and tools/call here${m.method === 'initialize' || m.method === 'ping' || m.method === 'logging/setLevel' ? ` (${m.method} belongs to the 2025 revisions: send it without params._meta protocolVersion)` : ''}.`;
+        : m.method === 'subscriptions/listen'
+          ? `this server sends no list-changed notifications (server/discover declares no tools.listChanged); read tools/list again when its ttlMs has passed.`
+          : `protocol 2026-07-28 serves server/discover, tools/list and tools/call here${m.method === 'initialize' || m.method === 'ping' || m.method === 'logging/setLevel' ? ` (${m.method} belongs to the 2025 revisions: send it without params._meta protocolVersion)` : ''}.`;
     return sendRpcError(res, 404, id, METHOD_NOT_FOUND, `Method not found: ${m.method.slice(0, 100)}; ${hint}`);
   }
   const pack = await loadPair(req, deps.registry);
@@ -435,9 +439,18 @@ async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly
     return sendJson(res, 200, errorResponse(id, (err as RpcError).toJson()));
   }
   if (m.params.requestState !== undefined || m.params.inputResponses !== undefined) {
+    const problem = inputResponsesProblem(m.params.inputResponses);
+    if (problem) return sendJson(res, 200, errorResponse(id, invalidParams(problem).toJson()));
+    const inputResponses = m.params.inputResponses as Record<string, unknown>;
+    if (m.params.requestState === undefined) {
+      // Answers without a requestState (every input_required Patchbay passes on carries one): a new call, counted, that takes
+      // them to the server from its first round; the server asks again for whatever they do not answer.
+      x.resume = { inputResponses };
+      const decisions = await meterToolCalls(deps, x, 1);
+      if (!decisions) return;
+      return answerRequest(deps, x, { kind: 'request', id, method: m.method, params: m.params }, decisions[0], params);
+    }
     // The retry of a call whose server asked for input: free (its first round was counted), with the agent's answers.
-    const inputResponses = m.params.inputResponses;
-    if (!isObject(inputResponses)) return sendJson(res, 200, errorResponse(id, invalidParams(`params.inputResponses must be an object of the answers, by the keys of the inputRequests (got ${kindOf(inputResponses)}).`).toJson()));
     const opened = deps.sessions.openRequestState(m.params.requestState, stateBinding(x, params.name));
     if (!opened) return sendJson(res, 200, errorResponse(id, invalidParams('Invalid or expired requestState: send back the one the input_required result gave, unchanged, for the same tool, within 30 minutes; or call the tool again without it.').toJson()));
     x.resume = opened.upstream === undefined ? { inputResponses } : { inputResponses, requestState: opened.upstream };
@@ -446,6 +459,18 @@ async function handleModern(deps: McpDeps, req: Request, res: Response, listOnly
   const decisions = await meterToolCalls(deps, x, 1);
   if (!decisions) return;
   await answerRequest(deps, x, { kind: 'request', id, method: m.method, params: m.params }, decisions[0], params);
+}
+
+/**
+ * What is wrong with a retry's `inputResponses`, or null: an object whose every value is the result of the input
+ * request under the same key (elicitation, sampling and roots/list results are all objects).
+ */
+function inputResponsesProblem(inputResponses: unknown): string | null {
+  if (!isObject(inputResponses)) return `params.inputResponses must be an object of the answers, by the keys of the inputRequests (got ${kindOf(inputResponses)}).`;
+  for (const [key, value] of Object.entries(inputResponses)) {
+    if (!isObject(value)) return `params.inputResponses[${JSON.stringify(key.slice(0, 60))}] must be the result of the input request of that key, an object such as {"action": "accept", "content": {...}} (got ${kindOf(value)}).`;
+  }
+  return null;
 }
 
 /** Answers one request as JSON, or as SSE once a tools/call has something to stream and the agent accepts it. */

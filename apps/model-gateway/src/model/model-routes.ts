@@ -132,12 +132,14 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       decision,
       async (routing, context) => {
         vendorStart = requestLedger.elapsedMs();
+        const toolWaited = toolRun?.waitedMs ?? 0;
         try {
           if (toolRun) return await toolRun.call(route!, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty, responseId, stream });
           if (!stream) return await callVendor(route!.target, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty });
           return await streamVendor(route!.target, parsed.request, { signal, timeouts: deps.timeouts, http: route!.http, failEmpty: context.failEmpty, responseId });
         } finally {
-          vendorMs += requestLedger.elapsedMs() - vendorStart;
+          // With server tools, only the waits on vendors and engines count: the loop's own work is the gateway's.
+          vendorMs += toolRun ? toolRun.waitedMs - toolWaited : requestLedger.elapsedMs() - vendorStart;
         }
       },
       {

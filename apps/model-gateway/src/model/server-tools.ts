@@ -29,6 +29,12 @@ export interface PreparedServerTools {
 export interface ServerToolRun {
   /** Budget to reserve on top of one model call: the tool calls and the extra model calls they cause, worst case. */
   reserveMicros(route: Route, inputTokens: number, maxOutputTokens: number): number;
+  /**
+   * Time (ms) this run has waited on vendors and tool backends (search engines) so far; what the
+   * pipeline subtracts for the gateway's own time (X-Gateway-Overhead-Ms). On a stream, the calls after
+   * the first token happen while the stream flows, after that header is sent.
+   */
+  readonly waitedMs: number;
   /** The model call with the tools run in between, in place of callVendor / streamVendor. */
   call(route: Route, request: CanonicalRequest, options: AnswerOptions & { stream: boolean }): Promise<CanonicalResponse | VendorStream>;
 }

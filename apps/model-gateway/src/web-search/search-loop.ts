@@ -26,6 +26,8 @@ import type { WebSearchSettings } from './tool-request';
 /** What the loop needs to run searches: the engines, their prices, the screening of results. */
 export interface SearchRunner {
   settings: WebSearchSettings;
+  /** Time spent waiting on the vendor and the engines (ms), so the gateway's own time can be told apart. */
+  waitedMs: number;
   screen: ScreenOptions;
   /** Runs one query on the chosen engine; the engine that answered and what one search there costs (micro-USD). */
   search(query: string, signal: CancelSignal | undefined): Promise<{ engine: string; results: SearchResult[]; priceMicros: number }>;
@@ -101,7 +103,13 @@ async function runSearches(runner: SearchRunner, tally: SearchTally, calls: Tool
         continue;
       }
       try {
-        const outcome = await runner.search(query, signal);
+        const searchStart = performance.now();
+        let outcome;
+        try {
+          outcome = await runner.search(query, signal);
+        } finally {
+          runner.waitedMs += performance.now() - searchStart;
+        }
         const screened = screenResults(outcome.results, runner.screen);
         tally.requests += 1;
         tally.costMicros += outcome.priceMicros;
@@ -161,9 +169,12 @@ export async function callWithSearch(target: VendorTarget, request: CanonicalReq
   let usage: NormalizedUsage | null = null;
   for (let round = 0; ; round++) {
     let response: CanonicalResponse;
+    const callStart = performance.now();
     try {
       response = await callVendor(target, { ...request, messages }, { ...options, failEmpty: round === 0 ? options.failEmpty : false });
+      runner.waitedMs += performance.now() - callStart;
     } catch (err) {
+      runner.waitedMs += performance.now() - callStart;
       // A later call failing still bills the calls and searches before it.
       if (err instanceof VendorError && usage) throw withUsage(err, tally.usage(err.usage ? addUsage(usage, err.usage) : usage));
       throw err;
@@ -191,7 +202,13 @@ export async function callWithSearch(target: VendorTarget, request: CanonicalReq
  * events, and ends with the annotations and one finish carrying the summed usage.
  */
 export async function streamWithSearch(target: VendorTarget, request: CanonicalRequest, options: AnswerOptions, runner: SearchRunner, signal: CancelSignal | undefined): Promise<VendorStream> {
-  const first = await streamVendor(target, request, options);
+  const firstStart = performance.now();
+  let first: VendorStream;
+  try {
+    first = await streamVendor(target, request, options);
+  } finally {
+    runner.waitedMs += performance.now() - firstStart;
+  }
   const tally = new SearchTally();
   async function* events(): AsyncGenerator<CanonicalStreamEvent> {
     let stream: VendorStream = first;

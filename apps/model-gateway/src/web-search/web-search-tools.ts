@@ -98,6 +98,7 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
           const guardrails = caller.org.guardrails;
           const runner: SearchRunner = {
             settings: ask.settings,
+            waitedMs: 0,
             screen: { compiled: guardrails.settingsFor(scope.customerId), scanner: guardrails.scanner, ...(deps.piScorer ? { scorer: deps.piScorer } : {}) },
             search: async (query, signal) => {
               const controller = new AbortController();
@@ -125,6 +126,9 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
           return {
             reserveMicros: (route: Route, inputTokens: number, maxOutputTokens: number) =>
               ask.settings.maxSearches * (maxPrice + reserveMicros(route.price, inputTokens + ask.settings.maxSearches * resultTokens, maxOutputTokens)),
+            get waitedMs() {
+              return runner.waitedMs;
+            },
             async call(route, canonical: CanonicalRequest, options) {
               const { stream, ...answer } = options;
               const run = stream ? await streamWithSearch(route.target, canonical, answer, runner, answer.signal) : await callWithSearch(route.target, canonical, answer, runner, answer.signal);
