@@ -229,3 +229,55 @@ schemas.WebSearchTool = { type: 'object', required: ['type'], properties: { type
 for (const path of ['/v1/responses', '/v1/chat/completions', '/v1/openai/chat/completions', '/v1/openai/responses', '/v1/messages', '/v1/anthropic/v1/messages']) {
   (gatewayDocument.paths as unknown as Record<string, { post: { requestBody: unknown } }>)[path]!.post.requestBody = chatRequestBody;
 }
+
+/**
+ * Media (issue 27 §2): images and audio at {gateway_url}/v1 and under /v1/openai (and /v1/openai/v1),
+ * so the OpenAI SDK's images and audio methods work with either base URL (README "Media").
+ */
+const mediaErrors = {
+  '400': { description: 'invalid_request_error: model_required, invalid_model_format, unsupported_endpoint_for_model (not a model of this endpoint), alias_not_supported (an @alias/ model: media takes one concrete model), input_too_long (speech input past the route\'s character limit, OpenAI 4,096), unsupported_params (a response_format the route cannot make), empty_input, invalid_request_body, vendor_unavailable, model_unavailable; a vendor\'s own 400 has source provider', content: json(modelError) },
+  '401': { description: 'Missing, invalid, disabled or management key', content: json(modelError) },
+  '402': { description: 'budget_exceeded / api_key_limit_exceeded, decided before any vendor call', content: json(modelError) },
+  '403': { description: 'model_not_allowed or blocked_by_policy', content: json(modelError) },
+  '413': { description: 'payload_too_large: the upload is over 20 MB (images) or 25 MB (audio); decided while the upload streams in (and from Content-Length before reading), param "file"', content: json(modelError) },
+  '429': { description: 'Customer key rate limit, vendor rate_limit_error', content: json(modelError) },
+  '502': { description: 'provider_error when every candidate route failed (the last failure)', content: json(modelError) },
+};
+const mediaFields = {
+  model: { type: 'string', description: 'provider/model (or a bare name one provider has), e.g. openai/gpt-image-1, openai/tts-1, openai/whisper-1, google/gemini-2.5-flash-image, google/gemini-2.5-flash-preview-tts' },
+  vendor: { type: 'string', description: 'Pin the vendor' },
+  customer: { type: 'string', format: 'uuid' },
+  project_id: { type: 'string', format: 'uuid' },
+  tags: { description: 'Tag pairs, as on chat' },
+};
+const mediaPath = (summary: string, body: unknown, ok: unknown) => ({ post: { tags: ['Media'], summary, security: [{ gateway_key: [] }], requestBody: { required: true, content: body }, responses: { '200': ok, ...mediaErrors } } });
+const imagesOk = { description: '{created, data: [{b64_json | url, revised_prompt?}], model, vendor, cost_usd, usage? (the vendor\'s tokens, gpt-image), text? (Gemini)}; X-Svc-Billed-Images', content: json(anyObject) };
+const mediaDocs: Record<string, unknown> = {};
+for (const base of ['/v1', '/v1/openai', '/v1/openai/v1']) {
+  mediaDocs[`${base}/images/generations`] = mediaPath(
+    'Generate images (billed per image)',
+    json({ type: 'object', required: ['prompt'], properties: { ...mediaFields, prompt: { type: 'string' }, n: { type: 'integer', minimum: 1, maximum: 10, default: 1 }, size: { type: 'string' }, quality: { type: 'string' }, response_format: { type: 'string', enum: ['url', 'b64_json'] }, priority_order: { type: 'array', maxItems: 10, items: { type: 'object', required: ['model'], properties: { model: { type: 'string' }, vendors: { type: 'array', items: { type: 'string' } } } }, description: 'Models to fail over to, in order (the first is model)' } }, additionalProperties: true }),
+    imagesOk,
+  );
+  mediaDocs[`${base}/images/edits`] = mediaPath(
+    'Edit images (multipart; billed per image)',
+    { 'multipart/form-data': { schema: { type: 'object', required: ['image', 'prompt'], properties: { ...mediaFields, image: { type: 'string', format: 'binary', description: 'One or more (image or image[]); 20 MB in all' }, mask: { type: 'string', format: 'binary' }, prompt: { type: 'string' }, n: { type: 'integer' }, size: { type: 'string' } } } } },
+    imagesOk,
+  );
+  mediaDocs[`${base}/audio/speech`] = mediaPath(
+    'Text to speech: raw audio bytes (billed per input character)',
+    json({ type: 'object', required: ['input', 'voice'], properties: { ...mediaFields, input: { type: 'string', description: 'Over the route\'s character limit (OpenAI 4,096): 400 input_too_long' }, voice: { description: 'alloy, nova… (mapped to a native voice on Gemini), or {id}' }, response_format: { type: 'string', enum: ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'], description: 'Default mp3 (wav on Gemini, which makes wav and pcm only)' }, speed: { type: 'number', minimum: 0.25, maximum: 4 }, instructions: { type: 'string' } } }),
+    { description: 'The audio file; Content-Type names its format; X-Svc-Billed-Characters: the characters billed', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+  );
+  mediaDocs[`${base}/audio/transcriptions`] = mediaPath(
+    'Speech to text (multipart; billed per second of audio)',
+    { 'multipart/form-data': { schema: { type: 'object', required: ['file', 'model'], properties: { ...mediaFields, file: { type: 'string', format: 'binary', description: 'Up to 25 MB' }, language: { type: 'string' }, prompt: { type: 'string' }, response_format: { type: 'string', enum: ['json', 'text', 'srt', 'verbose_json', 'vtt'], default: 'json' }, temperature: { type: 'number' } } } } },
+    { description: 'json/verbose_json: {text, vendor, language, duration, usage: {type: duration, seconds}, cost_usd, …the vendor\'s fields}; text, srt, vtt as text. X-Svc-Billed-Seconds', content: { ...json(anyObject), 'text/plain': { schema: { type: 'string' } } } },
+  );
+}
+Object.assign(gatewayDocument.paths, mediaDocs);
+
+/** Fusion (issue 27 §4) on the native /v1/responses (README "Fusion"). */
+const nativeResponses = (gatewayDocument.paths as unknown as Record<string, { post: { summary: string; responses: Record<string, unknown> } }>)['/v1/responses']!.post;
+nativeResponses.summary +=
+  '. With model "fusion" and fusion: {analysis_models: [1-8 models], synthesis_model} the panel answers in parallel and the judge writes the answer; the body adds fusion {analysis_models, synthesis_model, responses, failed_models, calls, judge} and usage is the sum of every call. Codes: 400 fusion_stream_unsupported (stream: true), 400 invalid_fusion_request, 502/403 fusion_panel_failed (no usable panel answer)';
