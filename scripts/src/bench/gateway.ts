@@ -19,6 +19,7 @@ import { LOAD_OPTIONS_USAGE, parseLoadOptions } from './options';
 import { formatInt, formatSigned, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup, type RunningService } from './services';
 import { ROUTING_DECISION_TARGET_US, routingDecisionCost } from './routing-decision';
+import { mediaUploadLeg } from './gateway-media';
 
 const USAGE = `pnpm bench gateway [options]
 
@@ -288,6 +289,9 @@ async function run(args: string[]): Promise<number> {
     const underLoad = gateway ? await gateway.exactnessUnderLoad() : null;
     progress('web search: searched and plain requests, one at a time');
     const webSearch = gateway ? await gateway.webSearch(200) : null;
+    progress('media: 20 MB uploads and a refused 30 MB one, the gateway\'s peak memory');
+    const mediaGateway = gateway?.services.find((s) => s.name === 'model-gateway');
+    const media = gateway && mediaGateway ? await mediaUploadLeg(mediaGateway, gateway.direct) : null;
 
     print(`pnpm bench gateway: ${machineDescription()}; load average ${loadBefore} before, ${machineLoad().text} after`);
     print(`${tool.description}; ${describeBackends(backends)}; upstream: the fake OpenAI API, answering at once; POST /v1/chat/completions, max_tokens 32`);
@@ -386,6 +390,10 @@ async function run(args: string[]): Promise<number> {
     print('Web search (issue 27 §1):');
     if (webSearch) for (const line of webSearch) print(line);
     else print('  skipped (the app is not built)');
+    print('');
+    print('Media uploads (issue 27 §2):');
+    if (media) for (const line of media) print(line);
+    else print('  skipped (the app is not built)');
 
     const failed = results.some((r) => r.non2xx + r.socketErrors > 0);
     return failed ? 1 : 0;
@@ -415,6 +423,6 @@ function printGatewayProfile(title: string, profile: ReturnType<typeof summarize
 
 export const gatewayBenchmark: Benchmark = {
   name: 'gateway',
-  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; a routing policy of three routes whose first fails half the time; routing decision µs; time to first token; budget exactness; the gateway\'s own time per web-searched request',
+  summary: 'the model gateway against the fake OpenAI direct, Portkey, and one and two bare proxies; a routing policy of three routes whose first fails half the time; routing decision µs; time to first token; budget exactness; the gateway\'s own time per web-searched request; the gateway\'s peak memory on 20 MB uploads',
   run,
 };
