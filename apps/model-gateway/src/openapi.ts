@@ -121,7 +121,7 @@ export const gatewayDocument = {
     '/v1/responses': modelPath('Native responses (stream: response.stream snapshots, response.done, response.error)', 'Models', { '422': { description: 'Schema failure: {detail: [...]}' } }),
     '/v1/chat/completions': modelPath('OpenAI chat completions', 'OpenAI-compatible'),
     '/v1/openai/chat/completions': modelPath('OpenAI chat completions (baseURL {gateway_url}/v1/openai)', 'OpenAI-compatible'),
-    '/v1/openai/responses': modelPath('OpenAI responses', 'OpenAI-compatible'),
+    '/v1/openai/responses': modelPath("OpenAI responses (routes to OpenAI are sent to its Responses API; store defaults to true, see README 'Stored responses')", 'OpenAI-compatible'),
     '/v1/responses/{response_id}': storedResponsePath('Models', 'A stored turn {id, object: response.stored, created_at, model, vendor, previous_response_id, input (the whole conversation up to it, as input items), output}'),
     '/v1/openai/responses/{response_id}': storedResponsePath('OpenAI-compatible', 'The stored response object as POST answered it (store: true), for the OpenAI SDK\'s responses.retrieve'),
     '/v1/embeddings': modelPath('Embeddings (encoding_format float or base64)', 'OpenAI-compatible'),

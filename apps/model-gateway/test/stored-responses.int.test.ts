@@ -32,10 +32,15 @@ afterAll(async () => {
 
 beforeEach(() => h.openai.reset());
 
-/** The vendor's view of the last chat request: the messages the gateway sent. */
+/** OpenAI's view of the last request on its Responses API (where the gateway sends the responses surfaces). */
+function lastVendorResponsesBody(): { input: Array<Record<string, unknown>> } & Record<string, unknown> {
+  const requests = h.openai.requests.filter((r) => r.path.endsWith('/responses'));
+  return requests[requests.length - 1]!.json as { input: Array<Record<string, unknown>> } & Record<string, unknown>;
+}
+
+/** The messages of that request, as role and text. */
 function lastVendorMessages(): Array<{ role: string; content: unknown }> {
-  const requests = h.openai.requests.filter((r) => r.path.endsWith('/chat/completions'));
-  return (requests[requests.length - 1]!.json as { messages: Array<{ role: string; content: unknown }> }).messages;
+  return lastVendorResponsesBody().input.filter((item) => item.type === 'message') as Array<{ role: string; content: unknown }>;
 }
 
 function text(content: unknown): string {
@@ -141,6 +146,46 @@ describe('the OpenAI surface (/v1/openai/responses)', () => {
     expect(notString.body.error.code).toBe('invalid_previous_response_id');
     const conversation = await openai.responses.create({ model: 'openai/gpt-4o', input: 'hi', conversation: 'conv_123' }).catch((err: unknown) => err);
     expect((conversation as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('conversation_unsupported');
+  });
+});
+
+describe('responses reach OpenAI as Responses (issue 27 §5)', () => {
+  test('a /v1/openai/responses request routed to OpenAI is sent to its Responses API, not Chat Completions, storing nothing at the vendor', async () => {
+    h.openai.script({ text: 'via responses' });
+    const answer = await openai.responses.create({ model: 'openai/gpt-4o', instructions: 'Be brief.', input: 'hello', store: false });
+    expect(answer.output_text).toBe('via responses');
+    expect(h.openai.requests.map((r) => r.path)).toEqual(['/v1/responses']);
+    const body = lastVendorResponsesBody();
+    expect(body).toMatchObject({ model: 'gpt-4o', instructions: 'Be brief.', store: false, include: ['reasoning.encrypted_content'] });
+  });
+
+  test("reasoning items keep their encrypted content both ways: the vendor's encrypted reasoning reaches the client and is handed back on the next turn", async () => {
+    h.openai.script({ text: 'thought it through', thinking: 'step one' });
+    const first = await openai.responses.create({ model: 'openai/o3-mini', input: 'think', reasoning: { effort: 'low' }, store: false });
+    const reasoning = first.output.find((item) => item.type === 'reasoning') as { encrypted_content?: string } | undefined;
+    expect(reasoning?.encrypted_content).toMatch(/^gAAAA/);
+    // Stateless multi-turn (store: false): the client sends the output items back; the vendor verifies its own reasoning.
+    h.openai.script({ text: 'second answer' });
+    const second = await openai.responses.create({ model: 'openai/o3-mini', input: [...(first.output as never[]), { role: 'user', content: 'and then?' }], store: false });
+    expect(second.output_text).toBe('second answer');
+    const handedBack = lastVendorResponsesBody().input.find((item) => item.type === 'reasoning');
+    expect(handedBack).toEqual({ type: 'reasoning', summary: [], encrypted_content: reasoning!.encrypted_content });
+  });
+
+  test('the native surface routed to OpenAI goes to its Responses API too, streamed', async () => {
+    h.openai.script({ text: 'native via responses' });
+    const res = await fetch(`${h.edgeUrl}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', stream: true, input: 'stream it' }) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('native via responses');
+    expect(h.openai.requests.map((r) => r.path)).toEqual(['/v1/responses']);
+    expect(lastVendorResponsesBody().stream).toBe(true);
+  });
+
+  test('chat completions still reach OpenAI as Chat Completions', async () => {
+    h.openai.script({ text: 'chat' });
+    await openai.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    expect(h.openai.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
   });
 });
 

@@ -5,11 +5,13 @@ import { anthropicAdapter } from './dialects/anthropic';
 import { parseJson, zeroUsage, type DialectAdapter, type StreamDecoder, type VendorRequest } from './dialects/adapter';
 import { geminiAdapter } from './dialects/gemini';
 import { openAIAdapter } from './dialects/openai';
+import { openAIResponsesAdapter } from './dialects/openai-responses';
 import { VendorError } from './errors';
 import { estimateEmbeddingTokens, estimateInputTokens } from './estimate';
 import { Deadline, type DeadlineReason } from './stream/deadline';
 import { SseParser, type SseFrame } from './stream/sse';
 import type {
+  ChatSurface,
   CallOptions,
   CanonicalEmbeddings,
   CanonicalEmbeddingsRequest,
@@ -28,6 +30,7 @@ import type {
 const ADAPTERS: Record<Dialect, DialectAdapter> = {
   openai: openAIAdapter(false),
   'openai-compatible': openAIAdapter(true),
+  'openai-responses': openAIResponsesAdapter,
   anthropic: anthropicAdapter,
   gemini: geminiAdapter,
 };
@@ -36,6 +39,16 @@ const ADAPTERS: Record<Dialect, DialectAdapter> = {
 const ERROR_BODY_LIMIT = 256 * 1024;
 /** A non-streaming answer larger than this is refused as malformed (guards memory). */
 const ANSWER_BODY_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The target a responses-surface request is sent to: OpenAI's own routes speak the Responses API, so
+ * the request goes out as Responses (reasoning items and their encrypted content pass as such);
+ * every other route keeps its dialect and is translated (issue 27 §5).
+ */
+export function responsesTarget(surface: ChatSurface, target: VendorTarget): VendorTarget {
+  if ((surface === 'openai-responses' || surface === 'native-responses') && target.dialect === 'openai') return { ...target, dialect: 'openai-responses' };
+  return target;
+}
 
 export function adapterFor(dialect: Dialect): DialectAdapter {
   return ADAPTERS[dialect];

@@ -1,4 +1,4 @@
-export { adapterFor, callVendor, countTokensVendor, embedVendor, emptyAnswerKind, newResponseId, streamVendor } from './call';
+export { adapterFor, callVendor, countTokensVendor, embedVendor, emptyAnswerKind, newResponseId, responsesTarget, streamVendor } from './call';
 export type { AnswerOptions, VendorStream } from './call';
 export { VendorError, WireError } from './errors';
 export type { VendorErrorInit } from './errors';

@@ -15,7 +15,8 @@ export type Surface = 'native-responses' | 'openai-chat' | 'openai-responses' | 
 export type ChatSurface = Exclude<Surface, 'openai-embeddings'>;
 
 /** The wire formats of the vendors the gateway calls. */
-export type Dialect = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible';
+/** `openai-responses`: OpenAI's Responses API, chosen per request for the responses surfaces (never in the catalog). */
+export type Dialect = 'openai' | 'anthropic' | 'gemini' | 'openai-compatible' | 'openai-responses';
 
 // ---------------------------------------------------------------------------------------------
 // Canonical request

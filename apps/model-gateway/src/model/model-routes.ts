@@ -16,6 +16,7 @@ import {
   renderError,
   renderResponse,
   requestedMaxOutputTokens,
+  responsesTarget,
   streamVendor,
   type CancelSignal,
   type CanonicalResponse,
@@ -148,7 +149,9 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
         health: deps.routing.health,
         hooks: {
           beforeAttempt: async (routing, context) => {
-            route = appRoute(deps, caller, routing);
+            // OpenAI's routes take the responses surfaces as Responses, not Chat Completions (issue 27 §5).
+            const decided = appRoute(deps, caller, routing);
+            route = { ...decided, target: responsesTarget(surface, decided.target) };
             if (context.attempt > 0) {
               attemptLedger = new RequestLedger(deps, caller, surface, stream);
               attemptLedger.scope = scope;

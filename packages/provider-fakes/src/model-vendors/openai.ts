@@ -134,6 +134,13 @@ function parseResponsesRequest(body: Record<string, unknown>, model: string): Pa
       if (typeof item.call_id === 'string' && typeof item.name === 'string') callNames.set(item.call_id, item.name);
       continue;
     }
+    if (item.type === 'reasoning') {
+      // OpenAI refuses encrypted reasoning it did not issue (stateless multi-turn hands it back as it came).
+      if (item.encrypted_content !== undefined && !isFakeEncryptedReasoning(item.encrypted_content)) {
+        return { status: 400, message: 'The encrypted content for item rs could not be verified.', param: 'input', code: 'invalid_encrypted_content' };
+      }
+      continue;
+    }
     if (item.type === 'function_call_output') {
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
       counter.text(output);
@@ -198,6 +205,17 @@ function parseResponsesRequest(body: Record<string, unknown>, model: string): Pa
   };
 }
 
+const ENCRYPTED_REASONING_PREFIX = 'gAAAAfake';
+
+/** Opaque encrypted reasoning as the fake issues it (OpenAI's is a Fernet token, `gAAAA…`). */
+export function fakeEncryptedReasoning(id: string): string {
+  return `${ENCRYPTED_REASONING_PREFIX}${Buffer.from(`reasoning:${id}`).toString('base64url')}`;
+}
+
+function isFakeEncryptedReasoning(value: unknown): boolean {
+  return typeof value === 'string' && value.startsWith(ENCRYPTED_REASONING_PREFIX);
+}
+
 /** Renders a Responses API answer: the response object, or its event stream with sequence numbers. */
 function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorResult {
   const n = ctx.state.nextId();
@@ -234,7 +252,9 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
     user: null,
     metadata: b.metadata ?? {},
   };
-  const reasoningItem = reasons || answer.thinking || answer.shapedBy === 'reasoning_exhausted' ? { id: `rs_${hex}`, type: 'reasoning', summary: answer.thinking ? [{ type: 'summary_text', text: answer.thinking }] : [] } : undefined;
+  // With include: ["reasoning.encrypted_content"] (what store: false callers ask for) the item carries it.
+  const encrypted = asArray(b.include).includes('reasoning.encrypted_content') ? { encrypted_content: fakeEncryptedReasoning(hex) } : {};
+  const reasoningItem = reasons || answer.thinking || answer.shapedBy === 'reasoning_exhausted' ? { id: `rs_${hex}`, type: 'reasoning', summary: answer.thinking ? [{ type: 'summary_text', text: answer.thinking }] : [], ...encrypted } : undefined;
   const textPart = { type: 'output_text', text: answer.text, annotations: [], logprobs: [] };
   const hasMessage = answer.text !== '' || (answer.toolCalls.length === 0 && answer.shapedBy !== 'content_filter' && answer.shapedBy !== 'reasoning_exhausted');
   const messageItem = hasMessage ? { id: `msg_${hex}`, type: 'message', status: 'completed', role: 'assistant', content: [textPart] } : undefined;
