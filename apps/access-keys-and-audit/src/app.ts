@@ -104,7 +104,14 @@ export function createApp(deps: AppDeps): { app: Express; services: AppServices;
   const sso = new SsoService(deps.db, deps.redis, deps.secrets, deps.outboundPolicy ?? { allowPrivateNetwork: false }, now);
   const roles = new RoleService(deps.db, sessionEvents);
   const members = new MemberService(deps.db, sessions, sessionEvents, now);
-  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, twoFactor, pendingSignIns, signInThrottle: throttle, sso, publicBaseUrl: deps.publicBaseUrl };
+  const publishInvalidations = async (): Promise<void> => {
+    if ((await withDeadline(relay.kick(), PUBLISH_DEADLINE_MS)) === 'late') deps.logger.warn('invalidation not published yet (Redis slow); it stays in the outbox until published');
+  };
+  const organizationChanged = async (organizationId: string): Promise<void> => {
+    verifier.invalidate({ organizationId });
+    await publishInvalidations();
+  };
+  const services: AppServices = { db: deps.db, accessKeys, sessions, sessionSettings, members, roles, twoFactor, pendingSignIns, signInThrottle: throttle, sso, publicBaseUrl: deps.publicBaseUrl, publishInvalidations, organizationChanged };
   app.locals.services = services;
   app.locals[VERIFIER_LOCAL] = verifier;
 

@@ -22,6 +22,10 @@ export interface AppServices {
   signInThrottle: SignInThrottle;
   sso: SsoService;
   publicBaseUrl?: string;
+  /** Publishes the cache invalidations a change wrote to the outbox (a revoked management key). */
+  publishInvalidations: () => Promise<void>;
+  /** After an organization's settings changed: this process's caches and every other service's drop them. */
+  organizationChanged: (organizationId: string) => Promise<void>;
 }
 
 export function servicesOf(req: Request): AppServices {

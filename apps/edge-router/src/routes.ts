@@ -48,6 +48,9 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   { pattern: '/api/v1/account', service: 'access-keys-and-audit' },
   { pattern: '/api/v1/sso', service: 'access-keys-and-audit' },
   { pattern: '/api/v1/two-factor-policy', service: 'access-keys-and-audit' },
+  // The console's management keys and organization settings.
+  { pattern: '/api/v1/management-keys', service: 'access-keys-and-audit' },
+  { pattern: '/api/v1/organization', service: 'access-keys-and-audit' },
 
   { pattern: '/api/v1/connectors', service: 'connector-registry' },
   { pattern: '/api/v1/application-credentials', service: 'connector-registry' },

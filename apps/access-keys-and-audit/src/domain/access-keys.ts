@@ -25,6 +25,8 @@ import { covers, expiryCovers, isUnrestrictedKey, restrictionCovers, type KeyDim
 import { AUDIT_EVENT_TYPES } from './event-types';
 import { organizationSettings } from './management-keys';
 import { isUuid } from '@patchbay/service-kit';
+import type { Prisma } from '../generated/prisma/client';
+import type { SessionPrincipal } from './members/session-principal';
 
 export const DEFAULT_KEY_LIFETIME_DAYS = 90;
 const SOURCE = 'access-keys-and-audit';
@@ -66,6 +68,21 @@ export interface CreateAccessKeyInput {
  * Side effects after a commit: other services drop the key from their caches. The invalidation itself
  * is written to the outbox in the change's transaction; keyChanged publishes it now.
  */
+/**
+ * Who acts on keys: an access key (the API: no wider than itself, spec Authentication 8-9), or a member
+ * signed in to the console holding manage_access_keys (checked by the route), who acts on any key of the
+ * session's organization and environment and is named in the audit log.
+ */
+export type KeyActor = { kind: 'key'; principal: KeyPrincipal } | { kind: 'member'; principal: Pick<SessionPrincipal, 'organizationId' | 'environment' | 'memberId'> };
+
+/** The console's key list: search by name or the key's last characters, sort by a column. */
+export interface AccessKeyListFilters {
+  search?: string;
+  sort?: string;
+}
+
+export const ACCESS_KEY_SORTS = ['created_at', '-created_at', 'name', '-name', 'expires_at', '-expires_at'] as const;
+
 export interface KeyEvents {
   keyChanged(oldKeyHash: string): Promise<void>;
 }
@@ -156,7 +173,7 @@ function validateIdList(field: string, value: string[] | null | undefined, error
  * Resolves the new key's dimensions from the request and the caller. Omitted restrictions and
  * scopes are inherited from the caller; anything wider than the caller is refused (spec, Authentication 8).
  */
-export function resolveNewKeyDimensions(caller: KeyPrincipal, input: CreateAccessKeyInput, now: Date): Omit<KeyDimensions, 'id'> & { name: string } {
+export function resolveNewKeyDimensions(caller: Pick<KeyPrincipal, 'environment' | 'scopes' | 'toolPackIds' | 'registeredUserIds' | 'expiresAt'>, input: CreateAccessKeyInput, now: Date): Omit<KeyDimensions, 'id'> & { name: string } {
   const errors: FieldError[] = [];
   const name = input.name?.trim();
   if (!name) errors.push({ field: 'body.name', message: 'is required' });
@@ -228,28 +245,61 @@ export class AccessKeyService {
     private readonly restrictionIds?: RestrictionIdChecker,
   ) {}
 
-  async list(caller: KeyPrincipal, page: PageParams): Promise<{ count: number; results: AccessKeyRecord[] }> {
+  async list(caller: Pick<KeyPrincipal, 'organizationId' | 'environment'>, page: PageParams, filters: AccessKeyListFilters = {}): Promise<{ count: number; results: AccessKeyRecord[] }> {
     const now = this.clock();
-    const where = {
+    const sort = filters.sort ?? '-created_at';
+    if (!(ACCESS_KEY_SORTS as readonly string[]).includes(sort)) throw ValidationError.forField('query.sort', `must be one of ${ACCESS_KEY_SORTS.join(', ')}`);
+    const search = filters.search?.trim();
+    if (search !== undefined && search.length > 255) throw ValidationError.forField('query.search', 'must be at most 255 characters');
+    const where: Prisma.AccessKeyWhereInput = {
       organizationId: caller.organizationId,
       environment: caller.environment,
       revokedAt: null,
-      OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+      AND: [
+        { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+        ...(search ? [{ OR: [{ name: { contains: search, mode: 'insensitive' as const } }, { keyLast4: search }] }] : []),
+      ],
     };
+    const direction = sort.startsWith('-') ? 'desc' : 'asc';
+    const column = sort.replace(/^-/, '');
+    // Keys without a name (the master key) or without an expiry sort last either way.
+    const orderBy: Prisma.AccessKeyOrderByWithRelationInput[] =
+      column === 'name' ? [{ name: { sort: direction, nulls: 'last' } }] : column === 'expires_at' ? [{ expiresAt: { sort: direction, nulls: 'last' } }] : [{ createdAt: direction }];
     const [count, rows] = await Promise.all([
       this.db.accessKey.count({ where }),
-      this.db.accessKey.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
+      this.db.accessKey.findMany({ where, orderBy: [...orderBy, { id: direction }], skip: page.offset, take: page.pageSize }),
     ]);
     return { count, results: rows.map((r) => toAccessKeyRecord(r, now)) };
   }
 
-  async get(caller: KeyPrincipal, keyId: string): Promise<AccessKeyRecord> {
+  async get(caller: Pick<KeyPrincipal, 'organizationId' | 'environment'>, keyId: string): Promise<AccessKeyRecord> {
     return toAccessKeyRecord(await this.findInEnvironment(this.db, caller, keyId), this.clock());
   }
 
   async create(caller: KeyPrincipal, input: CreateAccessKeyInput): Promise<AccessKeyWithSecret> {
     const now = this.clock();
-    const dims = resolveNewKeyDimensions(caller, input, now);
+    return this.store({ kind: 'key', principal: caller }, resolveNewKeyDimensions(caller, input, now), input, now);
+  }
+
+  /**
+   * A key made in the console (spec: "Keys created in the dashboard cannot choose scopes and so reach
+   * both runtime and management endpoints"): every scope, with the tool-pack and registered-user
+   * restrictions and the expiry asked for, none of which can be edited later.
+   */
+  async createForMember(member: Extract<KeyActor, { kind: 'member' }>['principal'], input: CreateAccessKeyInput): Promise<AccessKeyWithSecret> {
+    if (input.scopes !== undefined) {
+      throw ValidationError.forField('body.scopes', `keys created in the console cannot choose scopes; they get ${SCOPES.join(' and ')}. Restrict them by tool pack, registered user or expiry instead, or create a scoped key through the API with a key`);
+    }
+    // An unrestricted, never-expiring caller: the member's permission, checked by the route, is the limit.
+    const unrestricted = { environment: member.environment, scopes: [...SCOPES], toolPackIds: null, registeredUserIds: null, expiresAt: null };
+    const now = this.clock();
+    const dims = resolveNewKeyDimensions(unrestricted, { tool_pack_ids: null, registered_user_ids: null, ...input }, now);
+    return this.store({ kind: 'member', principal: member }, dims, input, now);
+  }
+
+  /** Stores a new key with its audit event; `now` is the instant its expiry was computed from, so expires_in is exact. */
+  private async store(actor: KeyActor, dims: Omit<KeyDimensions, 'id'> & { name: string }, input: CreateAccessKeyInput, now: Date): Promise<AccessKeyWithSecret> {
+    const caller = actor.principal;
     await this.checkRestrictionIdsExist(caller, input);
     const material = generateAccessKey(dims.environment);
     const row = await this.db.$transaction(async (tx) => {
@@ -267,21 +317,21 @@ export class AccessKeyService {
           usersRestricted: dims.registeredUserIds !== null,
           registeredUserIds: dims.registeredUserIds ?? [],
           expiresAt: dims.expiresAt,
-          createdByKeyId: caller.keyId,
+          createdByKeyId: actor.kind === 'key' ? actor.principal.keyId : null,
           createdAt: now,
         },
       });
-      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyCreated, caller, created, now));
+      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyCreated, actor, created, now));
       return created;
     });
     return { ...toAccessKeyRecord(row, now), key: material.key };
   }
 
-  async regenerate(caller: KeyPrincipal, keyId: string): Promise<AccessKeyWithSecret> {
+  async regenerate(by: KeyPrincipal | KeyActor, keyId: string): Promise<AccessKeyWithSecret> {
+    const actor = asActor(by);
     const now = this.clock();
     const { row, oldHash, key } = await this.db.$transaction(async (tx) => {
-      const target = await this.findForAction(tx, caller, keyId);
-      if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
+      const target = await this.findForAction(tx, actor, keyId);
       if (target.environment === 'test') throw new InvalidRequestError('Test keys cannot be regenerated; revoke the key and create a new one.');
       if (target.serviceAccount) throw new InvalidRequestError('This key is linked to a service account and has no secret to regenerate; revoke it and link a new key instead.');
       if (target.expiresAt && target.expiresAt <= now) throw new InvalidRequestError('This key has expired; regenerating keeps its expiry, so create a new key instead.');
@@ -290,7 +340,7 @@ export class AccessKeyService {
         where: { id: target.id },
         data: { keyHash: material.hash, keyPrefix: material.prefix, keyLast4: material.last4, regeneratedAt: now },
       });
-      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRegenerated, caller, updated, now));
+      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRegenerated, actor, updated, now));
       await addKeyInvalidationToOutbox(tx, { keyHash: target.keyHash });
       return { row: updated, oldHash: target.keyHash, key: material.key };
     });
@@ -298,15 +348,16 @@ export class AccessKeyService {
     return { ...toAccessKeyRecord(row, now), key };
   }
 
-  async revoke(caller: KeyPrincipal, keyId: string): Promise<void> {
+  async revoke(by: KeyPrincipal | KeyActor, keyId: string): Promise<void> {
+    const actor = asActor(by);
+    const caller = actor.principal;
     const now = this.clock();
     const oldHash = await this.db.$transaction(async (tx) => {
       // One revocation at a time per organization, so two concurrent revokes cannot remove the last two unrestricted keys.
       // NO KEY UPDATE, not UPDATE: a concurrent regenerate's audit insert takes KEY SHARE on the organization (its foreign
       // key) while holding its key's row lock, and FOR UPDATE would deadlock with it (seen under the fuzzer).
       await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${caller.organizationId}::uuid FOR NO KEY UPDATE`;
-      const target = await this.findForAction(tx, caller, keyId);
-      if (!covers(dimensionsOfPrincipal(caller), dimensionsOfRow(target))) throw new KeyScopeViolationError();
+      const target = await this.findForAction(tx, actor, keyId);
       if (target.isMaster) throw new InvalidRequestError('The master key cannot be revoked; regenerate it instead.');
       if (target.environment === 'production' && isUnrestrictedKey(dimensionsOfRow(target)) && (!target.expiresAt || target.expiresAt > now)) {
         const others = await tx.accessKey.findMany({
@@ -324,8 +375,8 @@ export class AccessKeyService {
           throw new InvalidRequestError('This is the organization\'s last unrestricted production key and cannot be revoked; create another unrestricted production key first.');
         }
       }
-      const revoked = await tx.accessKey.update({ where: { id: target.id }, data: { revokedAt: now, revokedByKeyId: caller.keyId } });
-      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRevoked, caller, revoked, now));
+      const revoked = await tx.accessKey.update({ where: { id: target.id }, data: { revokedAt: now, revokedByKeyId: actor.kind === 'key' ? actor.principal.keyId : null } });
+      await recordAuditEvent(tx, keyEvent(AUDIT_EVENT_TYPES.accessKeyRevoked, actor, revoked, now));
       await addKeyInvalidationToOutbox(tx, { keyHash: target.keyHash });
       return target.keyHash;
     });
@@ -333,7 +384,7 @@ export class AccessKeyService {
   }
 
   /** Ids sent in tool_pack_ids / registered_user_ids must exist in the caller's organization and environment: 400 naming each that does not. */
-  private async checkRestrictionIdsExist(caller: KeyPrincipal, input: CreateAccessKeyInput): Promise<void> {
+  private async checkRestrictionIdsExist(caller: Pick<KeyPrincipal, 'organizationId' | 'environment'>, input: CreateAccessKeyInput): Promise<void> {
     const toolPackIds = [...new Set(input.tool_pack_ids ?? [])];
     const registeredUserIds = [...new Set(input.registered_user_ids ?? [])];
     if (!this.restrictionIds || (toolPackIds.length === 0 && registeredUserIds.length === 0)) return;
@@ -346,7 +397,7 @@ export class AccessKeyService {
   }
 
   /** A key of the caller's organization and environment; the other environment's keys are 404 like missing ones. */
-  private async findInEnvironment(db: Tx, caller: KeyPrincipal, keyId: string): Promise<AccessKey> {
+  private async findInEnvironment(db: Tx, caller: Pick<KeyPrincipal, 'organizationId' | 'environment'>, keyId: string): Promise<AccessKey> {
     const row = isUuid(keyId) ? await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, environment: caller.environment } }) : null;
     if (!row) throw new NotFoundError('Access key not found.');
     return row;
@@ -357,23 +408,32 @@ export class AccessKeyService {
    * organization's environments because environment is one of the coverage dimensions (spec,
    * Authentication 9): a key of the other environment gets the same 403 as any key the caller does not cover.
    */
-  private async findForAction(db: Tx, caller: KeyPrincipal, keyId: string): Promise<AccessKey> {
+  private async findForAction(db: Tx, actor: KeyActor, keyId: string): Promise<AccessKey> {
     if (!isUuid(keyId)) throw new NotFoundError('Access key not found.');
     await db.$queryRaw`SELECT id FROM access_keys WHERE id = ${keyId}::uuid FOR UPDATE`;
-    const row = await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, revokedAt: null } });
+    const caller = actor.principal;
+    // A member acts in the session's environment only: the other environment's keys are 404, as everywhere.
+    const environment = actor.kind === 'member' ? { environment: caller.environment } : {};
+    const row = await db.accessKey.findFirst({ where: { id: keyId, organizationId: caller.organizationId, revokedAt: null, ...environment } });
     if (!row) throw new NotFoundError('Access key not found.');
+    if (actor.kind === 'key' && !covers(dimensionsOfPrincipal(actor.principal), dimensionsOfRow(row))) throw new KeyScopeViolationError();
     return row;
   }
 }
 
-function keyEvent(eventType: string, caller: KeyPrincipal, target: AccessKey, now: Date) {
+function asActor(by: KeyPrincipal | KeyActor): KeyActor {
+  return 'kind' in by ? by : { kind: 'key', principal: by };
+}
+
+function keyEvent(eventType: string, actor: KeyActor, target: AccessKey, now: Date) {
   const record = toAccessKeyRecord(target, now);
   return {
     organizationId: target.organizationId,
     environment: target.environment,
     eventType,
-    actorType: 'access_key' as const,
-    actorKeyId: caller.keyId,
+    actorType: actor.kind === 'key' ? ('access_key' as const) : ('member' as const),
+    actorKeyId: actor.kind === 'key' ? actor.principal.keyId : null,
+    actorMemberId: actor.kind === 'member' ? actor.principal.memberId : null,
     targetKeyId: target.id,
     resourceType: 'access_key',
     resourceId: target.id,

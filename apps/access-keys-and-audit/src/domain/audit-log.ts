@@ -101,6 +101,16 @@ export async function listAuditEvents(
   page: PageParams,
   now: Date = new Date(),
 ): Promise<{ count: number; results: AuditEventRecord[] }> {
+  const where = auditLogWhere(principal, filters, now);
+  const [count, rows] = await Promise.all([
+    db.auditEvent.count({ where }),
+    db.auditEvent.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
+  ]);
+  return { count, results: rows.map(toAuditEventRecord) };
+}
+
+/** The filters as a query, refusing invalid ones with 400 (shared by the list and the CSV export). */
+function auditLogWhere(principal: Pick<KeyPrincipal, 'organizationId' | 'environment'>, filters: AuditLogFilters, now: Date): Prisma.AuditEventWhereInput {
   const errors: FieldError[] = [];
   const after = parseDateTimeQuery('created_after', filters.createdAfter, errors);
   const before = parseDateTimeQuery('created_before', filters.createdBefore, errors);
@@ -109,18 +119,54 @@ export async function listAuditEvents(
   if (errors.length > 0) throw new ValidationError(errors);
 
   const windowStart = new Date(now.getTime() - AUDIT_DEFAULT_WINDOW_DAYS * 86_400_000);
-  const where: Prisma.AuditEventWhereInput = {
+  return {
     organizationId: principal.organizationId,
     environment: principal.environment,
     createdAt: { gte: after ?? windowStart, ...(before ? { lte: before } : {}) },
     ...(filters.eventType ? { eventType: filters.eventType } : {}),
     ...(filters.userId ? { userId: filters.userId } : {}),
   };
-  const [count, rows] = await Promise.all([
-    db.auditEvent.count({ where }),
-    db.auditEvent.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
-  ]);
-  return { count, results: rows.map(toAuditEventRecord) };
+}
+
+/** At most this many events in one CSV export; the last line says so when there were more. */
+export const AUDIT_EXPORT_MAX_ROWS = 100_000;
+const EXPORT_BATCH = 1_000;
+const CSV_COLUMNS = ['id', 'created_at', 'event_type', 'environment', 'actor_type', 'actor_key_id', 'actor_member_id', 'target_key_id', 'user_id', 'resource_type', 'resource_id', 'source_service', 'details'] as const;
+
+/** One CSV cell: quoted, and a leading = + - @ defused so a spreadsheet never runs it as a formula. */
+function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The filtered log as CSV lines, newest first, read in batches by keyset (never one huge query, never
+ * offset paging), so an export of a large log keeps the service's memory flat.
+ */
+export async function* exportAuditEventsCsv(db: Db, principal: Pick<KeyPrincipal, 'organizationId' | 'environment'>, filters: AuditLogFilters, now: Date = new Date()): AsyncGenerator<string> {
+  const where = auditLogWhere(principal, filters, now);
+  yield `${CSV_COLUMNS.join(',')}\r\n`;
+  let last: { createdAt: Date; id: string } | null = null;
+  let sent = 0;
+  while (sent < AUDIT_EXPORT_MAX_ROWS) {
+    const rows: AuditEventRow[] = await db.auditEvent.findMany({
+      where: last ? { AND: [where, { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] }] } : where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: Math.min(EXPORT_BATCH, AUDIT_EXPORT_MAX_ROWS - sent),
+    });
+    if (rows.length === 0) return;
+    let chunk = '';
+    for (const row of rows) {
+      const record = toAuditEventRecord(row);
+      chunk += `${CSV_COLUMNS.map((c) => csvCell(record[c])).join(',')}\r\n`;
+    }
+    yield chunk;
+    sent += rows.length;
+    const tail = rows[rows.length - 1]!;
+    last = { createdAt: tail.createdAt, id: tail.id };
+    if (rows.length < EXPORT_BATCH) return;
+  }
 }
 
 export function toAuditEventRecord(row: AuditEventRow): AuditEventRecord {

@@ -9,6 +9,7 @@ export const AUDIT_EVENT_TYPES = {
   accessKeyRegenerated: 'access_key.regenerated',
   accessKeyRevoked: 'access_key.revoked',
   managementKeyCreated: 'management_key.created',
+  managementKeyRevoked: 'management_key.revoked',
   memberSignedIn: 'member.signed_in',
   memberSignInFailed: 'member.sign_in_failed',
   memberLockedOut: 'member.locked_out',

@@ -194,7 +194,14 @@ export interface UpdateOrganizationInput {
   gatewayResponseStore?: boolean | null;
 }
 
-export async function updateOrganization(db: Db, organizationId: string, input: UpdateOrganizationInput, onChanged: (id: string) => Promise<void>): Promise<OrganizationRecord> {
+export async function updateOrganization(
+  db: Db,
+  organizationId: string,
+  input: UpdateOrganizationInput,
+  onChanged: (id: string) => Promise<void>,
+  /** Who changed it, for the audit log: the admin CLI unless a member did in the console. */
+  actor: { kind: 'admin_cli' } | { kind: 'member'; memberId: string } = { kind: 'admin_cli' },
+): Promise<OrganizationRecord> {
   await getOrganizationRow(db, organizationId);
   validateSettings(input);
   const data = {
@@ -215,7 +222,8 @@ export async function updateOrganization(db: Db, organizationId: string, input: 
       organizationId,
       environment: 'production',
       eventType: AUDIT_EVENT_TYPES.organizationUpdated,
-      actorType: 'admin_cli',
+      actorType: actor.kind,
+      actorMemberId: actor.kind === 'member' ? actor.memberId : null,
       resourceType: 'organization',
       resourceId: organizationId,
       sourceService: SOURCE,

@@ -16,9 +16,13 @@ import { RolesController } from './../controllers/roles/roles-controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { PermissionsController } from './../controllers/permissions/permissions-controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+import { OrganizationController } from './../controllers/organization/organization-controller';
+// WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { MembersController } from './../controllers/members/members-controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { MemberTwoFactorController } from './../controllers/members/member-two-factor-controller';
+// WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+import { ManagementKeysController } from './../controllers/management-keys/management-keys-controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { InvitationsController } from './../controllers/invitations/invitations-controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
@@ -287,6 +291,47 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Plan": {
+        "dataType": "refAlias",
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["free"]},{"dataType":"enum","enums":["paid"]}],"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "OrganizationRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "organization_id": {"dataType":"string","required":true},
+            "name": {"dataType":"string","required":true},
+            "plan": {"ref":"Plan","required":true},
+            "monthly_credits": {"dataType":"double","required":true},
+            "callback_origins": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "mcp_allowed_origins": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "environment_matching": {"dataType":"boolean","required":true},
+            "mcp_rate_limit_per_minute": {"dataType":"double","required":true},
+            "gateway_payment_method": {"dataType":"boolean","required":true},
+            "gateway_credit_usd": {"dataType":"double","required":true},
+            "gateway_response_store": {"dataType":"union","subSchemas":[{"dataType":"boolean"},{"dataType":"enum","enums":[null]}],"required":true},
+            "created_at": {"dataType":"string","required":true},
+            "updated_at": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "UpdateOrganizationBody": {
+        "dataType": "refObject",
+        "properties": {
+            "name": {"dataType":"string"},
+            "plan": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["free"]},{"dataType":"enum","enums":["paid"]}]},
+            "monthly_credits": {"dataType":"integer","validators":{"isInt":{"errorMsg":"monthly_credits must be a whole number"}}},
+            "callback_origins": {"dataType":"array","array":{"dataType":"string"}},
+            "mcp_allowed_origins": {"dataType":"array","array":{"dataType":"string"}},
+            "environment_matching": {"dataType":"boolean"},
+            "mcp_rate_limit_per_minute": {"dataType":"integer","validators":{"isInt":{"errorMsg":"mcp_rate_limit_per_minute must be a whole number"}}},
+            "gateway_payment_method": {"dataType":"boolean"},
+            "gateway_credit_usd": {"dataType":"double"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "MemberRoleRef": {
         "dataType": "refObject",
         "properties": {
@@ -360,6 +405,53 @@ const models: TsoaRoute.Models = {
         "properties": {
             "role_ids": {"dataType":"array","array":{"dataType":"string"}},
             "status": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["active"]},{"dataType":"enum","enums":["disabled"]}]},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ManagementKeyRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "id": {"dataType":"string","required":true},
+            "organization_id": {"dataType":"string","required":true},
+            "name": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "key_masked": {"dataType":"string","required":true},
+            "scopes": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "created_by_member_id": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "created_at": {"dataType":"string","required":true},
+            "revoked_at": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ManagementKeyList": {
+        "dataType": "refObject",
+        "properties": {
+            "results": {"dataType":"array","array":{"dataType":"refObject","ref":"ManagementKeyRecord"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ManagementKeyWithSecret": {
+        "dataType": "refObject",
+        "properties": {
+            "id": {"dataType":"string","required":true},
+            "organization_id": {"dataType":"string","required":true},
+            "name": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "key_masked": {"dataType":"string","required":true},
+            "scopes": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "created_by_member_id": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "created_at": {"dataType":"string","required":true},
+            "revoked_at": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "key": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "CreateManagementKeyBody": {
+        "dataType": "refObject",
+        "properties": {
+            "name": {"dataType":"string","required":true},
         },
         "additionalProperties": false,
     },
@@ -1232,6 +1324,69 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsOrganizationController_getOrganization: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+        };
+        app.get('/api/v1/organization',
+            authenticateMiddleware([{"session":["view_org_settings"]}]),
+            ...(fetchMiddlewares<RequestHandler>(OrganizationController)),
+            ...(fetchMiddlewares<RequestHandler>(OrganizationController.prototype.getOrganization)),
+
+            async function OrganizationController_getOrganization(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsOrganizationController_getOrganization, request, response });
+
+                const controller = new OrganizationController();
+
+              await templateService.apiHandler({
+                methodName: 'getOrganization',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsOrganizationController_updateOrganization: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                body: {"in":"body","name":"body","required":true,"ref":"UpdateOrganizationBody"},
+        };
+        app.patch('/api/v1/organization',
+            authenticateMiddleware([{"session":["manage_org_settings"]}]),
+            ...(fetchMiddlewares<RequestHandler>(OrganizationController)),
+            ...(fetchMiddlewares<RequestHandler>(OrganizationController.prototype.updateOrganization)),
+
+            async function OrganizationController_updateOrganization(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsOrganizationController_updateOrganization, request, response });
+
+                const controller = new OrganizationController();
+
+              await templateService.apiHandler({
+                methodName: 'updateOrganization',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMembersController_listMembers: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 search: {"in":"query","name":"search","dataType":"string"},
@@ -1428,6 +1583,101 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsManagementKeysController_listManagementKeys: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+        };
+        app.get('/api/v1/management-keys',
+            authenticateMiddleware([{"session":["view_access_keys"]}]),
+            ...(fetchMiddlewares<RequestHandler>(ManagementKeysController)),
+            ...(fetchMiddlewares<RequestHandler>(ManagementKeysController.prototype.listManagementKeys)),
+
+            async function ManagementKeysController_listManagementKeys(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsManagementKeysController_listManagementKeys, request, response });
+
+                const controller = new ManagementKeysController();
+
+              await templateService.apiHandler({
+                methodName: 'listManagementKeys',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsManagementKeysController_createManagementKey: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                body: {"in":"body","name":"body","required":true,"ref":"CreateManagementKeyBody"},
+        };
+        app.post('/api/v1/management-keys',
+            authenticateMiddleware([{"session":["manage_access_keys"]}]),
+            ...(fetchMiddlewares<RequestHandler>(ManagementKeysController)),
+            ...(fetchMiddlewares<RequestHandler>(ManagementKeysController.prototype.createManagementKey)),
+
+            async function ManagementKeysController_createManagementKey(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsManagementKeysController_createManagementKey, request, response });
+
+                const controller = new ManagementKeysController();
+
+              await templateService.apiHandler({
+                methodName: 'createManagementKey',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: 201,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsManagementKeysController_revokeManagementKey: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                management_key_id: {"in":"path","name":"management_key_id","required":true,"dataType":"string"},
+        };
+        app.post('/api/v1/management-keys/:management_key_id/revoke',
+            authenticateMiddleware([{"session":["manage_access_keys"]}]),
+            ...(fetchMiddlewares<RequestHandler>(ManagementKeysController)),
+            ...(fetchMiddlewares<RequestHandler>(ManagementKeysController.prototype.revokeManagementKey)),
+
+            async function ManagementKeysController_revokeManagementKey(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsManagementKeysController_revokeManagementKey, request, response });
+
+                const controller = new ManagementKeysController();
+
+              await templateService.apiHandler({
+                methodName: 'revokeManagementKey',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsInvitationsController_acceptInvitation: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"AcceptInvitationBody"},
@@ -1485,6 +1735,41 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'listAuditLog',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsAuditLogController_exportAuditLog: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                created_after: {"in":"query","name":"created_after","dataType":"string"},
+                created_before: {"in":"query","name":"created_before","dataType":"string"},
+                event_type: {"in":"query","name":"event_type","dataType":"string"},
+                user_id: {"in":"query","name":"user_id","dataType":"string"},
+        };
+        app.get('/api/v1/audit-log/export',
+            authenticateMiddleware([{"session":["view_audit_log"]},{"access_key":["management:all"]}]),
+            ...(fetchMiddlewares<RequestHandler>(AuditLogController)),
+            ...(fetchMiddlewares<RequestHandler>(AuditLogController.prototype.exportAuditLog)),
+
+            async function AuditLogController_exportAuditLog(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsAuditLogController_exportAuditLog, request, response });
+
+                const controller = new AuditLogController();
+
+              await templateService.apiHandler({
+                methodName: 'exportAuditLog',
                 controller,
                 response,
                 next,
@@ -1688,11 +1973,13 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsAccessKeysController_listAccessKeys: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                search: {"in":"query","name":"search","dataType":"string"},
+                sort: {"in":"query","name":"sort","dataType":"string"},
                 page: {"in":"query","name":"page","dataType":"string"},
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
         app.get('/api/v1/access-keys',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_access_keys"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController)),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController.prototype.listAccessKeys)),
 
@@ -1724,7 +2011,7 @@ export function RegisterRoutes(app: Router) {
                 body: {"in":"body","name":"body","required":true,"ref":"CreateAccessKeyBody"},
         };
         app.post('/api/v1/access-keys',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_access_keys"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController)),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController.prototype.createAccessKey)),
 
@@ -1756,7 +2043,7 @@ export function RegisterRoutes(app: Router) {
                 key_id: {"in":"path","name":"key_id","required":true,"dataType":"string"},
         };
         app.get('/api/v1/access-keys/:key_id',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["view_access_keys"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController)),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController.prototype.getAccessKey)),
 
@@ -1788,7 +2075,7 @@ export function RegisterRoutes(app: Router) {
                 key_id: {"in":"path","name":"key_id","required":true,"dataType":"string"},
         };
         app.post('/api/v1/access-keys/:key_id/regenerate',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_access_keys"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController)),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController.prototype.regenerateAccessKey)),
 
@@ -1820,7 +2107,7 @@ export function RegisterRoutes(app: Router) {
                 key_id: {"in":"path","name":"key_id","required":true,"dataType":"string"},
         };
         app.post('/api/v1/access-keys/:key_id/revoke',
-            authenticateMiddleware([{"access_key":["management:all"]}]),
+            authenticateMiddleware([{"session":["manage_access_keys"]},{"access_key":["management:all"]}]),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController)),
             ...(fetchMiddlewares<RequestHandler>(AccessKeysController.prototype.revokeAccessKey)),
 

@@ -154,6 +154,7 @@ export const ManagementKeyScalarFieldEnum = {
   keyHash: 'keyHash',
   keyLast4: 'keyLast4',
   scopes: 'scopes',
+  createdByMemberId: 'createdByMemberId',
   createdAt: 'createdAt',
   revokedAt: 'revokedAt'
 } as const

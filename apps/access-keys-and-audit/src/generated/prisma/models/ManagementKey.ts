@@ -31,6 +31,7 @@ export type ManagementKeyMinAggregateOutputType = {
   name: string | null
   keyHash: string | null
   keyLast4: string | null
+  createdByMemberId: string | null
   createdAt: Date | null
   revokedAt: Date | null
 }
@@ -41,6 +42,7 @@ export type ManagementKeyMaxAggregateOutputType = {
   name: string | null
   keyHash: string | null
   keyLast4: string | null
+  createdByMemberId: string | null
   createdAt: Date | null
   revokedAt: Date | null
 }
@@ -52,6 +54,7 @@ export type ManagementKeyCountAggregateOutputType = {
   keyHash: number
   keyLast4: number
   scopes: number
+  createdByMemberId: number
   createdAt: number
   revokedAt: number
   _all: number
@@ -64,6 +67,7 @@ export type ManagementKeyMinAggregateInputType = {
   name?: true
   keyHash?: true
   keyLast4?: true
+  createdByMemberId?: true
   createdAt?: true
   revokedAt?: true
 }
@@ -74,6 +78,7 @@ export type ManagementKeyMaxAggregateInputType = {
   name?: true
   keyHash?: true
   keyLast4?: true
+  createdByMemberId?: true
   createdAt?: true
   revokedAt?: true
 }
@@ -85,6 +90,7 @@ export type ManagementKeyCountAggregateInputType = {
   keyHash?: true
   keyLast4?: true
   scopes?: true
+  createdByMemberId?: true
   createdAt?: true
   revokedAt?: true
   _all?: true
@@ -169,6 +175,7 @@ export type ManagementKeyGroupByOutputType = {
   keyHash: string
   keyLast4: string
   scopes: string[]
+  createdByMemberId: string | null
   createdAt: Date
   revokedAt: Date | null
   _count: ManagementKeyCountAggregateOutputType | null
@@ -201,6 +208,7 @@ export type ManagementKeyWhereInput = {
   keyHash?: Prisma.StringFilter<"ManagementKey"> | string
   keyLast4?: Prisma.StringFilter<"ManagementKey"> | string
   scopes?: Prisma.StringNullableListFilter<"ManagementKey">
+  createdByMemberId?: Prisma.UuidNullableFilter<"ManagementKey"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ManagementKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ManagementKey"> | Date | string | null
   organization?: Prisma.XOR<Prisma.OrganizationScalarRelationFilter, Prisma.OrganizationWhereInput>
@@ -213,6 +221,7 @@ export type ManagementKeyOrderByWithRelationInput = {
   keyHash?: Prisma.SortOrder
   keyLast4?: Prisma.SortOrder
   scopes?: Prisma.SortOrder
+  createdByMemberId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   organization?: Prisma.OrganizationOrderByWithRelationInput
@@ -228,6 +237,7 @@ export type ManagementKeyWhereUniqueInput = Prisma.AtLeast<{
   name?: Prisma.StringNullableFilter<"ManagementKey"> | string | null
   keyLast4?: Prisma.StringFilter<"ManagementKey"> | string
   scopes?: Prisma.StringNullableListFilter<"ManagementKey">
+  createdByMemberId?: Prisma.UuidNullableFilter<"ManagementKey"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ManagementKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ManagementKey"> | Date | string | null
   organization?: Prisma.XOR<Prisma.OrganizationScalarRelationFilter, Prisma.OrganizationWhereInput>
@@ -240,6 +250,7 @@ export type ManagementKeyOrderByWithAggregationInput = {
   keyHash?: Prisma.SortOrder
   keyLast4?: Prisma.SortOrder
   scopes?: Prisma.SortOrder
+  createdByMemberId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ManagementKeyCountOrderByAggregateInput
@@ -257,6 +268,7 @@ export type ManagementKeyScalarWhereWithAggregatesInput = {
   keyHash?: Prisma.StringWithAggregatesFilter<"ManagementKey"> | string
   keyLast4?: Prisma.StringWithAggregatesFilter<"ManagementKey"> | string
   scopes?: Prisma.StringNullableListFilter<"ManagementKey">
+  createdByMemberId?: Prisma.UuidNullableWithAggregatesFilter<"ManagementKey"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ManagementKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ManagementKey"> | Date | string | null
 }
@@ -267,6 +279,7 @@ export type ManagementKeyCreateInput = {
   keyHash: string
   keyLast4: string
   scopes?: Prisma.ManagementKeyCreatescopesInput | string[]
+  createdByMemberId?: string | null
   createdAt?: Date | string
   revokedAt?: Date | string | null
   organization: Prisma.OrganizationCreateNestedOneWithoutManagementKeysInput
@@ -279,6 +292,7 @@ export type ManagementKeyUncheckedCreateInput = {
   keyHash: string
   keyLast4: string
   scopes?: Prisma.ManagementKeyCreatescopesInput | string[]
+  createdByMemberId?: string | null
   createdAt?: Date | string
   revokedAt?: Date | string | null
 }
@@ -289,6 +303,7 @@ export type ManagementKeyUpdateInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   organization?: Prisma.OrganizationUpdateOneRequiredWithoutManagementKeysNestedInput
@@ -301,6 +316,7 @@ export type ManagementKeyUncheckedUpdateInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -312,6 +328,7 @@ export type ManagementKeyCreateManyInput = {
   keyHash: string
   keyLast4: string
   scopes?: Prisma.ManagementKeyCreatescopesInput | string[]
+  createdByMemberId?: string | null
   createdAt?: Date | string
   revokedAt?: Date | string | null
 }
@@ -322,6 +339,7 @@ export type ManagementKeyUpdateManyMutationInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -333,6 +351,7 @@ export type ManagementKeyUncheckedUpdateManyInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -354,6 +373,7 @@ export type ManagementKeyCountOrderByAggregateInput = {
   keyHash?: Prisma.SortOrder
   keyLast4?: Prisma.SortOrder
   scopes?: Prisma.SortOrder
+  createdByMemberId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
 }
@@ -364,6 +384,7 @@ export type ManagementKeyMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   keyHash?: Prisma.SortOrder
   keyLast4?: Prisma.SortOrder
+  createdByMemberId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
 }
@@ -374,6 +395,7 @@ export type ManagementKeyMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   keyHash?: Prisma.SortOrder
   keyLast4?: Prisma.SortOrder
+  createdByMemberId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
 }
@@ -435,6 +457,7 @@ export type ManagementKeyCreateWithoutOrganizationInput = {
   keyHash: string
   keyLast4: string
   scopes?: Prisma.ManagementKeyCreatescopesInput | string[]
+  createdByMemberId?: string | null
   createdAt?: Date | string
   revokedAt?: Date | string | null
 }
@@ -445,6 +468,7 @@ export type ManagementKeyUncheckedCreateWithoutOrganizationInput = {
   keyHash: string
   keyLast4: string
   scopes?: Prisma.ManagementKeyCreatescopesInput | string[]
+  createdByMemberId?: string | null
   createdAt?: Date | string
   revokedAt?: Date | string | null
 }
@@ -485,6 +509,7 @@ export type ManagementKeyScalarWhereInput = {
   keyHash?: Prisma.StringFilter<"ManagementKey"> | string
   keyLast4?: Prisma.StringFilter<"ManagementKey"> | string
   scopes?: Prisma.StringNullableListFilter<"ManagementKey">
+  createdByMemberId?: Prisma.UuidNullableFilter<"ManagementKey"> | string | null
   createdAt?: Prisma.DateTimeFilter<"ManagementKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ManagementKey"> | Date | string | null
 }
@@ -495,6 +520,7 @@ export type ManagementKeyCreateManyOrganizationInput = {
   keyHash: string
   keyLast4: string
   scopes?: Prisma.ManagementKeyCreatescopesInput | string[]
+  createdByMemberId?: string | null
   createdAt?: Date | string
   revokedAt?: Date | string | null
 }
@@ -505,6 +531,7 @@ export type ManagementKeyUpdateWithoutOrganizationInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -515,6 +542,7 @@ export type ManagementKeyUncheckedUpdateWithoutOrganizationInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -525,6 +553,7 @@ export type ManagementKeyUncheckedUpdateManyWithoutOrganizationInput = {
   keyHash?: Prisma.StringFieldUpdateOperationsInput | string
   keyLast4?: Prisma.StringFieldUpdateOperationsInput | string
   scopes?: Prisma.ManagementKeyUpdatescopesInput | string[]
+  createdByMemberId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
@@ -538,6 +567,7 @@ export type ManagementKeySelect<ExtArgs extends runtime.Types.Extensions.Interna
   keyHash?: boolean
   keyLast4?: boolean
   scopes?: boolean
+  createdByMemberId?: boolean
   createdAt?: boolean
   revokedAt?: boolean
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
@@ -550,6 +580,7 @@ export type ManagementKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types
   keyHash?: boolean
   keyLast4?: boolean
   scopes?: boolean
+  createdByMemberId?: boolean
   createdAt?: boolean
   revokedAt?: boolean
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
@@ -562,6 +593,7 @@ export type ManagementKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   keyHash?: boolean
   keyLast4?: boolean
   scopes?: boolean
+  createdByMemberId?: boolean
   createdAt?: boolean
   revokedAt?: boolean
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
@@ -574,11 +606,12 @@ export type ManagementKeySelectScalar = {
   keyHash?: boolean
   keyLast4?: boolean
   scopes?: boolean
+  createdByMemberId?: boolean
   createdAt?: boolean
   revokedAt?: boolean
 }
 
-export type ManagementKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "name" | "keyHash" | "keyLast4" | "scopes" | "createdAt" | "revokedAt", ExtArgs["result"]["managementKey"]>
+export type ManagementKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "name" | "keyHash" | "keyLast4" | "scopes" | "createdByMemberId" | "createdAt" | "revokedAt", ExtArgs["result"]["managementKey"]>
 export type ManagementKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   organization?: boolean | Prisma.OrganizationDefaultArgs<ExtArgs>
 }
@@ -604,6 +637,10 @@ export type $ManagementKeyPayload<ExtArgs extends runtime.Types.Extensions.Inter
     keyHash: string
     keyLast4: string
     scopes: string[]
+    /**
+     * The member (membership id) who made it in the console; null for the admin CLI.
+     */
+    createdByMemberId: string | null
     createdAt: Date
     revokedAt: Date | null
   }, ExtArgs["result"]["managementKey"]>
@@ -1036,6 +1073,7 @@ export interface ManagementKeyFieldRefs {
   readonly keyHash: Prisma.FieldRef<"ManagementKey", 'String'>
   readonly keyLast4: Prisma.FieldRef<"ManagementKey", 'String'>
   readonly scopes: Prisma.FieldRef<"ManagementKey", 'String[]'>
+  readonly createdByMemberId: Prisma.FieldRef<"ManagementKey", 'String'>
   readonly createdAt: Prisma.FieldRef<"ManagementKey", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"ManagementKey", 'DateTime'>
 }
