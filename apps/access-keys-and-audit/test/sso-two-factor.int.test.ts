@@ -343,6 +343,72 @@ describe('TOTP two-factor sign-in', () => {
   }, 20_000);
 });
 
+describe('invitations under the sign-in rules', () => {
+  test('an invitation to an organization that requires two-factor is used, and the sign-in continues with enrolment, not a session', async () => {
+    const { owner } = await orgWithOwner();
+    await owner.put('/api/v1/two-factor-policy', { require_two_factor: true });
+    const invited = await owner.post('/api/v1/members', { email: `hal-${randomUUID().slice(0, 6)}@example.org`, role_ids: ['developer'] });
+    const hal = new Browser(h.app);
+    const accepted = await hal.post('/api/v1/invitations/accept', { token: invited.body.invitation.token, name: 'Hal', password: PASSWORD });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ two_factor_required: true, enrol: true });
+    expect(hal.cookies.get('patchbay_session')).toBeUndefined();
+    const enrolment = await hal.post('/api/v1/session/two-factor/enrolment');
+    const done = await hal.post('/api/v1/session/two-factor', { code: totpCode(enrolment.body.secret as string, Date.now()) });
+    expect(done.status).toBe(200);
+    expect(done.body.member.id).toBe(invited.body.member.id);
+  });
+
+  test('an organization that requires SSO refuses joining with a password; the invited person joins through SSO', async () => {
+    const { owner } = await orgWithOwner();
+    const domain = domainOf();
+    await setUpSso(owner, domain, { require_sso: true });
+    const invited = await owner.post('/api/v1/members', { email: `ida@${domain}`, role_ids: ['developer'] });
+    const refused = await new Browser(h.app).post('/api/v1/invitations/accept', { token: invited.body.invitation.token, name: 'Ida', password: PASSWORD });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toMatch(/requires single sign-on.*Continue with SSO/);
+    const ida = new Browser(h.app);
+    expect((await ssoSignIn(ida, `ida@${domain}`)).headers.location).toBe('/console/keys?sort=name');
+    expect((await ida.get('/api/v1/session')).body.member.id).toBe(invited.body.member.id);
+  }, 20_000);
+});
+
+describe('two-factor on the account', () => {
+  test('new recovery codes replace the old ones; turning off needs a code and is audited', async () => {
+    const { owner, ownerEmail, orgId } = await orgWithOwner();
+    const started = await owner.post('/api/v1/account/two-factor/enrolment');
+    const secret = started.body.secret as string;
+    const first = (await owner.post('/api/v1/account/two-factor/confirmation', { code: totpCode(secret, Date.now()) })).body.recovery_codes as string[];
+    expect((await owner.post('/api/v1/account/two-factor/recovery-codes', { code: 'nope' })).status).toBe(400);
+    const renewed = await owner.post('/api/v1/account/two-factor/recovery-codes', { code: first[0] });
+    expect(renewed.status).toBe(200);
+    const second = renewed.body.recovery_codes as string[];
+    expect(second).toHaveLength(10);
+    expect((await owner.post('/api/v1/account/two-factor/disable', { code: first[1] })).status).toBe(400);
+    expect((await owner.post('/api/v1/account/two-factor/disable', {})).status).toBe(400);
+    expect((await owner.post('/api/v1/account/two-factor/disable', { code: second[0] })).status).toBe(204);
+    expect((await owner.get('/api/v1/account/two-factor')).body).toMatchObject({ enabled: false, recovery_codes_left: 0 });
+    expect((await new Browser(h.app).post('/api/v1/session', { email: ownerEmail, password: PASSWORD })).body.csrf_token).toBeDefined();
+    const types = (await h.db.auditEvent.findMany({ where: { organizationId: orgId }, select: { eventType: true } })).map((e) => e.eventType);
+    expect(types).toEqual(expect.arrayContaining(['member.recovery_codes_regenerated', 'member.two_factor_disabled']));
+  });
+
+  test('without encryption keys, two-factor and SSO say what to set (503), never a 500', async () => {
+    const bare = await startHarness({ publicBaseUrl: ORIGIN });
+    try {
+      const org = await newOrganization(bare.db);
+      const link = await (bare.app.locals.services as { members: MemberService }).members.ownerSetupLink(org.organization_id, ORIGIN);
+      const b = new Browser(bare.app);
+      await b.post('/api/v1/invitations/accept', { token: link.token, name: 'No Keys', password: PASSWORD, email: `nokeys-${randomUUID().slice(0, 6)}@example.org` });
+      const res = await b.post('/api/v1/account/two-factor/enrolment');
+      expect(res.status).toBe(503);
+      expect(res.body.detail).toMatch(/PATCHBAY_ENCRYPTION_KEYS/);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
 describe('account: password and sessions', () => {
   test('changing the password needs the current one and ends every other session', async () => {
     const { owner, ownerEmail } = await orgWithOwner();

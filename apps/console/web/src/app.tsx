@@ -95,7 +95,12 @@ const rootRoute = createRootRoute({
     </main>
   ),
 });
-const signInRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-in', component: SignInPage, validateSearch: (search: Record<string, unknown>) => ({ next: typeof search.next === 'string' ? search.next : undefined }) });
+const signInRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-in', component: SignInPage, validateSearch: (search: Record<string, unknown>): { next?: string; step?: string; sso_error?: string } => ({
+    next: typeof search.next === 'string' ? search.next : undefined,
+    // Single sign-on comes back with the two-factor step to show, or the reason it failed.
+    step: search.step === 'two-factor' || search.step === 'two-factor-enrol' ? (search.step as string) : undefined,
+    sso_error: typeof search.sso_error === 'string' ? search.sso_error : undefined,
+  }) });
 const invitationRoute = createRoute({ getParentRoute: () => rootRoute, path: '/invitation', component: () => <AcceptInvitationPage ownerSetup={false} /> });
 const ownerSetupRoute = createRoute({ getParentRoute: () => rootRoute, path: '/setup', component: () => <AcceptInvitationPage ownerSetup /> });
 const signedInRoute = createRoute({ getParentRoute: () => rootRoute, id: 'signed-in', component: SignedInLayout });

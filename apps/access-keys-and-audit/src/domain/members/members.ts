@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashAccessKey } from '@patchbay/auth';
-import { AuthenticationError, ConflictError, InvalidRequestError, NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
+import { AuthenticationError, ConflictError, InvalidRequestError, NotFoundError, PermissionDeniedError, ValidationError, type FieldError } from '@patchbay/errors';
 import type { PageParams } from '@patchbay/pagination';
 import { BUILT_IN_ROLES } from '@patchbay/permissions';
 import { isUuid } from '@patchbay/service-kit';
@@ -12,7 +12,7 @@ import { assertHoldsAll, permissionsOf } from './member-permissions';
 import { hashPassword, validateNewPassword, verifyPassword } from './passwords';
 import { resolveRoleIds } from './roles';
 import type { SessionPrincipal } from './session-principal';
-import { memberEvent, normalizeEmail, type ClientContext, type SessionEvents, type SessionService } from './sessions';
+import { memberEvent, normalizeEmail, type ClientContext, type SessionEvents, type SessionService, type SignInOutcome } from './sessions';
 
 /** Invitation links, owner setup included, work this long. */
 export const INVITATION_LIFETIME_DAYS = 7;
@@ -131,7 +131,7 @@ export class MemberService {
    * Accepts an invitation: creates the person's account if needed (a person who already has one
    * confirms with their password), activates the membership, and signs them in.
    */
-  async accept(input: AcceptInvitationInput, client: ClientContext, previousToken?: string): Promise<{ token: string; principal: SessionPrincipal }> {
+  async accept(input: AcceptInvitationInput, client: ClientContext, previousToken?: string): Promise<SignInOutcome> {
     const errors: FieldError[] = [];
     if (!input.token) errors.push({ field: 'body.token', message: 'is required (the part after #token= in the link)' });
     if (typeof input.password !== 'string' || input.password === '') errors.push({ field: 'body.password', message: 'is required' });
@@ -164,8 +164,15 @@ export class MemberService {
       validateNewPassword(input.password!);
       passwordHash = await hashPassword(input.password!);
     }
+    const org = await this.db.organization.findUniqueOrThrow({ where: { id: invitation.organizationId }, select: { name: true, requireTwoFactor: true, ssoConnection: { select: { enabled: true, requireSso: true } } } });
+    if (!invitation.makesOwner && org.ssoConnection?.enabled && org.ssoConnection.requireSso) {
+      // "Require SSO": the invited person joins by signing in through the identity provider with this email.
+      throw new PermissionDeniedError(`${org.name} requires single sign-on: on the sign-in page, type ${emailNormalized} and choose "Continue with SSO" to join.`);
+    }
+    // An organization that requires two-factor: the person enrols before any session exists.
+    const secondStep = org.requireTwoFactor && !existing?.totpEnabledAt;
     const message = { organizationId: invitation.organizationId };
-    const token = await this.db.$transaction(async (tx) => {
+    const joined = await this.db.$transaction(async (tx) => {
       // Single use, even when two acceptances race: only one flips accepted_at.
       const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now } });
       if (claimed.count !== 1) throw new NotFoundError('This invitation link was just used; ask an admin of the organization for a new one.');
@@ -184,12 +191,17 @@ export class MemberService {
         ? await tx.membership.update({ where: { id: current.id }, data: { status: 'active', ...roles, lastSignInAt: now } })
         : await tx.membership.create({ data: { organizationId: invitation.organizationId, userId: user.id, status: 'active', ...roles, lastSignInAt: now } });
       await recordAuditEvent(tx, memberEvent(invitation.organizationId, membership.id, AUDIT_EVENT_TYPES.memberJoined, { email: user.email, invitation_id: invitation.id, owner: invitation.makesOwner }));
-      await recordAuditEvent(tx, memberEvent(invitation.organizationId, membership.id, AUDIT_EVENT_TYPES.memberSignedIn, { email: user.email, ip_address: client.address, user_agent: client.userAgent }));
       await this.events.stage(tx, message);
-      return this.sessions.createSession(tx, user.id, invitation.organizationId, client, previousToken);
+      if (secondStep || existing?.totpEnabledAt) return { user, membership, token: null };
+      await recordAuditEvent(tx, memberEvent(invitation.organizationId, membership.id, AUDIT_EVENT_TYPES.memberSignedIn, { email: user.email, ip_address: client.address, user_agent: client.userAgent }));
+      return { user, membership, token: await this.sessions.createSession(tx, user.id, invitation.organizationId, client, previousToken) };
     });
     await this.events.published(message);
-    return { token, principal: await this.sessions.principalOf(token) };
+    if (joined.token === null) {
+      // Two-factor on, or required by the organization: the invitation is used, the sign-in's second step follows.
+      return this.sessions.afterFirstFactor({ id: joined.user.id, email: joined.user.email, totpEnabled: joined.user.totpEnabledAt !== null }, joined.membership, 'password', client, previousToken);
+    }
+    return { kind: 'session', token: joined.token, principal: await this.sessions.principalOf(joined.token) };
   }
 
   /** Changes a member's roles, or disables / re-enables them. Disabling ends their sessions at once. */

@@ -26,7 +26,12 @@ export function AcceptInvitationPage({ ownerSetup }: { ownerSetup: boolean }) {
   const errorId = useId();
   const { submit, error, busy } = useFormSubmit(async (form) => {
     const body = { token, name: String(form.get('name') ?? ''), password: String(form.get('password') ?? ''), ...(ownerSetup ? { email: String(form.get('email') ?? '') } : {}) };
-    const session = await apiRequest<Session>('api/v1/invitations/accept', { method: 'POST', body, expectUnauthenticated: true });
+    const session = await apiRequest<Session | { two_factor_required: true; enrol: boolean }>('api/v1/invitations/accept', { method: 'POST', body, expectUnauthenticated: true });
+    if ('two_factor_required' in session) {
+      // The organization requires two-factor (or the account has it): the sign-in page takes the code.
+      await navigate({ to: '/sign-in', search: { step: session.enrol ? 'two-factor-enrol' : 'two-factor' } });
+      return;
+    }
     setCsrfToken(session.csrf_token);
     queryClient.setQueryData(sessionQueryKey, session);
     await navigate({ to: '/' });
