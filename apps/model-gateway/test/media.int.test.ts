@@ -187,6 +187,28 @@ describe('limits and refusals in the spec\'s words', () => {
   });
 });
 
+describe('guardrails on media requests', () => {
+  test('the organization\'s data-loss rules apply to image prompts and speech input: redacted before the vendor, or 422 dlp_blocked', async () => {
+    const dlpOrg = await createOrg(h);
+    const dlpKey = await createKey(h, dlpOrg);
+    const rules = (action: 'redact' | 'block') => ({ rules: [{ name: 'Emails', detector: 'EMAIL_ADDRESS', direction: 'inbound', action }] });
+    expect((await call(h.edgeUrl, dlpOrg.mgmtKey, 'PUT', '/v1/organization/dlp-rules', rules('redact'))).status).toBe(200);
+    await eventually(async () => {
+      h.openai.reset();
+      expect((await call(h.edgeUrl, dlpKey.key, 'POST', '/v1/images/generations', { model: 'openai/gpt-image-1', prompt: 'a poster for alice@example.com' })).status).toBe(200);
+      expect(JSON.stringify(h.openai.requests.at(-1)!.json)).toContain('[REDACTED:EMAIL_ADDRESS]');
+    }, 5000);
+    expect((await call(h.edgeUrl, dlpOrg.mgmtKey, 'PUT', '/v1/organization/dlp-rules', rules('block'))).status).toBe(200);
+    await eventually(async () => {
+      h.openai.reset();
+      const res = await call(h.edgeUrl, dlpKey.key, 'POST', '/v1/audio/speech', { model: 'openai/tts-1', voice: 'alloy', input: 'Write to alice@example.com' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ type: 'blocked_by_policy', code: 'dlp_blocked' });
+      expect(h.openai.requests).toHaveLength(0);
+    }, 5000);
+  });
+});
+
 describe('Gemini image output and text to speech', () => {
   test('images.generate on a Gemini image model sends responseModalities TEXT+IMAGE and answers the inline PNG', async () => {
     const result = await sdk('/v1').images.generate({ model: 'google/gemini-2.5-flash-image', prompt: 'a blue square' });

@@ -226,6 +226,18 @@ export function guardEmbeddingsInput(guardrails: OrganizationGuardrails, request
 }
 
 /**
+ * DLP on the texts of a media request (an image prompt, speech input) before the vendor sees them:
+ * the inbound rules, as on a prompt; redacted texts are sent, a block rule is 422 dlp_blocked.
+ */
+export function guardMediaText(guardrails: OrganizationGuardrails, texts: string[], what: string): string[] {
+  const scanner = guardrails.scanner;
+  if (!scanner || texts.length === 0) return texts;
+  const scanned = scanner.scan(texts, 'inbound');
+  if (scanned.blocked) throw dlpInputBlock(scanned.blocked, what);
+  return scanned.value as string[];
+}
+
+/**
  * DLP on a count_tokens request, which is sent to the vendor like a prompt: the same inbound rules
  * (redacted text is counted, a block rule is 422 dlp_blocked). Prompt-injection screening does not
  * apply: nothing is generated.

@@ -5,6 +5,7 @@ import { Cancellation, WireError, type GatewayFields, type NormalizedUsage, type
 import type { GatewayUsageRecordJob } from '@patchbay/queues';
 import { beginRequest, type Logger } from '@patchbay/service-kit';
 import { MEDIA_BILLING_UNITS, microsToUsd, type CatalogModel, type CatalogRoute, type MediaModelType } from '../catalog/catalog';
+import { guardMediaText } from '../guardrails/guardrails';
 import { GatewayError, sendModelError, toGatewayErrorLike } from '../http/errors';
 import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json-body';
 import { admit, authenticateModelCaller, modelMatches, RequestLedger, resolveScope, routeFor, spendSubject, type Caller, type ModelDeps, type Route } from '../model/model-request';
@@ -271,8 +272,10 @@ async function withFailover<T>(deps: ModelDeps, caller: Caller, input: MediaInpu
 
 async function handleImagesGenerations(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, body: Record<string, unknown>, signal: Cancellation): Promise<void> {
   const input = inputFrom(body);
-  const prompt = str(body.prompt, 'prompt');
-  if (prompt === undefined || prompt.trim() === '') throw invalid('empty_input', '"prompt" is required: describe the image to generate.', 'prompt');
+  const asked = str(body.prompt, 'prompt');
+  if (asked === undefined || asked.trim() === '') throw invalid('empty_input', '"prompt" is required: describe the image to generate.', 'prompt');
+  // The organization's data-loss rules apply to the prompt as to a chat prompt (redacted, or 422 dlp_blocked).
+  const [prompt] = guardMediaText(caller.org.guardrails, [asked], 'prompt') as [string];
   const n = imageCount(body.n);
   const routes = candidateRoutes(deps, caller, input, 'images.generations');
   const responseFormat = responseFormatOf(body.response_format);
@@ -285,8 +288,8 @@ async function handleImagesGenerations(deps: ModelDeps, req: IncomingMessage, re
 async function handleImagesEdits(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, upload: MultipartUpload, signal: Cancellation): Promise<void> {
   const fields = Object.fromEntries(upload.fields);
   const input = inputFrom(fields);
-  const prompt = fields.prompt;
-  if (prompt === undefined || prompt.trim() === '') throw invalid('empty_input', '"prompt" is required: describe the edit.', 'prompt');
+  if (fields.prompt === undefined || fields.prompt.trim() === '') throw invalid('empty_input', '"prompt" is required: describe the edit.', 'prompt');
+  const [prompt] = guardMediaText(caller.org.guardrails, [fields.prompt], 'prompt') as [string];
   const images = upload.files.filter((f) => f.field === 'image' || f.field === 'image[]');
   if (images.length === 0) throw invalid('invalid_request_body', 'Upload at least one image as the "image" (or "image[]") form field.', 'image');
   const mask = upload.files.find((f) => f.field === 'mask') ?? null;
@@ -311,8 +314,9 @@ function answerImages(res: ServerResponse, done: Attempted<Awaited<ReturnType<ty
 
 async function handleSpeech(deps: ModelDeps, req: IncomingMessage, res: ServerResponse, caller: Caller, body: Record<string, unknown>, signal: Cancellation): Promise<void> {
   const input = inputFrom(body);
-  const text = str(body.input, 'input');
-  if (text === undefined || text === '') throw invalid('empty_input', '"input" is required: the text to speak.', 'input');
+  const asked = str(body.input, 'input');
+  if (asked === undefined || asked === '') throw invalid('empty_input', '"input" is required: the text to speak.', 'input');
+  const [text] = guardMediaText(caller.org.guardrails, [asked], 'speech input') as [string];
   const voice = body.voice;
   if (typeof voice !== 'string' && !(voice && typeof voice === 'object' && typeof (voice as { id?: unknown }).id === 'string')) {
     throw invalid('invalid_request_body', '"voice" is required: a voice name such as "alloy", or {"id": "voice_…"}.', 'voice');
@@ -363,7 +367,8 @@ async function handleTranscription(deps: ModelDeps, req: IncomingMessage, res: S
   }
   const routes = candidateRoutes(deps, caller, input, 'audio.transcriptions');
   const estimated = await audioSeconds(file);
-  const request = { file, language: fields.language, prompt: fields.prompt, responseFormat, temperature: fields.temperature };
+  const prompt = fields.prompt === undefined ? undefined : guardMediaText(caller.org.guardrails, [fields.prompt], 'prompt')[0];
+  const request = { file, language: fields.language, prompt, responseFormat, temperature: fields.temperature };
   const done = await withFailover(deps, caller, input, 'audio.transcriptions', req.headers, routes, () => Math.max(estimated, 1), (route, options) => transcribe(route.target, request, options), signal);
   const { value, ledger, headers, route } = done;
   const seconds = value.seconds ?? Math.ceil(estimated);
