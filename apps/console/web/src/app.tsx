@@ -4,8 +4,15 @@ import { useCallback, useEffect } from 'react';
 import { ApiError, onSessionExpired } from './api/client';
 import { fetchSession, sessionQueryKey, signOut } from './api/session';
 import { consoleBasePath } from './config';
+import { AppShell } from './components/app-shell';
+import { AccessKeysPage } from './pages/access-keys';
+import { AuditLogPage } from './pages/audit-log';
 import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
+import { ManagementKeysPage } from './pages/management-keys';
+import { MembersPage } from './pages/members';
+import { OrganizationPage } from './pages/organization';
+import { RolesPage } from './pages/roles';
 import { AcceptInvitationPage } from './pages/invitation';
 import { SignInPage } from './pages/sign-in';
 import { SsoPage } from './pages/sso';
@@ -55,29 +62,16 @@ function SignedInLayout() {
   if (session.isPending || unauthenticated) return <p role="status">Loading…</p>;
   if (session.error) return <p role="alert">The console could not load your session: {session.error.message}</p>;
   return (
-    <div className="layout">
-      <header>
-        <Link to="/" className="brand">
-          Patchbay
-        </Link>
-        <span>
-          {session.data.organization.name} · {session.data.environment}
-        </span>
-        <button
-          type="button"
-          onClick={async () => {
-            await signOut().catch(() => undefined);
-            queryClient.clear();
-            await navigate({ to: '/sign-in', search: { next: undefined } });
-          }}
-        >
-          Sign out
-        </button>
-      </header>
-      <main>
-        <Outlet />
-      </main>
-    </div>
+    <AppShell
+      session={session.data}
+      onSignOut={async () => {
+        await signOut().catch(() => undefined);
+        queryClient.clear();
+        await navigate({ to: '/sign-in', search: { next: undefined } });
+      }}
+    >
+      <Outlet />
+    </AppShell>
   );
 }
 
@@ -107,8 +101,17 @@ const signedInRoute = createRoute({ getParentRoute: () => rootRoute, id: 'signed
 const homeRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/', component: HomePage });
 const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/account', component: AccountPage });
 const ssoRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/sso', component: SsoPage });
+// Pages shaped like the APIs they show (GET /api/v1/members → /members, ...).
+const consolePages = [
+  createRoute({ getParentRoute: () => signedInRoute, path: '/members', component: MembersPage }),
+  createRoute({ getParentRoute: () => signedInRoute, path: '/roles', component: RolesPage }),
+  createRoute({ getParentRoute: () => signedInRoute, path: '/organization', component: OrganizationPage }),
+  createRoute({ getParentRoute: () => signedInRoute, path: '/access-keys', component: AccessKeysPage }),
+  createRoute({ getParentRoute: () => signedInRoute, path: '/management-keys', component: ManagementKeysPage }),
+  createRoute({ getParentRoute: () => signedInRoute, path: '/audit-log', component: AuditLogPage }),
+] as const;
 
-const routeTree = rootRoute.addChildren([signInRoute, invitationRoute, ownerSetupRoute, signedInRoute.addChildren([homeRoute, accountRoute, ssoRoute])]);
+const routeTree = rootRoute.addChildren([signInRoute, invitationRoute, ownerSetupRoute, signedInRoute.addChildren([homeRoute, accountRoute, ssoRoute, ...consolePages])]);
 
 export const router = createRouter({ routeTree, basepath: consoleBasePath.replace(/\/$/, '') || '/' });
 

@@ -25,7 +25,17 @@ export function onSessionExpired(listener: Listener): () => void {
   return () => sessionExpiredListeners.delete(listener);
 }
 
+/** Tells the app the session has ended (the typed client calls it on a 401, as apiRequest does). */
+export function notifySessionExpired(): void {
+  for (const listener of sessionExpiredListeners) listener();
+}
+
 let csrfToken: string | null = null;
+
+/** The token to send in X-CSRF-Token on a state-changing call, once the session is loaded. */
+export function currentCsrfToken(): string | null {
+  return csrfToken;
+}
 
 /** The session's anti-forgery token, given by GET/POST /api/v1/session; sent on every state-changing call. */
 export function setCsrfToken(token: string | null): void {
@@ -60,15 +70,20 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
   const text = await res.text();
   const body: unknown = text ? safeJson(text) : null;
   if (res.ok) return body as T;
+  const error = apiErrorFrom(res.status, body);
+  if (res.status === 401 && !options.expectUnauthenticated) notifySessionExpired();
+  throw error;
+}
+
+/** An ApiError from an answer's status and parsed body (the services' {detail, code, errors} envelope). */
+export function apiErrorFrom(status: number, body: unknown): ApiError {
   const envelope = (body ?? {}) as { detail?: unknown; code?: unknown; errors?: unknown };
-  const error = new ApiError(
-    res.status,
-    typeof envelope.code === 'string' ? envelope.code : `http_${res.status}`,
-    typeof envelope.detail === 'string' ? envelope.detail : `The request failed (HTTP ${res.status}).`,
+  return new ApiError(
+    status,
+    typeof envelope.code === 'string' ? envelope.code : `http_${status}`,
+    typeof envelope.detail === 'string' ? envelope.detail : `The request failed (HTTP ${status}).`,
     Array.isArray(envelope.errors) ? (envelope.errors as ApiError['fieldErrors']) : [],
   );
-  if (res.status === 401 && !options.expectUnauthenticated) for (const listener of sessionExpiredListeners) listener();
-  throw error;
 }
 
 function safeJson(text: string): unknown {
