@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpKeyLoader, httpSessionLoader } from '@patchbay/auth';
 import { OutboxRelay, QueueSet } from '@patchbay/queues';
 import { SecretBox } from '@patchbay/secrets';
 import { createLogger, createRedis } from '@patchbay/service-kit';
@@ -23,6 +23,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The public URL the app believes it serves (links, and the Origin a console session's writes must carry). */
+export const PUBLIC_URL = 'http://patchbay.test';
+
 export interface HarnessOptions {
   config?: Partial<AppServices['config']>;
   baseUrlOverrides?: Record<string, string>;
@@ -41,6 +44,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logger = createLogger('test', 'silent');
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
+  // Members' console sessions, verified through the real access-keys-and-audit like keys.
+  const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }), publicBaseUrl: PUBLIC_URL });
+  await sessionVerifier.subscribe(createRedis(TEST_REDIS_URL));
   // The prefix the access-keys child process (which inherits this environment) consumes audit events under.
   const queues = new QueueSet({ connection: queueConnection, logger, prefix: process.env.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger, pollIntervalMs: 100 });
@@ -50,7 +56,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     redis,
     box: new SecretBox({ test: randomBytes(32) }, 'test'),
     config: {
-      PATCHBAY_PUBLIC_URL: 'http://patchbay.test',
+      PATCHBAY_PUBLIC_URL: PUBLIC_URL,
       PATCHBAY_ALLOW_PRIVATE_NETWORK: true,
       LINK_TOKEN_TTL_SECONDS: 3600,
       MCP_HANDSHAKE_TIMEOUT_MS: 5000,
@@ -61,7 +67,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     baseUrlOverrides: options.baseUrlOverrides ?? {},
     logger,
   };
-  const app = createApp({ services, logger, verifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
+  const app = createApp({ services, logger, verifier, sessionVerifier, internalRouters: internalRouters(services), pageRouters: pageRouters(services) });
   return {
     app,
     db,
@@ -77,6 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await queues.close();
       queueConnection.disconnect();
       await verifier.close();
+      await sessionVerifier.close();
       redis.disconnect();
       await db.$disconnect();
       await accessKeys.stop();

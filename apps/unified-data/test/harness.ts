@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { KeyVerifier, httpKeyLoader } from '@patchbay/auth';
+import { KeyVerifier, SessionVerifier, httpKeyLoader, httpSessionLoader } from '@patchbay/auth';
 import type { RunSyncOptions, SyncOutcome } from '@patchbay/marketing-platforms';
 import { EVENTBRITE_FAKE_TOKENS, HUBSPOT_FAKE_TOKENS, startFakeEventbrite, startFakeHubspot, startFakeZoom, type FakeHubspot } from '@patchbay/provider-fakes';
 import { OutboxRelay, QUEUE_NAMES, QueueSet, createConsumer, type UnifiedDataSyncJob } from '@patchbay/queues';
@@ -71,6 +71,9 @@ export async function startHarness(): Promise<Harness> {
   const logger = createLogger('test', 'silent');
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
+  // Members' console sessions, verified through the real access-keys-and-audit like keys.
+  const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }), publicBaseUrl: 'http://patchbay.test' });
+  await sessionVerifier.subscribe(createRedis(TEST_REDIS_URL));
   const accountTokens = accountTokenCache(db);
   await accountTokens.subscribe(subscriber);
   const queues = new QueueSet({ connection: queueConnection, logger, prefix: QUEUE_PREFIX });
@@ -105,7 +108,7 @@ export async function startHarness(): Promise<Harness> {
   };
   const box = new SecretBox({ test: randomBytes(32) }, 'test');
   const services: AppServices = { db, redis, box, config, relay, scheduler, logger, accountTokens, activity: new AccountActivity({ db, scheduler, logger }) };
-  const app = createApp({ services, logger, verifier });
+  const app = createApp({ services, logger, verifier, sessionVerifier });
   const results: Harness['results'] = [];
   const workerDeps: SyncWorkerDeps = {
     db,
@@ -192,6 +195,7 @@ export async function startHarness(): Promise<Harness> {
       await queues.close();
       queueConnection.disconnect();
       await verifier.close();
+      await sessionVerifier.close();
       await accountTokens.close();
       redis.disconnect();
       await db.$disconnect();

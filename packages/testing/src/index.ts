@@ -8,4 +8,4 @@ export type { ServiceProcess } from './service-process';
 export type { RunningRegistry } from './registry-service';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from './browser';
 export { memberSession, ownerSession } from './member-sessions';
-export type { MemberSession } from './member-sessions';
+export type { AccessKeysApi, MemberSession } from './member-sessions';

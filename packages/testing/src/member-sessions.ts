@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RunningAccessKeys } from './access-keys-service';
 
+/** Where access-keys-and-audit answers (the service itself, or the edge in front of the suite) and its admin CLI. */
+export type AccessKeysApi = Pick<RunningAccessKeys, 'url' | 'cli'>;
+
 /** A member signed in to the console, for calling any service the way the console does. */
 export interface MemberSession {
   memberId: string;
@@ -43,10 +46,11 @@ function sessionFrom(res: Response, memberId: string, email: string, csrfToken: 
   };
 }
 
-async function accept(accessKeys: RunningAccessKeys, token: string, email: string, withEmail: boolean): Promise<MemberSession> {
+async function accept(accessKeys: AccessKeysApi, token: string, email: string, withEmail: boolean): Promise<MemberSession> {
   const res = await fetch(`${accessKeys.url}/api/v1/invitations/accept`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // A browser on the console's page sends its origin with the form.
+    headers: { 'content-type': 'application/json', origin: new URL(accessKeys.url).origin },
     body: JSON.stringify({ token, name: email.split('@')[0], password: PASSWORD, ...(withEmail ? { email } : {}) }),
   });
   if (!res.ok) throw new Error(`accepting the invitation failed: ${res.status} ${await res.text()}`);
@@ -55,7 +59,7 @@ async function accept(accessKeys: RunningAccessKeys, token: string, email: strin
 }
 
 /** The organization's owner, made once per organization through the real owner-setup link. */
-export async function ownerSession(accessKeys: RunningAccessKeys, organizationId: string): Promise<MemberSession> {
+export async function ownerSession(accessKeys: AccessKeysApi, organizationId: string): Promise<MemberSession> {
   const known = owners.get(organizationId);
   if (known) return known;
   const link = (await accessKeys.cli(['member', 'owner-setup', '--org', organizationId])) as { token: string };
@@ -66,11 +70,11 @@ export async function ownerSession(accessKeys: RunningAccessKeys, organizationId
 }
 
 /**
- * A member holding exactly `permissions` (a custom role the owner makes through the API), invited with
- * the real admin CLI and signed in by accepting the invitation; `environment: 'test'` switches the session.
+ * A member holding exactly `permissions` (a custom role the owner makes through the API), invited by the
+ * owner and signed in by accepting the invitation; `environment: 'test'` switches the session.
  */
 export async function memberSession(
-  accessKeys: RunningAccessKeys,
+  accessKeys: AccessKeysApi,
   organizationId: string,
   options: { permissions: string[]; environment?: 'production' | 'test' },
 ): Promise<MemberSession> {
@@ -86,9 +90,13 @@ export async function memberSession(
   if (roleRes.status !== 201) throw new Error(`creating the role failed: ${roleRes.status} ${await roleRes.text()}`);
   const role = (await roleRes.json()) as { id: string };
   const email = `member-${process.pid}-${counter}-${tag}@example.test`;
-  const invite = (await accessKeys.cli(['member', 'invite', '--org', organizationId, '--email', email, '--role', role.id])) as { token: string; member_id: string };
-  const session = await accept(accessKeys, invite.token, email, false);
-  session.memberId ||= invite.member_id;
+  // Invited by the owner through the API (the admin CLI does the same, at the cost of a process per member).
+  const membersUrl = `${accessKeys.url}/api/v1/members`;
+  const inviteRes = await fetch(membersUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...owner.headers('POST', membersUrl) }, body: JSON.stringify({ email, role_ids: [role.id] }) });
+  if (inviteRes.status !== 201) throw new Error(`inviting the member failed: ${inviteRes.status} ${await inviteRes.text()}`);
+  const invite = (await inviteRes.json()) as { member: { id: string }; invitation: { token: string } };
+  const session = await accept(accessKeys, invite.invitation.token, email, false);
+  session.memberId ||= invite.member.id;
   if (options.environment === 'test') {
     const url = `${accessKeys.url}/api/v1/session/environment`;
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...session.headers('POST', url) }, body: JSON.stringify({ environment: 'test' }) });
