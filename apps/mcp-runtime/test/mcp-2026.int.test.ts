@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { node22 } from '@patchbay/mcp-conformance';
 import { waitFor } from '@patchbay/testing';
+import { startCountingProxy, type CountingProxy } from './counting-proxy';
 import { api, startHarness, type Harness } from './harness';
 import { startSdkServer, type RemoteServer, type SdkServerEvents } from './remote-servers';
 
@@ -28,42 +27,7 @@ let listUrl: string;
 let remote: RemoteServer & SdkServerEvents;
 
 /** A proxy in front of the runtime that counts the requests the endpoint receives, per HTTP method and JSON-RPC method. */
-let proxy: { url: string; seen: string[]; close(): Promise<void> };
-
-async function startCountingProxy(target: string): Promise<typeof proxy> {
-  const seen: string[] = [];
-  const upstream = new URL(target);
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      let method = '';
-      try {
-        method = (JSON.parse(body.toString('utf8')) as { method?: string }).method ?? 'response';
-      } catch {
-        // Not JSON.
-      }
-      seen.push(`${req.method} ${method}`.trim());
-      const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      out.on('error', () => res.destroy());
-      res.on('close', () => out.destroy());
-      out.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
+let proxy: CountingProxy;
 
 beforeAll(async () => {
   [h, remote] = await Promise.all([startHarness(), startSdkServer({ eventStore: false })]);
@@ -233,6 +197,14 @@ describe("the revision's checks", () => {
     const res = await modern(method);
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ id: 7, error: { code: -32601 } });
+  });
+
+  it('subscriptions/listen is 404/-32601 as the revision allows a server that declares no listChanged; discover declares none', async () => {
+    const discover = await modern('server/discover');
+    expect(discover.json.result.capabilities.tools.listChanged).toBeUndefined();
+    const res = await modern('subscriptions/listen', { notifications: { toolsListChanged: true } });
+    expect(res.status).toBe(404);
+    expect(res.json.error.message).toMatch(/no list-changed notifications .* read tools\/list again when its ttlMs has passed/);
   });
 
   it('initialize with a 2026-07-28 header is 400 with -32020; a notification is 202', async () => {

@@ -2,7 +2,9 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { createGuardedRequest } from '@patchbay/outbound';
 import { waitFor } from '@patchbay/testing';
+import { RemoteMcpClient } from '../src/domain/remote-mcp';
 import { api, rpc, startHarness, type Harness } from './harness';
 import { startServerEverything, type RemoteServer } from './remote-servers';
 import { start2026Server, type Server2026 } from './remote-servers-2026';
@@ -181,6 +183,29 @@ describe('calls', () => {
       expect((await client.callTool({ name: 'only__asks_user', arguments: {} })).content).toEqual([{ type: 'text', text: 'hello Grace' }]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('cache hints of server/discover', () => {
+  it("a modern server is probed again once its discover answer's ttlMs has passed, beside the next call and at most once per interval", async () => {
+    const server = await start2026Server('reject', { discoverTtlMs: 300 });
+    const client = new RemoteMcpClient({ url: server.url, secret: null, http: createGuardedRequest({ allowPrivateNetwork: true }, { requireHttps: false }), timeoutMs: 5_000, maxResponseBytes: 1 << 20, rediscoverMinMs: 100 });
+    const discovers = () => server.seen.filter((s) => s.method === 'server/discover').length;
+    try {
+      expect((await client.callTool('lookup', { query: 'a' })).content).toEqual([{ type: 'text', text: 'found a' }]);
+      await client.callTool('lookup', { query: 'b' });
+      expect(discovers()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      // Stale now: this call goes out at once, the probe beside it.
+      expect((await client.callTool('lookup', { query: 'c' })).content).toEqual([{ type: 'text', text: 'found c' }]);
+      await waitFor(() => discovers() === 2, 2_000, 'a second server/discover');
+      await client.callTool('lookup', { query: 'd' });
+      expect(discovers()).toBe(2);
+      expect(server.seen.map((s) => s.method)).not.toContain('initialize');
+    } finally {
+      await client.close();
+      await server.close();
     }
   });
 });

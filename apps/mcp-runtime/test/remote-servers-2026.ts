@@ -20,8 +20,8 @@ export interface Server2026 {
   close(): Promise<void>;
 }
 
-function server(name: string, events: { cancelled: number }): McpServer {
-  const mcp = new McpServer({ name, version: '2.0.0' }, { capabilities: { tools: {}, logging: {} } });
+function server(name: string, events: { cancelled: number }, discoverTtlMs?: number): McpServer {
+  const mcp = new McpServer({ name, version: '2.0.0' }, { capabilities: { tools: {}, logging: {} }, ...(discoverTtlMs !== undefined ? { cacheHints: { 'server/discover': { ttlMs: discoverTtlMs } } } : {}) });
   mcp.registerTool('lookup', { description: 'Looks a record up', inputSchema: z.object({ query: z.string() }) }, async ({ query }) => ({ content: [{ type: 'text', text: `found ${query}` }] }));
   mcp.registerTool('reports', { description: 'Reports progress and logs while it works', inputSchema: z.object({}) }, async (_args, ctx) => {
     const token = ctx.mcpReq._meta?.progressToken;
@@ -54,10 +54,11 @@ function server(name: string, events: { cancelled: number }): McpServer {
   return mcp;
 }
 
-export async function start2026Server(legacy: 'reject' | 'stateless'): Promise<Server2026> {
+/** `discoverTtlMs`: the `ttlMs` its server/discover answers carry (the SDK's default is 0). */
+export async function start2026Server(legacy: 'reject' | 'stateless', options: { discoverTtlMs?: number } = {}): Promise<Server2026> {
   const events = { cancelled: 0 };
   const seen: Server2026['seen'] = [];
-  const handler = createMcpHandler(() => server(legacy === 'reject' ? 'only-2026' : 'dual-era', events), { legacy });
+  const handler = createMcpHandler(() => server(legacy === 'reject' ? 'only-2026' : 'dual-era', events, options.discoverTtlMs), { legacy });
   const httpServer = http.createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
