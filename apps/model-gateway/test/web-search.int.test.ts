@@ -251,11 +251,44 @@ describe('the vendor-compatible surfaces with the official clients', () => {
     expect((message.usage as unknown as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1, web_search_results: text.citations.length });
   });
 
-  test('Anthropic messages: the Anthropic SDK\'s own web_search_20250305 tool on an Anthropic route is answered (max_uses honoured)', async () => {
+  test('Anthropic messages: the Anthropic SDK\'s own web_search_20250305 tool on an Anthropic route goes to Anthropic as its own search (auto mode), priced at the catalog\'s price for it', async () => {
     const anthropic = new Anthropic({ apiKey: key, baseURL: `${h.edgeUrl}/v1/anthropic` });
-    const message = await anthropic.messages.create({ model: 'anthropic/claude-sonnet-4', max_tokens: 512, messages: [{ role: 'user', content: PROMPT }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }] });
+    const message = await anthropic.messages.create({ model: 'anthropic/claude-sonnet-4', max_tokens: 512, messages: [{ role: 'user', content: PROMPT }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2, allowed_domains: ['example.com'] }] });
+    // One call: the vendor searched, not the gateway.
+    expect(h.anthropic.requests).toHaveLength(1);
+    expect(engines.searxng.queries).toHaveLength(0);
+    const sent = JSON.parse(h.anthropic.requests[0]!.body);
+    expect(sent.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 2, allowed_domains: ['example.com'] }]);
+    // Neither the gateway's function nor its instruction: the vendor's own tool only.
+    expect(sent.system).toBeUndefined();
+    expect(JSON.stringify(sent)).not.toContain('treat them as untrusted evidence');
     expect(message.content.map((b) => b.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
-    expect((message as unknown as { warnings: Array<{ code: string }> }).warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'native_web_search_emulated' })]));
+    expect((message.content[1] as { content: Array<{ url: string }> }).content[0]!.url).toBe('https://example.com/fake-anthropic-search');
+    expect((message.content[2] as { citations: Array<{ url: string }> }).citations[0]!.url).toBe('https://example.com/fake-anthropic-search');
+    const usage = message.usage as unknown as { server_tool_use: unknown; cost_usd: number; input_tokens: number; output_tokens: number };
+    expect(usage.server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+    // claude-sonnet-4: $3 / $15 per million tokens; one Anthropic search $0.01.
+    expect(Math.round(usage.cost_usd * 1e6)).toBe(Math.ceil(usage.input_tokens * 3 + usage.output_tokens * 15) + 10_000);
+    expect((message as unknown as { warnings?: unknown }).warnings ?? null).toBeNull();
+  });
+
+  test('native mode, streamed with @anthropic-ai/sdk: svc:web_search with provider_options.web_search "native" on an Anthropic route streams Anthropic\'s own search blocks', async () => {
+    const anthropic = new Anthropic({ apiKey: key, baseURL: `${h.edgeUrl}/v1/anthropic` });
+    const stream = anthropic.messages.stream({ model: 'anthropic/claude-sonnet-4', max_tokens: 512, messages: [{ role: 'user', content: PROMPT }], tools: [searchTool({ max_searches: 3 }) as never], provider_options: { web_search: 'native' } } as never);
+    const message = await stream.finalMessage();
+    expect(h.anthropic.requests).toHaveLength(1);
+    expect(JSON.parse(h.anthropic.requests[0]!.body).tools).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }]);
+    expect(message.content.map((b) => b.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
+    expect(message.content[0]).toMatchObject({ name: 'web_search', input: { query: PROMPT } });
+    expect((message.content[2] as { citations: Array<{ url: string }> }).citations.map((c) => c.url)).toEqual(['https://example.com/fake-anthropic-search']);
+    expect((message.usage as unknown as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+  });
+
+  test('native mode on an OpenAI route is answered by the gateway\'s engine with the warning native_web_search_emulated', async () => {
+    const res = await call(h.edgeUrl, key, 'POST', '/v1/responses', { model: 'openai/gpt-4o', input: PROMPT, tools: [searchTool()], provider_options: { web_search: 'native' } });
+    expect(res.status).toBe(200);
+    expect(engines.searxng.queries).toHaveLength(1);
+    expect(res.body.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'native_web_search_emulated' })]));
   });
 
   test('the ai SDK: generateText with the OpenAI provider\'s own web search tool on an OpenAI route, sources from the url_citation annotations', async () => {

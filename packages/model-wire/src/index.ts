@@ -32,6 +32,7 @@ export type {
   GatewayFields,
   ImageBlock,
   MediaSource,
+  NativeWebSearch,
   NormalizedUsage,
   OutputBlock,
   ParsedChatRequest,

@@ -226,6 +226,16 @@ export interface CanonicalRequest {
   endUserId: string | null;
   /** Whether the client asked for a stream. */
   stream: boolean;
+  /** The vendor's own web search, when the gateway asks the route's vendor to search (native mode); dialects without one ignore it. */
+  webSearch?: NativeWebSearch;
+}
+
+/** What a vendor's own web search tool is sent with (Anthropic web_search_20250305). */
+export interface NativeWebSearch {
+  maxUses: number;
+  allowedDomains: string[];
+  blockedDomains: string[];
+  userLocation: { country?: string; region?: string; city?: string; timezone?: string } | null;
 }
 
 /** A request that runs with changes carries these (never `[]` on the wire: absent or null when clean). */

@@ -1,4 +1,4 @@
-import { WireError, type CanonicalRequest, type ToolDefinition } from '@patchbay/model-wire';
+import { callVendor, streamVendor, WireError, type AnswerOptions, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type NormalizedUsage, type ToolDefinition, type VendorStream } from '@patchbay/model-wire';
 import type { Scorer } from '@patchbay/prompt-injection';
 import { SNIPPET_CHARS, type EngineName, type WebSearch } from '@patchbay/web-search';
 import { reserveMicros, type Catalog } from '../catalog/catalog';
@@ -32,6 +32,14 @@ function familyOf(catalog: Catalog, vendor: string): VendorFamily | null {
 }
 
 const FAMILY_TOOL: Record<VendorFamily, string> = { openai: 'web_search', anthropic: 'web_search_20250305', google: 'google_search' };
+
+/** The vendor searches this gateway sends upstream today (the others are answered by the gateway's engine). */
+const NATIVE_UPSTREAM: ReadonlySet<VendorFamily> = new Set(['anthropic']);
+
+/** The catalog key of a vendor's own search price (in web_search_engines): `anthropic:web_search_20250305`. */
+export function nativePriceKey(family: VendorFamily): string {
+  return `${family}:${FAMILY_TOOL[family]}`;
+}
 
 /** The function the model sees for svc:web_search. */
 function searchFunction(ask: WebSearchAsk): ToolDefinition {
@@ -89,7 +97,9 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
             }
             native = true;
           } else if (ask.mode === 'auto') native = families.every((f) => f.family !== null);
-          if (deps.search.candidates(engine).length === 0) throw unavailable(engine, native);
+          // The gateway's engine is needed unless every route's vendor searches upstream itself.
+          const allUpstream = native && families.every((f) => f.family !== null && NATIVE_UPSTREAM.has(f.family));
+          if (!allUpstream && deps.search.candidates(engine).length === 0) throw unavailable(engine, native);
           if (request.tools.some((t) => t.name === SEARCH_FUNCTION)) {
             throw WireError.invalid('invalid_tool_definition', `tools: "${SEARCH_FUNCTION}" is the name of the gateway's web search function; rename your tool.`, 'tools');
           }
@@ -121,7 +131,7 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
               }
             },
           };
-          const maxPrice = Math.max(0, ...deps.search.candidates(engine).map((e) => priceMicros(deps.catalog, e)));
+          const maxPrice = Math.max(0, ...deps.search.candidates(engine).map((e) => priceMicros(deps.catalog, e)), ...families.map((f) => (f.family ? priceMicros(deps.catalog, nativePriceKey(f.family)) : 0)));
           const resultTokens = ask.settings.maxResults * Math.ceil((SNIPPET_CHARS[ask.settings.contextSize] + 200) / 4);
           return {
             reserveMicros: (route: Route, inputTokens: number, maxOutputTokens: number) =>
@@ -131,9 +141,12 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
             },
             async call(route, canonical: CanonicalRequest, options) {
               const { stream, ...answer } = options;
+              const family = familyOf(deps.catalog, route.target.vendor);
+              if (native && family && NATIVE_UPSTREAM.has(family)) {
+                return callNative(route, canonical, answer, stream, ask, priceMicros(deps.catalog, nativePriceKey(family)), runner);
+              }
               const run = stream ? await streamWithSearch(route.target, canonical, answer, runner, answer.signal) : await callWithSearch(route.target, canonical, answer, runner, answer.signal);
               if (native) {
-                const family = familyOf(deps.catalog, route.target.vendor);
                 run.warnings.push({
                   code: 'native_web_search_emulated',
                   message: `Web search ran on the gateway's engine (${deps.search.candidates(engine).join(', ')}), not ${family ? `${route.target.vendor}'s ${FAMILY_TOOL[family]}` : 'the vendor'}: this gateway does not send vendors' own search tools yet.`,
@@ -159,4 +172,39 @@ function unavailable(engine: EngineName | 'auto', native: boolean): WireError {
 /** One search on `engine` at its catalog price, in micro-USD (0 when the catalog names no price: a self-hosted SearXNG). */
 export function priceMicros(catalog: Catalog, engine: string): number {
   return Math.round((catalog.searchPrices.get(engine) ?? 0) * 1e6);
+}
+
+/**
+ * Native mode on a vendor whose search the gateway sends upstream (Anthropic's web_search_20250305):
+ * the request goes as the client wrote it plus the vendor's tool (not the gateway's function or its
+ * instruction), the vendor searches, and its searches come back as the same canonical blocks; each is
+ * priced at the catalog's price for that vendor's search. The vendor's results are not screened by the
+ * gateway (they never pass through it as text the model reads from the gateway).
+ */
+async function callNative(route: Route, canonical: CanonicalRequest, answer: AnswerOptions, stream: boolean, ask: WebSearchAsk, perSearchMicros: number, runner: SearchRunner): Promise<CanonicalResponse | VendorStream> {
+  const s = ask.settings;
+  const request: CanonicalRequest = {
+    ...canonical,
+    tools: canonical.tools.filter((t) => t.name !== SEARCH_FUNCTION),
+    system: canonical.system.filter((b) => b.text !== UNTRUSTED_INSTRUCTION),
+    webSearch: { maxUses: s.maxSearches, allowedDomains: s.allowedDomains, blockedDomains: s.excludedDomains, userLocation: s.userLocation },
+  };
+  if (request.tools.length === 0 && request.toolChoice) request.toolChoice = null;
+  const priced = (usage: NormalizedUsage): NormalizedUsage =>
+    usage.serverToolUse ? { ...usage, serverToolUse: { ...usage.serverToolUse, costMicros: usage.serverToolUse.webSearchRequests * perSearchMicros } } : usage;
+  const start = performance.now();
+  try {
+    if (!stream) {
+      const response = await callVendor(route.target, request, answer);
+      return { ...response, usage: priced(response.usage) };
+    }
+    const upstream = await streamVendor(route.target, request, answer);
+    async function* events(): AsyncGenerator<CanonicalStreamEvent> {
+      for await (const event of upstream) yield event.type === 'finish' ? { ...event, usage: priced(event.usage) } : event;
+    }
+    const iterable = events();
+    return { warnings: upstream.warnings, vendorRequestId: upstream.vendorRequestId, [Symbol.asyncIterator]: () => iterable };
+  } finally {
+    runner.waitedMs += performance.now() - start;
+  }
 }

@@ -1,6 +1,6 @@
 import type { ResponseHeaders } from '@patchbay/outbound';
 import { VendorError, WireError, type VendorErrorInit } from '../errors';
-import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, VendorTarget, Warning } from '../types';
+import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, UrlCitation, VendorTarget, Warning, WebSearchCallBlock } from '../types';
 import { count, kindByStatus, looksLikeContextLength, vendorErrorInit, vendorMessage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
 import { prepareRequest, stripsCacheMarkers } from './prepare';
 
@@ -104,6 +104,15 @@ export function buildMessagesBody(target: VendorTarget, request: CanonicalReques
       body.tool_choice = json;
     }
   }
+  if (request.webSearch) {
+    // Anthropic's own search, beside the client's tools (a server tool: no input_schema).
+    const ws = request.webSearch;
+    const tool: Json = { type: 'web_search_20250305', name: 'web_search', max_uses: ws.maxUses };
+    if (ws.allowedDomains.length > 0) tool.allowed_domains = ws.allowedDomains;
+    else if (ws.blockedDomains.length > 0) tool.blocked_domains = ws.blockedDomains;
+    if (ws.userLocation) tool.user_location = { type: 'approximate', ...ws.userLocation };
+    body.tools = [...((body.tools as Json[] | undefined) ?? []), tool];
+  }
   if (forCount) return body;
 
   // Thinking: an explicit budget wins; else an effort level maps to a budget.
@@ -154,8 +163,9 @@ export function buildMessagesBody(target: VendorTarget, request: CanonicalReques
   return body;
 }
 
-export function anthropicUsage(usage: unknown): NormalizedUsage {
+export function anthropicUsage(usage: unknown, searchResults = 0): NormalizedUsage {
   const u = (usage ?? {}) as Json;
+  const searches = count(((u.server_tool_use ?? {}) as Json).web_search_requests);
   const read = count(u.cache_read_input_tokens);
   const write = count(u.cache_creation_input_tokens);
   const creation = (u.cache_creation ?? {}) as Json;
@@ -166,6 +176,8 @@ export function anthropicUsage(usage: unknown): NormalizedUsage {
     cacheWrite1hInputTokens: count(creation.ephemeral_1h_input_tokens),
     outputTokens: count(u.output_tokens),
     reasoningTokens: 0,
+    // Priced by the gateway (the catalog's price of the vendor's search), not here.
+    ...(searches > 0 ? { serverToolUse: { webSearchRequests: searches, webSearchResults: searchResults, costMicros: 0 } } : {}),
   };
 }
 
@@ -189,11 +201,44 @@ export function classifyAnthropicError(status: number, body: unknown, headers: R
   return vendorErrorInit(kind, status, message, body, headers, target, type);
 }
 
+/** Anthropic's web search citations on a text block, as url_citation annotations over the whole block. */
+function citationsOf(block: Json, text: string): UrlCitation[] {
+  if (!Array.isArray(block.citations)) return [];
+  return (block.citations as Json[])
+    .filter((c) => c?.type === 'web_search_result_location' && typeof c.url === 'string')
+    .map((c) => ({ type: 'url_citation', url: String(c.url), title: String(c.title ?? c.url), startIndex: 0, endIndex: text.length, ...(typeof c.cited_text === 'string' ? { citedText: c.cited_text } : {}) }));
+}
+
+/** A web_search_tool_result's sources (or its error code) onto the search call it answers. */
+function applySearchResult(call: WebSearchCallBlock | undefined, result: Json): void {
+  if (!call) return;
+  if (Array.isArray(result.content)) {
+    call.sources = (result.content as Json[]).filter((r) => typeof r?.url === 'string').map((r) => ({ url: String(r.url), title: String(r.title ?? r.url), pageAge: typeof r.page_age === 'string' ? r.page_age : null }));
+  } else {
+    call.status = 'failed';
+    call.errorCode = String((result.content as Json | undefined)?.error_code ?? 'unavailable');
+  }
+}
+
+function searchCall(block: Json): WebSearchCallBlock {
+  const input = (block.input ?? {}) as Json;
+  return { type: 'web_search_call', id: String(block.id), queries: typeof input.query === 'string' ? [input.query] : [], sources: [], status: 'completed' };
+}
+
 function outputBlocks(content: unknown): OutputBlock[] {
   const out: OutputBlock[] = [];
   if (!Array.isArray(content)) return out;
+  const searches = new Map<string, WebSearchCallBlock>();
   for (const block of content as Json[]) {
-    if (block.type === 'text' && typeof block.text === 'string') out.push({ type: 'text', text: block.text });
+    if (block.type === 'server_tool_use' && block.name === 'web_search') {
+      const call = searchCall(block);
+      searches.set(call.id, call);
+      out.push(call);
+    } else if (block.type === 'web_search_tool_result') applySearchResult(searches.get(String(block.tool_use_id)), block);
+    else if (block.type === 'text' && typeof block.text === 'string') {
+      const annotations = citationsOf(block, block.text);
+      out.push(annotations.length > 0 ? { type: 'text', text: block.text, annotations } : { type: 'text', text: block.text });
+    }
     else if (block.type === 'tool_use') out.push({ type: 'tool_use', id: String(block.id), name: String(block.name), input: block.input ?? {} });
     else if (block.type === 'thinking') out.push({ type: 'thinking', thinking: String(block.thinking ?? ''), ...(typeof block.signature === 'string' ? { signature: block.signature } : {}), origin: 'anthropic' });
     else if (block.type === 'redacted_thinking') out.push({ type: 'redacted_thinking', data: String(block.data ?? ''), origin: 'anthropic' });
@@ -214,6 +259,12 @@ class MessagesStreamDecoder implements StreamDecoder {
   private tier: string | null = null;
   /** Anthropic's block index → canonical index (the same unless a block is skipped). */
   private readonly kinds = new Map<number, string>();
+  /** Anthropic's own web searches in flight: the server_tool_use block (its query JSON), by its id. */
+  private readonly searches = new Map<string, { index: number; json: string; id: string }>();
+  private readonly searchByIndex = new Map<number, { index: number; json: string; id: string }>();
+  private searchResults = 0;
+  /** Characters of each text block so far (a citation covers its block). */
+  private readonly textLength = new Map<number, number>();
 
   constructor(private readonly target: VendorTarget, private readonly headers: ResponseHeaders) {
     this.model = target.vendorModel;
@@ -248,7 +299,26 @@ class MessagesStreamDecoder implements StreamDecoder {
         const index = Number(event.index);
         const block = (event.content_block ?? {}) as Json;
         this.kinds.set(index, String(block.type));
-        if (block.type === 'tool_use') out.push({ type: 'tool_call_start', index, id: String(block.id), name: String(block.name) });
+        if (block.type === 'server_tool_use') {
+          const pending = { index, json: '', id: String(block.id) };
+          this.searches.set(pending.id, pending);
+          this.searchByIndex.set(index, pending);
+        } else if (block.type === 'web_search_tool_result') {
+          // The search is shown whole once its results are in, at the server_tool_use's place.
+          const pending = this.searches.get(String(block.tool_use_id));
+          if (pending) {
+            let input: Json = {};
+            try {
+              input = JSON.parse(pending.json || '{}') as Json;
+            } catch {
+              input = {};
+            }
+            const call = searchCall({ id: pending.id, input });
+            applySearchResult(call, block);
+            this.searchResults += call.sources.length;
+            out.push({ type: 'web_search_call', index: pending.index, call });
+          }
+        } else if (block.type === 'tool_use') out.push({ type: 'tool_call_start', index, id: String(block.id), name: String(block.name) });
         else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') out.push({ type: 'text_delta', index, text: block.text });
         else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') out.push({ type: 'thinking_delta', index, thinking: block.thinking });
         else if (block.type === 'redacted_thinking') out.push({ type: 'redacted_thinking', index, data: String(block.data ?? ''), origin: 'anthropic' });
@@ -258,8 +328,18 @@ class MessagesStreamDecoder implements StreamDecoder {
         this.requireStarted();
         const index = Number(event.index);
         const delta = (event.delta ?? {}) as Json;
-        if (delta.type === 'text_delta' && typeof delta.text === 'string') out.push({ type: 'text_delta', index, text: delta.text });
-        else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+        if (delta.type === 'text_delta' && typeof delta.text === 'string') {
+          this.textLength.set(index, (this.textLength.get(index) ?? 0) + delta.text.length);
+          out.push({ type: 'text_delta', index, text: delta.text });
+        }
+        else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && this.searchByIndex.has(index)) this.searchByIndex.get(index)!.json += delta.partial_json;
+        else if (delta.type === 'citations_delta') {
+          const c = (delta.citation ?? {}) as Json;
+          if (c.type === 'web_search_result_location' && typeof c.url === 'string') {
+            // Anthropic cites a whole text block: the span is the block as streamed so far.
+            out.push({ type: 'annotation', index, annotation: { type: 'url_citation', url: c.url, title: String(c.title ?? c.url), startIndex: 0, endIndex: this.textLength.get(index) ?? 0, ...(typeof c.cited_text === 'string' ? { citedText: c.cited_text } : {}) } });
+          }
+        } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
           if (delta.partial_json !== '') out.push({ type: 'tool_call_delta', index, argumentsDelta: delta.partial_json });
         } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') out.push({ type: 'thinking_delta', index, thinking: delta.thinking });
         else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') out.push({ type: 'thinking_signature', index, signature: delta.signature });
@@ -283,7 +363,7 @@ class MessagesStreamDecoder implements StreamDecoder {
           type: 'finish',
           finishReason: this.stop ?? 'stop',
           stopSequence: this.stopSequence,
-          usage: anthropicUsage(this.usage),
+          usage: anthropicUsage(this.usage, this.searchResults),
           providerRequestId: this.id ?? this.headers.get('request-id'),
           vendorModel: this.model,
           serviceTier: this.tier,
@@ -330,12 +410,13 @@ export const anthropicAdapter: DialectAdapter = {
     if (!json || typeof json !== 'object' || (json as Json).type !== 'message') throw malformed(target, `${target.vendor} answered with something that is not a message`, json);
     const message = json as Json;
     const output = outputBlocks(message.content);
+    const results = output.reduce((n, b) => n + (b.type === 'web_search_call' ? b.sources.length : 0), 0);
     return {
       output,
       finishReason: STOP[String(message.stop_reason)] ?? 'stop',
       stopSequence: typeof message.stop_sequence === 'string' ? message.stop_sequence : null,
       refusal: null,
-      usage: anthropicUsage(message.usage),
+      usage: anthropicUsage(message.usage, results),
       providerRequestId: typeof message.id === 'string' ? message.id : headers.get('request-id'),
       vendorModel: typeof message.model === 'string' ? message.model : target.vendorModel,
       serviceTier: typeof (message.usage as Json | undefined)?.service_tier === 'string' ? ((message.usage as Json).service_tier as string) : null,

@@ -46,6 +46,20 @@ interface ParsedMessages {
   stream: boolean;
   /** Everything up to the last `cache_control` breakpoint, when there is one. */
   breakpoint?: { key: string; tokens: number; ttl1h: boolean };
+  /** The request carries Anthropic's own web search tool (web_search_20250305): the answer searches once first. */
+  webSearch?: boolean;
+}
+
+/** Anthropic's server-side web search as the fake runs it: one search for the user's words, one fixed result, cited. */
+function fakeWebSearch(query: string, n: number): { use: Record<string, unknown>; result: Record<string, unknown>; citation: Record<string, unknown> } {
+  const id = anthropicId('srvtoolu_01', n);
+  const url = 'https://example.com/fake-anthropic-search';
+  const title = 'Fake Anthropic search result';
+  return {
+    use: { type: 'server_tool_use', id, name: 'web_search', input: { query } },
+    result: { type: 'web_search_tool_result', tool_use_id: id, content: [{ type: 'web_search_result', url, title, encrypted_content: Buffer.from(`fake:${query}`).toString('base64'), page_age: null }] },
+    citation: { type: 'web_search_result_location', url, title, cited_text: `A fake page about ${query}`.slice(0, 150), encrypted_index: Buffer.from(`idx:${n}`).toString('base64') },
+  };
 }
 
 type Invalid = { message: string };
@@ -76,7 +90,8 @@ function parseMessages(body: Record<string, unknown>, model: string, countOnly: 
     const cc = asRecord(asRecord(item).cache_control);
     if (cc.type === 'ephemeral') mark = { at: signature.length, tokens: counter.tokens, ttl1h: cc.ttl === '1h' };
   };
-  const tools = asArray(body.tools).map((t) => {
+  const webSearch = asArray(body.tools).some((t) => asRecord(t).type === 'web_search_20250305');
+  const tools = asArray(body.tools).filter((t) => asRecord(t).type !== 'web_search_20250305').map((t) => {
     const tool = asRecord(t);
     counter.json({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
     cacheable(tool);
@@ -147,6 +162,7 @@ function parseMessages(body: Record<string, unknown>, model: string, countOnly: 
   const breakpoint = mark && mark.tokens >= minCacheable ? { key: `${model}\u0000${signature.slice(0, mark.at).join('\u0000')}`, tokens: mark.tokens, ttl1h: mark.ttl1h } : undefined;
   const thinks = thinking.type === 'enabled' || thinking.type === 'adaptive';
   return {
+    webSearch,
     stream: body.stream === true,
     breakpoint,
     input: {
@@ -188,14 +204,16 @@ function respondMessages(parsed: ParsedMessages, ctx: RespondContext): VendorRes
     cache: promptCache(ctx.state, parsed.breakpoint),
   });
   const ttl1h = parsed.breakpoint?.ttl1h ?? false;
-  const usage = anthropicUsage(answer.usage, ttl1h);
+  const search = parsed.webSearch && !ctx.scripted && !ctx.fault ? fakeWebSearch(parsed.input.lastUserText.slice(0, 100), n) : null;
+  const usage: Record<string, unknown> = { ...anthropicUsage(answer.usage, ttl1h), ...(search ? { server_tool_use: { web_search_requests: 1 } } : {}) };
   const stop = answer.stopSequence !== undefined ? 'stop_sequence' : stopReason(answer.finish);
   const stopSequence = answer.stopSequence ?? null;
   const stopDetails = answer.finish === 'content_filter' ? { type: 'refusal', category: null, explanation: null } : null;
   const signature = signatureFor(n);
   const content: Array<Record<string, unknown>> = [];
   if (answer.thinking) content.push({ type: 'thinking', thinking: answer.thinking, signature });
-  if (answer.text) content.push({ type: 'text', text: answer.text });
+  if (search) content.push(search.use, search.result);
+  if (answer.text) content.push(search ? { type: 'text', text: answer.text, citations: [search.citation] } : { type: 'text', text: answer.text });
   const inputs = answer.toolCalls.map((c) => {
     try {
       return JSON.parse(c.arguments) as unknown;
@@ -220,7 +238,11 @@ function respondMessages(parsed: ParsedMessages, ctx: RespondContext): VendorRes
   if (answer.thinking) {
     block({ type: 'thinking', thinking: '', signature: '' }, [...answer.thinkingPieces.map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature }]);
   }
-  if (answer.text) block({ type: 'text', text: '' }, answer.pieces.map((text) => ({ type: 'text_delta', text })));
+  if (search) {
+    block({ ...search.use, input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify(search.use.input) }]);
+    block(search.result, []);
+  }
+  if (answer.text) block({ type: 'text', text: '' }, [...answer.pieces.map((text) => ({ type: 'text_delta', text })), ...(search ? [{ type: 'citations_delta', citation: search.citation }] : [])]);
   answer.toolCalls.forEach((c) => {
     block({ type: 'tool_use', id: c.id, name: c.name, input: {} }, [{ type: 'input_json_delta', partial_json: '' }, ...c.pieces.map((partial_json) => ({ type: 'input_json_delta', partial_json }))], 1);
   });
@@ -229,7 +251,7 @@ function respondMessages(parsed: ParsedMessages, ctx: RespondContext): VendorRes
   frames.push(
     eventFrame(
       'message_delta',
-      { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: stopSequence, stop_details: stopDetails }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } },
+      { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: stopSequence, stop_details: stopDetails }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens, ...(search ? { server_tool_use: { web_search_requests: 1 } } : {}) } },
       0,
       true,
     ),
