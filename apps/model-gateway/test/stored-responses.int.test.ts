@@ -134,6 +134,22 @@ describe('the OpenAI surface (/v1/openai/responses)', () => {
     ]);
   });
 
+  test("the ai SDK's streamed multi-turn flow with a tool call refers to stored items and works unmodified", async () => {
+    const provider = createOpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai` });
+    const model = provider('openai/gpt-4o');
+    const tools = { get_weather: ai.tool({ description: 'Weather for a city', inputSchema: ai.jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }), execute: async ({ city }) => `sunny in ${city}` }) };
+    h.openai.script({ toolCalls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }] }, { text: 'It is sunny in Paris.' });
+    const first = ai.streamText({ model, tools, stopWhen: ai.stepCountIs(2), messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    expect(await first.text).toBe('It is sunny in Paris.');
+    const history = (await first.response).messages;
+    h.openai.script({ text: 'You asked about Paris.' });
+    const second = ai.streamText({ model, tools, messages: [{ role: 'user', content: 'Weather in Paris?' }, ...history, { role: 'user', content: 'Which city did I ask about?' }] });
+    expect(await second.text).toBe('You asked about Paris.');
+    const input = lastVendorResponsesBody().input;
+    expect(input.map((item) => item.type)).toEqual(['message', 'function_call', 'function_call_output', 'message', 'message']);
+    expect(input[1]).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+  });
+
   test('an item_reference to an item that is not stored is 400 invalid_input_item', async () => {
     const res = await call(h.edgeUrl, key, 'POST', '/v1/openai/responses', { model: 'openai/gpt-4o', input: [{ type: 'item_reference', id: `msg_${'0'.repeat(32)}_0` }, { role: 'user', content: 'hi' }] });
     expect(res.status).toBe(400);
