@@ -333,11 +333,14 @@ describe('TOTP two-factor sign-in', () => {
     // Required by the organization: the member cannot turn it off.
     expect((await gus.post('/api/v1/account/two-factor/disable', { code: (done.body.recovery_codes as string[])[0] })).status).toBe(409);
 
+    expect((await owner.get(`/api/v1/members/${invited.body.member.id}`)).body.two_factor_enabled).toBe(true);
     const reset = await owner.delete(`/api/v1/members/${invited.body.member.id}/two-factor`);
     expect(reset.status).toBe(204);
     const event = await h.db.auditEvent.findFirstOrThrow({ where: { organizationId: orgId, eventType: 'member.two_factor_reset' } });
     expect(event.actorType).toBe('member');
     expect(event.resourceId).toBe(invited.body.member.id);
+    expect((await owner.get(`/api/v1/members/${invited.body.member.id}`)).body.two_factor_enabled).toBe(false);
+    expect((await owner.delete(`/api/v1/members/${invited.body.member.id}/two-factor`)).status).toBe(409);
     // Reset: at the next sign-in the member enrols again.
     expect((await new Browser(h.app).post('/api/v1/session', { email: addr, password: PASSWORD })).body).toMatchObject({ two_factor_required: true, enrol: true });
   }, 20_000);

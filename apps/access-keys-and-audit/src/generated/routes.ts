@@ -354,6 +354,7 @@ const models: TsoaRoute.Models = {
             "roles": {"dataType":"array","array":{"dataType":"refObject","ref":"MemberRoleRef"},"required":true},
             "permissions": {"dataType":"array","array":{"dataType":"string"},"required":true},
             "last_sign_in_at": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "two_factor_enabled": {"dataType":"boolean","required":true},
             "created_at": {"dataType":"string","required":true},
         },
         "additionalProperties": false,
@@ -854,25 +855,25 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsTwoFactorSignInController_beginEnrolment: Record<string, TsoaRoute.ParameterSchema> = {
+        const argsTwoFactorSignInController_beginSignInEnrolment: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
         };
         app.post('/api/v1/session/two-factor/enrolment',
             ...(fetchMiddlewares<RequestHandler>(TwoFactorSignInController)),
-            ...(fetchMiddlewares<RequestHandler>(TwoFactorSignInController.prototype.beginEnrolment)),
+            ...(fetchMiddlewares<RequestHandler>(TwoFactorSignInController.prototype.beginSignInEnrolment)),
 
-            async function TwoFactorSignInController_beginEnrolment(request: ExRequest, response: ExResponse, next: any) {
+            async function TwoFactorSignInController_beginSignInEnrolment(request: ExRequest, response: ExResponse, next: any) {
 
             // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
             let validatedArgs: any[] = [];
             try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsTwoFactorSignInController_beginEnrolment, request, response });
+                validatedArgs = templateService.getValidatedArgs({ args: argsTwoFactorSignInController_beginSignInEnrolment, request, response });
 
                 const controller = new TwoFactorSignInController();
 
               await templateService.apiHandler({
-                methodName: 'beginEnrolment',
+                methodName: 'beginSignInEnrolment',
                 controller,
                 response,
                 next,
@@ -884,26 +885,26 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsTwoFactorSignInController_verify: Record<string, TsoaRoute.ParameterSchema> = {
+        const argsTwoFactorSignInController_finishSignIn: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"TwoFactorCodeBody"},
         };
         app.post('/api/v1/session/two-factor',
             ...(fetchMiddlewares<RequestHandler>(TwoFactorSignInController)),
-            ...(fetchMiddlewares<RequestHandler>(TwoFactorSignInController.prototype.verify)),
+            ...(fetchMiddlewares<RequestHandler>(TwoFactorSignInController.prototype.finishSignIn)),
 
-            async function TwoFactorSignInController_verify(request: ExRequest, response: ExResponse, next: any) {
+            async function TwoFactorSignInController_finishSignIn(request: ExRequest, response: ExResponse, next: any) {
 
             // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
             let validatedArgs: any[] = [];
             try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsTwoFactorSignInController_verify, request, response });
+                validatedArgs = templateService.getValidatedArgs({ args: argsTwoFactorSignInController_finishSignIn, request, response });
 
                 const controller = new TwoFactorSignInController();
 
               await templateService.apiHandler({
-                methodName: 'verify',
+                methodName: 'finishSignIn',
                 controller,
                 response,
                 next,

@@ -34,7 +34,7 @@ export class TwoFactorSignInController extends Controller {
   @Post('enrolment')
   @Response<ErrorBody>(401, 'No sign-in waiting for a second factor')
   @Response<ErrorBody>(409, 'Two-factor is already on: send a code instead')
-  public async beginEnrolment(@Request() req: ExpressRequest): Promise<TwoFactorEnrolment> {
+  public async beginSignInEnrolment(@Request() req: ExpressRequest): Promise<TwoFactorEnrolment> {
     const services = servicesOf(req);
     assertSameOrigin(req, services.publicBaseUrl);
     const token = cookieOf(req, PENDING_SIGN_IN_COOKIE);
@@ -52,7 +52,7 @@ export class TwoFactorSignInController extends Controller {
   @Response<ErrorBody>(400, 'Wrong code')
   @Response<ErrorBody>(401, 'No sign-in waiting for a second factor')
   @Response<ErrorBody>(429, 'Too many failed sign-ins')
-  public async verify(@Request() req: ExpressRequest, @Body() body: TwoFactorCodeBody): Promise<TwoFactorSignedIn> {
+  public async finishSignIn(@Request() req: ExpressRequest, @Body() body: TwoFactorCodeBody): Promise<TwoFactorSignedIn> {
     const services = servicesOf(req);
     assertSameOrigin(req, services.publicBaseUrl);
     const res = req.res as ExpressResponse;

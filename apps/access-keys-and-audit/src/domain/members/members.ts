@@ -43,6 +43,8 @@ export interface MemberRecord {
   /** What the roles grant, in catalog order (every permission for the owner). */
   permissions: string[];
   last_sign_in_at: string | null;
+  /** Whether the person signs in with a second factor (an admin can reset it: DELETE .../two-factor). */
+  two_factor_enabled: boolean;
   created_at: string;
 }
 
@@ -376,6 +378,7 @@ async function memberRecords(tx: Tx, organizationId: string, rows: MembershipWit
       ],
       permissions: permissionsOf({ isOwner, roleIds: r.roleIds, customRolePermissions: mine.map((c) => c.permissions) }),
       last_sign_in_at: r.lastSignInAt?.toISOString() ?? null,
+      two_factor_enabled: r.user.totpEnabledAt !== null,
       created_at: r.createdAt.toISOString(),
     };
   });

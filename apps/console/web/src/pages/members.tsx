@@ -131,6 +131,10 @@ function MemberRow({ member }: { member: Member }) {
     mutationFn: () => unwrap(api.DELETE('/api/v1/members/{member_id}', { params: { path: { member_id: member.id } } })),
     onSuccess: refresh,
   });
+  const resetTwoFactor = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/members/{member_id}/two-factor', { params: { path: { member_id: member.id } } })),
+    onSuccess: refresh,
+  });
   const self = session?.member.id === member.id;
   const ownerReason = member.is_owner ? 'The owner cannot be removed, disabled or given other roles' : undefined;
   const who = member.name || member.email;
@@ -177,6 +181,18 @@ function MemberRow({ member }: { member: Member }) {
               {member.status === 'disabled' ? 'Enable' : 'Disable'}
             </GuardedButton>
           )}
+          {member.two_factor_enabled && (
+            <GuardedButton
+              permission="manage_members"
+              className="secondary"
+              disabledReason={self ? 'Turn off your own two-factor sign-in on your account page' : member.is_owner && !session?.member.is_owner ? 'Only the owner can reset the owner\'s two-factor sign-in' : undefined}
+              busy={resetTwoFactor.isPending}
+              aria-label={`Reset two-factor sign-in of ${who}`}
+              onClick={() => resetTwoFactor.mutate()}
+            >
+              Reset two-factor
+            </GuardedButton>
+          )}
           {confirmRemove ? (
             <>
               <button type="button" className="danger" onClick={() => remove.mutate()} aria-label={`Confirm removing ${who}`}>
@@ -198,7 +214,7 @@ function MemberRow({ member }: { member: Member }) {
             </GuardedButton>
           )}
         </div>
-        <ErrorText error={update.error ?? remove.error} />
+        <ErrorText error={update.error ?? remove.error ?? resetTwoFactor.error} />
       </td>
     </tr>
   );

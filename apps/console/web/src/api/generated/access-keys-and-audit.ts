@@ -157,7 +157,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** @description Starts enrolment: a new TOTP secret, shown this once (as text and as an otpauth:// URI). Confirm it with a code. */
-        post: operations["BeginEnrolment_post_api_v1_account_two_factor_enrolment"];
+        post: operations["BeginEnrolment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -503,7 +503,7 @@ export interface paths {
          *     enrolling, the first code of the new secret (the answer then carries the recovery codes, once).
          *     Wrong codes count toward the account's lockout; five end the pending sign-in.
          */
-        post: operations["Verify"];
+        post: operations["FinishSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -524,7 +524,7 @@ export interface paths {
          *     secret to add to an authenticator app (shown once). Its first code, sent to POST
          *     /api/v1/session/two-factor, turns two-factor on and finishes the sign-in.
          */
-        post: operations["BeginEnrolment"];
+        post: operations["BeginSignInEnrolment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -820,6 +820,8 @@ export interface components {
             roles: components["schemas"]["MemberRoleRef"][];
             /** @enum {string} */
             status: "invited" | "active" | "disabled";
+            /** @description Whether the person signs in with a second factor (an admin can reset it: DELETE .../two-factor). */
+            two_factor_enabled: boolean;
             user_id: string;
         };
         MemberRoleRef: {
@@ -1500,7 +1502,7 @@ export interface operations {
             };
         };
     };
-    BeginEnrolment_post_api_v1_account_two_factor_enrolment: {
+    BeginEnrolment: {
         parameters: {
             query?: never;
             header?: never;
@@ -2802,7 +2804,7 @@ export interface operations {
             };
         };
     };
-    Verify: {
+    FinishSignIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -2853,7 +2855,7 @@ export interface operations {
             };
         };
     };
-    BeginEnrolment: {
+    BeginSignInEnrolment: {
         parameters: {
             query?: never;
             header?: never;
