@@ -213,6 +213,27 @@ describe('the vendor-compatible surfaces with the official clients', () => {
     expect(message.annotations).toEqual([{ type: 'url_citation', url_citation: expect.objectContaining({ url: PODS_URL, title: 'Pods | Kubernetes' }) }]);
   });
 
+  test('OpenAI chat completions, streamed: the text, then the url_citation annotations as a delta, then usage with server_tool_use', async () => {
+    const openai = new OpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai` });
+    const stream = await openai.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: PROMPT }], tools: [searchTool({ max_results: 1 }) as never], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    const annotations: unknown[] = [];
+    let usage: unknown = null;
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; annotations?: unknown[]; tool_calls?: unknown } | undefined;
+      expect(delta?.tool_calls).toBeUndefined();
+      text += delta?.content ?? '';
+      annotations.push(...(delta?.annotations ?? []));
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toContain('Tool svc_web_search returned');
+    expect(annotations).toEqual([{ type: 'url_citation', url_citation: expect.objectContaining({ url: PODS_URL, title: 'Pods | Kubernetes' }) }]);
+    // The answer names the URL (the fake model quotes the results): the citation spans exactly that, in the whole streamed content.
+    const cited = (annotations[0] as { url_citation: { start_index: number; end_index: number } }).url_citation;
+    expect(text.slice(cited.start_index, cited.end_index)).toBe(PODS_URL);
+    expect((usage as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+  });
+
   test('OpenAI responses, streamed: web_search_call events and annotation events, as the openai SDK reads them', async () => {
     const openai = new OpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai` });
     const stream = openai.responses.stream({ model: 'openai/gpt-4o', input: PROMPT, tools: [searchTool({ max_results: 1 }) as never] });
