@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { waitFor } from '@patchbay/testing';
 import { api, rpc, startHarness, type Harness } from './harness';
 import { startHandWrittenServer, startSdkServer, startServerEverything, startStatelessSdkServer, type RemoteServer, type SdkServerEvents } from './remote-servers';
@@ -22,7 +22,7 @@ let plain: RemoteServer & SdkServerEvents;
 let stateless: RemoteServer & SdkServerEvents;
 let handWritten: RemoteServer;
 
-const SDK_TOOLS = ['lookup', 'reports', 'polls', 'pings', 'asks_model', 'asks_user', 'waits'];
+const SDK_TOOLS = ['lookup', 'reports', 'polls', 'pings', 'asks_model', 'asks_user', 'asks_roots', 'waits'];
 
 const sse = (...messages: object[]) => messages.map((m) => `data: ${JSON.stringify(m)}\n\n`).join('');
 const result = (id: number, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
@@ -203,11 +203,22 @@ describe('sampling and elicitation a server asks for mid-call', () => {
     }
   });
 
+  it('relays roots/list to an agent that declared roots', async () => {
+    const client = await agent({ roots: {} });
+    try {
+      client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work/project', name: 'Project' }] }));
+      const res = await client.callTool({ name: 'plain__asks_roots', arguments: {} });
+      expect(res.content).toEqual([{ type: 'text', text: 'roots: file:///work/project' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("an agent without the capability: the server learns it at initialize and its tool says so in its own result", async () => {
     const res = await call('with-store__asks_model', { question: 'q' });
     expect(res.body.result.isError).toBe(true);
     expect(res.body.result.content[0].text).toBe(
-      "sampling failed: MCP error -32601: Method not found: Patchbay cannot relay sampling/createMessage on this call; the agent must declare the sampling capability at initialize and accept text/event-stream answers.",
+      "sampling failed: MCP error -32601: Method not found: Patchbay cannot relay sampling/createMessage on this call; the agent must declare the sampling capability (at initialize, or in the request's _meta) and accept text/event-stream answers.",
     );
   });
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CreateMessageResultSchema, ElicitResultSchema, EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, ElicitResultSchema, EmptyResultSchema, ListRootsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, waitFor } from '@patchbay/testing';
 import { z } from 'zod';
 
@@ -102,6 +102,15 @@ function tools(server: McpServer, events: SdkServerEvents): void {
       return { content: [{ type: 'text', text: `user ${answer.action}: ${JSON.stringify(answer.content ?? {})}` }] };
     } catch (err) {
       return { content: [{ type: 'text', text: `elicitation failed: ${(err as Error).message}` }], isError: true };
+    }
+  });
+
+  server.registerTool('asks_roots', { description: "Lists the client's roots", inputSchema: {} }, async (_args, extra) => {
+    try {
+      const answer = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);
+      return { content: [{ type: 'text', text: `roots: ${answer.roots.map((r) => r.uri).join(', ')}` }] };
+    } catch (err) {
+      return { content: [{ type: 'text', text: `roots failed: ${(err as Error).message}` }], isError: true };
     }
   });
 
