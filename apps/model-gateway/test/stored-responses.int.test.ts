@@ -99,6 +99,7 @@ describe('the OpenAI surface (/v1/openai/responses)', () => {
     h.openai.script({ text: 'Streamed answer.' });
     const stream = openai.responses.stream({ model: 'openai/gpt-4o', input: 'stream me' });
     const final = await stream.finalResponse();
+    expect((final as unknown as { store: boolean }).store).toBe(true);
     const retrieved = await openai.responses.retrieve(final.id);
     expect(retrieved.output_text).toBe('Streamed answer.');
     h.openai.script({ text: 'ok' });

@@ -561,6 +561,8 @@ export interface StreamInit {
   metadata?: Record<string, string> | null;
   /** Input tokens as estimated before the call, for frames that announce them up front (Anthropic message_start). */
   estimatedInputTokens?: number;
+  /** Fields set on the response objects of the OpenAI responses frames (store, previous_response_id of a stored turn). */
+  echo?: Record<string, unknown>;
 }
 
 /** Turns canonical events into one surface's SSE frames (each string is whole frames, ready to write). */

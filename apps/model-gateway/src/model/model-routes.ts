@@ -211,6 +211,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       render: parsed.render,
       metadata: parsed.gateway.metadata,
       estimatedInputTokens: inputEstimate,
+      ...(turn ? { echo: turn.echo } : {}),
     });
     res.writeHead(200, { ...headers, [OVERHEAD_HEADER]: requestLedger.overheadMs(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.flushHeaders();

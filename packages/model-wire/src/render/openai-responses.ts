@@ -172,7 +172,7 @@ export class ResponsesStreamRenderer implements StreamRenderer {
   }
 
   private snapshot(status: string, extra: Partial<ResponseFields> = {}): Json {
-    return responseObject({
+    const response = responseObject({
       id: this.init.id,
       created: this.init.created,
       model: this.init.model,
@@ -187,6 +187,7 @@ export class ResponsesStreamRenderer implements StreamRenderer {
       warnings: null,
       ...extra,
     });
+    return this.init.echo ? { ...response, ...this.init.echo } : response;
   }
 
   start(): string {
