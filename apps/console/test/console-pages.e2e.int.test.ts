@@ -115,8 +115,12 @@ describeInBrowser('the console pages with the real suite behind the edge router'
   async function setRole(roleId: string): Promise<void> {
     await open(owner, '/members', 'Members');
     const row = owner.page.getByRole('row').filter({ hasText: memberEmail });
-    await row.getByRole('combobox').selectOption(roleId);
-    await owner.page.waitForResponse((res) => res.url().includes(`/api/v1/members/${memberId}`) && res.request().method() === 'PATCH');
+    await row.getByText('Change roles').click();
+    const editor = row.getByRole('form', { name: /^Roles of / });
+    for (const box of await editor.getByRole('checkbox').all()) await box.setChecked((await box.getAttribute('value')) === roleId);
+    const saved = owner.page.waitForResponse((res) => res.url().includes(`/api/v1/members/${memberId}`) && res.request().method() === 'PATCH');
+    await editor.getByRole('button', { name: 'Save roles' }).click();
+    expect((await saved).status()).toBe(200);
   }
 
   it('first-run owner setup, then the owner invites a member as Developer with a copyable single-use link', async () => {

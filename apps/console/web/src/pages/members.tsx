@@ -148,23 +148,32 @@ function MemberRow({ member }: { member: Member }) {
       </th>
       <td>{member.status}</td>
       <td>
-        <label className="sr-only" htmlFor={`roles-${member.id}`}>
-          Role of {who}
-        </label>
-        <select
-          id={`roles-${member.id}`}
-          value={member.is_owner ? '' : (member.roles[0]?.id ?? '')}
-          disabled={member.is_owner || !(session?.permissions.includes('manage_members') ?? false)}
-          title={member.is_owner ? ownerReason : session?.permissions.includes('manage_members') ? undefined : 'Needs the permission Manage members (manage_members)'}
-          onChange={(e) => update.mutate({ role_ids: [e.target.value] })}
-        >
-          {member.is_owner && <option value="">Owner (every permission)</option>}
-          {roles.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name}
-            </option>
-          ))}
-        </select>
+        {member.is_owner ? 'Owner (every permission)' : member.roles.map((r) => r.name).join(', ') || 'No role'}
+        {!member.is_owner && (
+          <details className="roles-editor">
+            <summary aria-label={`Change roles of ${who}`}>Change roles</summary>
+            <form
+              aria-label={`Roles of ${who}`}
+              onSubmit={(event) => {
+                event.preventDefault();
+                update.mutate({ role_ids: new FormData(event.currentTarget).getAll('role').map(String) });
+              }}
+            >
+              <fieldset>
+                <legend className="sr-only">Roles of {who}</legend>
+                {roles.map((r) => (
+                  <label key={r.id} className="check">
+                    <input type="checkbox" name="role" value={r.id} defaultChecked={member.roles.some((held) => held.id === r.id)} />
+                    {r.name}
+                  </label>
+                ))}
+              </fieldset>
+              <GuardedButton permission="manage_members" type="submit" busy={update.isPending}>
+                Save roles
+              </GuardedButton>
+            </form>
+          </details>
+        )}
       </td>
       <td>{formatTime(member.last_sign_in_at)}</td>
       <td>
