@@ -186,12 +186,17 @@ const ROUTES: Row[] = [
   ['GET', '/v1/organization/dlp-rules', { permission: 'view_guardrails', ok: 200 }],
   ['PUT', '/v1/organization/dlp-rules', { permission: 'manage_guardrails', body: () => ({ rules: [] }) }],
   ['GET', '/v1/organization/pi-check', { permission: 'view_guardrails', ok: 200 }],
-  ['PUT', '/v1/organization/pi-check', { permission: 'manage_guardrails', body: () => ({ enabled: false }) }],
+  ['PUT', '/v1/organization/pi-check', { permission: 'manage_guardrails', body: () => ({ enabled: true }) }],
   ['POST', '/v1/prompt-injection/check', { permission: 'view_guardrails', body: () => ({ input: 'hello' }) }],
   ['GET', '/v1/usage', { permission: 'view_billing' }],
   // model-gateway: runtime calls by keys.
   ...['/v1/responses', '/v1/chat/completions', '/v1/openai/chat/completions', '/v1/openai/responses', '/v1/embeddings', '/v1/openai/embeddings', '/v1/messages', '/v1/anthropic/v1/messages', '/v1/messages/count_tokens', '/v1/anthropic/v1/messages/count_tokens'].map((p): Row => ['POST', p, { keysOnly: MODEL_CALL }]),
   ...['/v1/models', '/v1/models/{model}', '/v1/openai/models'].map((p): Row => ['GET', p, { keysOnly: "the model catalog as the calling gateway key's organization and vendors see it" }]),
+  ...['', '/openai', '/openai/v1'].flatMap((base): Row[] => ['/audio/speech', '/audio/transcriptions', '/images/edits', '/images/generations'].map((p): Row => ['POST', `/v1${base}${p}`, { keysOnly: MODEL_CALL }])),
+  ...['/v1/responses/{response_id}', '/v1/openai/responses/{response_id}'].flatMap((p): Row[] => [
+    ['GET', p, { keysOnly: 'a stored response belongs to the gateway key whose call made it' }],
+    ['DELETE', p, { keysOnly: 'a stored response belongs to the gateway key whose call made it' }],
+  ]),
   ...['/v1', '/v1/openai'].flatMap((base): Row[] => [
     ['POST', `${base}/files`, { keysOnly: GATEWAY_FILES }],
     ['GET', `${base}/files`, { keysOnly: GATEWAY_FILES }],
@@ -310,6 +315,10 @@ describe('the permission catalog, walked against the running suite', () => {
     const rolesUrl = `${PUBLIC}/api/v1/roles`;
     const role = await fetch(rolesUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...owner.headers('POST', rolesUrl) }, body: JSON.stringify({ name: 'Nothing', permissions: [] }) });
     emptyRoleId = ((await role.json()) as { id: string }).id;
+    // The screening endpoint answers only once an organization turns it on (its own 403 otherwise).
+    const piCheck = `${PUBLIC}/v1/organization/pi-check`;
+    const enabled = await fetch(piCheck, { method: 'PUT', headers: { 'content-type': 'application/json', ...owner.headers('PUT', piCheck) }, body: JSON.stringify({ enabled: true }) });
+    if (!enabled.ok) throw new Error(`enabling the prompt-injection check failed: ${enabled.status} ${await enabled.text()}`);
   }, 120_000);
 
   it('every route of the merged OpenAPI document is in the table, and every table row is in the document', async () => {
