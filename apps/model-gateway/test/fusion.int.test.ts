@@ -125,6 +125,7 @@ describe('fusion on the native /v1/responses', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'fusion_stream_unsupported', param: 'stream', source: 'gateway' });
     expect(res.body.error.message).toMatch(/not streamed/);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('0');
     expect(h.openai.requests.length + h.anthropic.requests.length + h.gemini.requests.length).toBe(0);
   });
 

@@ -131,6 +131,8 @@ describe('limits and refusals in the spec\'s words', () => {
     const image = await call(h.edgeUrl, key.key, 'POST', '/v1/images/generations', { model: '@alias/pictures', prompt: 'x' });
     expect(image.status).toBe(400);
     expect(image.body.error).toMatchObject({ type: 'invalid_request_error', code: 'alias_not_supported', param: 'model', source: 'gateway' });
+    // Rate-limit headers on every answer to an authenticated model request, refusals included (none set: 0).
+    expect([image.headers.get('x-ratelimit-limit'), image.headers.get('x-ratelimit-remaining'), image.headers.get('x-ratelimit-reset')]).toEqual(['0', '0', '0']);
   });
 
   test('unsupported_endpoint_for_model: a chat model on an image endpoint, and a speech model on chat', async () => {

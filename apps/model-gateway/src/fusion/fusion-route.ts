@@ -64,6 +64,8 @@ function sumUsage(usages: Array<Record<string, unknown>>): Record<string, unknow
 
 const handleFusion: ModelHandler = async (deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown) => {
   const surface = 'native-responses';
+  // X-RateLimit-* as on every answer to an authenticated model request (the calls' admissions noted them).
+  const rateLimit = () => deps.rateLimitHeaders?.of(caller) ?? {};
   try {
     const spec = parseFusionRequest(body as Record<string, unknown>);
     // The request as every call gets it, checked once here (a schema error is the caller's, before any call).
@@ -143,12 +145,12 @@ const handleFusion: ModelHandler = async (deps: ModelDeps, ex: ModelExchange, ca
     };
     if (judged.status !== 200) {
       // The judge failed: its error, with what the panel did (and cost) beside it.
-      ex.json(judged.status, {}, { ...judgeBody, fusion: { ...fusion, usage: sumUsage(panelUsages) } });
+      ex.json(judged.status, rateLimit(), { ...judgeBody, fusion: { ...fusion, usage: sumUsage(panelUsages) } });
       return;
     }
     const usage = sumUsage([...panelUsages, (judgeBody.usage as Record<string, unknown>) ?? {}]);
-    ex.json(200, {}, { ...judgeBody, usage, fusion: { ...fusion, judge: { model: judgeBody.model, vendor: judgeBody.vendor, usage: judgeBody.usage } } });
+    ex.json(200, rateLimit(), { ...judgeBody, usage, fusion: { ...fusion, judge: { model: judgeBody.model, vendor: judgeBody.vendor, usage: judgeBody.usage } } });
   } catch (err) {
-    ex.error(surface, err, {});
+    ex.error(surface, err, rateLimit());
   }
 };

@@ -245,6 +245,7 @@ async function withFailover<T>(deps: ModelDeps, caller: Caller, input: MediaInpu
       const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), unitCostMicros(route, kind, reserveUnits(route)), i === 0);
       ledger.reservation = admitted.reservation;
       headers = admitted.headers;
+      deps.rateLimitHeaders?.note(caller.key.hash, admitted.headers);
     } catch (err) {
       ledger.finish('failed', toGatewayErrorLike(err).status, null, toGatewayErrorLike(err).code ?? null);
       throw err;
@@ -436,8 +437,9 @@ export function mediaEndpoints(deps: ModelDeps, options: { maxJsonBytes: number;
     });
     let upload: MultipartUpload | null = null;
     let reading = false;
+    let caller: Caller | null = null;
     try {
-      const caller = await authenticateModelCaller(req, deps.caches);
+      caller = await authenticateModelCaller(req, deps.caches);
       reading = true;
       if (kind === 'images.edits' || kind === 'audio.transcriptions') {
         upload = await readMultipartUpload(req, limits[kind]);
@@ -460,7 +462,9 @@ export function mediaEndpoints(deps: ModelDeps, options: { maxJsonBytes: number;
         res.destroy();
         return;
       }
-      sendModelError(res, ENVELOPE, err, err instanceof BodyReadError ? { connection: 'close' } : {});
+      // X-RateLimit-* on every answer to an authenticated request, refusals included (spec, Limits).
+      const headers: Record<string, string> = err instanceof BodyReadError ? { connection: 'close' } : {};
+      sendModelError(res, ENVELOPE, err, deps.rateLimitHeaders ? deps.rateLimitHeaders.complete(caller, headers) : headers);
     } finally {
       if (upload) upload.dispose().catch(() => undefined);
     }
