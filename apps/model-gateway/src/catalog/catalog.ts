@@ -16,7 +16,17 @@ const priceSchema = z.object({
   cached_input_per_million: z.number().min(0).optional(),
   cache_write_per_million: z.number().min(0).optional(),
   cache_write_1h_per_million: z.number().min(0).optional(),
+  /** Media models (issue 27 §2): USD per generated or edited image, per input character of speech, per second of transcribed audio. */
+  per_image: z.number().min(0).optional(),
+  per_character: z.number().min(0).optional(),
+  per_second: z.number().min(0).optional(),
 });
+/** Models served by the media endpoints (/v1/images/*, /v1/audio/*), each billed in its own unit. */
+export const MEDIA_MODEL_TYPES = ['image', 'speech', 'transcription'] as const;
+export type MediaModelType = (typeof MEDIA_MODEL_TYPES)[number];
+/** The unit a media model's price counts, as GET /v1/models and the usage records name it. */
+export const MEDIA_BILLING_UNITS: Record<MediaModelType, 'per_image' | 'per_character' | 'per_second'> = { image: 'per_image', speech: 'per_character', transcription: 'per_second' };
+
 const regionSchema = z.string().regex(/^[a-z][a-z0-9-]*$/, 'a lower-case region name such as us or eu');
 const efforts = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 const capabilitiesSchema = z.object({
@@ -50,7 +60,7 @@ const catalogSchema = z.object({
     z.object({
       id: z.string().regex(/^[a-z0-9-]+\/[A-Za-z0-9._:-]+$/),
       display_name: z.string(),
-      type: z.enum(['chat', 'embedding']),
+      type: z.enum(['chat', 'embedding', ...MEDIA_MODEL_TYPES]),
       context_window: z.number().int().positive(),
       max_output_tokens: z.number().int().min(0),
       capabilities: capabilitiesSchema,
@@ -66,6 +76,8 @@ const catalogSchema = z.object({
             zero_data_retention: z.boolean().optional(),
             /** Overrides the vendor's region for this model. */
             region: regionSchema.nullable().optional(),
+            /** Speech models: the vendor's limit on `input` in characters (OpenAI 4,096); over it is 400 input_too_long. */
+            max_input_characters: z.number().int().positive().optional(),
           }),
         )
         .min(1),
@@ -99,13 +111,15 @@ export interface CatalogRoute {
   region: string | null;
   /** The organization's own endpoint: needs its vendor key (with base_url), never the platform's. */
   selfHosted: boolean;
+  /** Speech routes: the vendor's character limit on the input, or null. */
+  maxInputCharacters: number | null;
 }
 
 export interface CatalogModel {
   id: string;
   provider: string;
   displayName: string;
-  type: 'chat' | 'embedding';
+  type: 'chat' | 'embedding' | MediaModelType;
   contextWindow: number;
   maxOutputTokens: number;
   capabilities: CatalogFile['models'][number]['capabilities'];
@@ -144,6 +158,7 @@ export class Catalog {
           zdr: r.zero_data_retention ?? vendor.supportsZdr,
           region: r.region !== undefined ? r.region : vendor.region,
           selfHosted: vendor.selfHosted,
+          maxInputCharacters: r.max_input_characters ?? null,
         };
       });
       const caps = m.capabilities;
