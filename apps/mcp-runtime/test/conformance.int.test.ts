@@ -103,6 +103,8 @@ const MRTR_2026 = [
   'input-required-result-ignore-extra-params',
   'input-required-result-validate-input',
 ];
+/** server-stateless's checks that read a tool call's stream for a fixed 500-600 ms. */
+const TIMED_STREAM_CHECKS = ['sep-2575-http-server-no-independent-requests-on-stream', 'sep-2575-server-no-log-without-loglevel'];
 /** prompts/get's input_required: the runtime offers tools only, so prompts/get is Method not found (404/-32601). */
 const MRTR_NOT_APPLICABLE_2026 = ['input-required-result-non-tool-request'];
 
@@ -153,6 +155,14 @@ beforeAll(async () => {
   // busy machine can miss.
   run2026 = await runServerConformance(adapter.url, { release: 'next', specVersion: '2026-07-28', scenarios: SCENARIOS_2026 });
   runMrtr = await runServerConformance(adapter2026.url, { release: 'next', specVersion: '2026-07-28', scenarios: [...MRTR_2026, ...MRTR_NOT_APPLICABLE_2026] });
+  // Its two stream checks give a tools/call 500 and 600 ms through the adapter, the edge, the runtime and the server,
+  // which a machine at load 30 on 2 CPUs misses now and then: when only they failed, the scenario runs once more.
+  const stateless = runMrtr.scenarios.find((r) => r.scenario === 'server-stateless');
+  const failed = stateless?.checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').map((c) => c.id) ?? [];
+  if (failed.length > 0 && failed.every((id) => TIMED_STREAM_CHECKS.includes(id))) {
+    const again = await runServerConformance(adapter2026.url, { release: 'next', specVersion: '2026-07-28', scenarios: ['server-stateless'] });
+    runMrtr.scenarios = runMrtr.scenarios.map((r) => (r.scenario === 'server-stateless' ? (again.scenarios[0] ?? r) : r));
+  }
 }, 900_000);
 
 afterAll(async () => {
