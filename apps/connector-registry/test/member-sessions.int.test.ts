@@ -62,7 +62,7 @@ describe('members calling the registry with a console session', () => {
     expect(foreign.status).toBe(403);
     expect(foreign.body.detail).toMatch(/Cross-site request refused/);
     // Reads need neither: a link or an image cannot change anything.
-    expect((await request(h.app).get('/api/v1/tool-packs/').set({ cookie: builder.cookie })).status).toBe(200);
+    expect((await request(h.app).get('/api/v1/tool-packs/').set({ cookie: viewer.cookie })).status).toBe(200);
   });
 
   it('a session in the test environment sees exactly what a test key sees: production resources are 404', async () => {
