@@ -78,8 +78,15 @@ describe('OpenAPI', () => {
       '/api/v1/tool-packs/{tool_pack_id}/security-rules/{rule_id}/override',
       '/api/v1/usage',
     ]);
-    // The agent-facing routes need runtime:all, the management routes management:all.
-    expect(doc.paths['/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp']!.post!.security).toEqual([{ access_key: ['runtime:all'] }]);
-    expect(doc.paths['/api/v1/security-rules']!.post!.security).toEqual([{ access_key: ['management:all'] }]);
+    // The agent-facing routes need runtime:all, the management routes management:all; a member's console
+    // session is the other way in, each route naming the permission it needs (the playground's tools/call
+    // runs tools with a user's credentials, so it needs manage_tool_packs).
+    const security = (path: string) => doc.paths[path]!.post!.security;
+    const mcp = security('/api/v1/tool-packs/{tool_pack_id}/registered-users/{registered_user_id}/mcp');
+    expect(mcp).toHaveLength(2);
+    expect(mcp).toEqual(expect.arrayContaining([{ access_key: ['runtime:all'] }, { session: ['manage_tool_packs'] }]));
+    const rules = security('/api/v1/security-rules');
+    expect(rules).toHaveLength(2);
+    expect(rules).toEqual(expect.arrayContaining([{ access_key: ['management:all'] }, { session: ['manage_security_rules'] }]));
   });
 });
