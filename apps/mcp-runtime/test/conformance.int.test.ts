@@ -148,7 +148,9 @@ beforeAll(async () => {
 
   adapter = await startAdapter(`${edge.url}/api/v1/tool-packs/${pack.id}/registered-users/${user.id}/mcp`, key, 'conf');
   adapter2026 = await startAdapter(`${edge.url}/api/v1/tool-packs/${pack2026.id}/registered-users/${user.id}/mcp`, key, 'conf26');
-  await h.accessKeys.updateOrganization(org.organization_id, ['--mcp-allowed-origin', new URL(adapter.url).origin]);
+  // The three runs make a few hundred tool calls within minutes as one registered user: the organization's
+  // per-user limit (30 a minute by default) is raised so the suite tests the protocol, not the rate limit.
+  await h.accessKeys.updateOrganization(org.organization_id, ['--mcp-allowed-origin', new URL(adapter.url).origin, '--mcp-rate-limit', '100000']);
   // `all`: the active suite and its two pending scenarios (json-schema-2020-12, server-sse-polling).
   run = await runServerConformance(adapter.url, { suite: 'all' });
   // One run at a time: server-stateless reads a tool call's stream for 500-600 ms only, which two runs side by side on a
