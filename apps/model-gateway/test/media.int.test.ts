@@ -343,10 +343,10 @@ describe('uploads are limited while they stream, with memory far below the file 
     expect(refused.body.error).toMatchObject({ type: 'invalid_request_error', code: 'payload_too_large', param: 'file' });
     const afterMore = peakRss(pid);
 
-    // Known defect, not asserted here: through the edge router, the gateway's early 413 on a streamed
-    // over-limit upload reaches the client as the edge's 503 about half the time (the edge's upstream write
-    // fails once the gateway closes, and the edge answers before it reads the 413). Fix in the edge router
-    // (relay an upstream answer that arrives before the body is sent), then assert 413 here again.
+    // Through the edge router too (its body limit lets 25 MB through; the gateway decides).
+    const viaEdge = await post(`${h.edgeUrl}/v1/openai/audio/transcriptions`, key.key, streamedUpload('file', 'huge.wav', 26 * 1024 * 1024, 'openai/whisper-1'));
+    expect(viaEdge.status).toBe(413);
+    expect(viaEdge.body.error.code).toBe('payload_too_large');
 
     const mb = (n: number) => (n / (1024 * 1024)).toFixed(1);
     console.log(
