@@ -16,6 +16,9 @@ import { RolesPage } from './pages/roles';
 import { AcceptInvitationPage } from './pages/invitation';
 import { SignInPage } from './pages/sign-in';
 import { SsoPage } from './pages/sso';
+import { createModelGatewayRoutes } from './pages/model-gateway/routes';
+import { createToolConnectorRoutes } from './pages/tool-connectors/routes';
+import { createUnifiedDataRoutes } from './pages/unified-data/routes';
 
 /** Sends the member to /sign-in, remembering the page they were on, whenever an API call answers 401. */
 /** Pages for people without a session: never sent to sign-in, never remembered as the page to return to. */
@@ -98,6 +101,8 @@ const signInRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-
 const invitationRoute = createRoute({ getParentRoute: () => rootRoute, path: '/invitation', component: () => <AcceptInvitationPage ownerSetup={false} /> });
 const ownerSetupRoute = createRoute({ getParentRoute: () => rootRoute, path: '/setup', component: () => <AcceptInvitationPage ownerSetup /> });
 const signedInRoute = createRoute({ getParentRoute: () => rootRoute, id: 'signed-in', component: SignedInLayout });
+/** The parent of every signed-in page (each area's routes.ts takes it). */
+export type SignedInRoute = typeof signedInRoute;
 const homeRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/', component: HomePage });
 const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/account', component: AccountPage });
 const ssoRoute = createRoute({ getParentRoute: () => signedInRoute, path: '/sso', component: SsoPage });
@@ -111,7 +116,20 @@ const consolePages = [
   createRoute({ getParentRoute: () => signedInRoute, path: '/audit-log', component: AuditLogPage }),
 ] as const;
 
-const routeTree = rootRoute.addChildren([signInRoute, invitationRoute, ownerSetupRoute, signedInRoute.addChildren([homeRoute, accountRoute, ssoRoute, ...consolePages])]);
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  invitationRoute,
+  ownerSetupRoute,
+  signedInRoute.addChildren([
+    homeRoute,
+    accountRoute,
+    ssoRoute,
+    ...consolePages,
+    ...createToolConnectorRoutes(signedInRoute),
+    ...createModelGatewayRoutes(signedInRoute),
+    ...createUnifiedDataRoutes(signedInRoute),
+  ]),
+]);
 
 export const router = createRouter({ routeTree, basepath: consoleBasePath.replace(/\/$/, '') || '/' });
 

@@ -1,7 +1,14 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import { apiBasePath } from '../config';
 import { ApiError, apiErrorFrom, currentCsrfToken, notifySessionExpired } from './client';
-import type { components, paths } from './generated/access-keys-and-audit';
+import type { components, paths as AccessKeysPaths } from './generated/access-keys-and-audit';
+import type { components as RegistryComponents, paths as RegistryPaths } from './generated/connector-registry';
+import type { components as RuntimeComponents, paths as RuntimePaths } from './generated/mcp-runtime';
+import type { components as GatewayComponents, paths as GatewayPaths } from './generated/model-gateway';
+import type { components as UnifiedComponents, paths as UnifiedPaths } from './generated/unified-data';
+
+/** Every public API of the installation, as the edge router serves them under one origin (paths do not overlap). */
+type paths = AccessKeysPaths & RegistryPaths & RuntimePaths & GatewayPaths & UnifiedPaths;
 
 /**
  * The console's typed API client: paths, parameters and bodies come from the services' OpenAPI
@@ -36,6 +43,10 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
 }
 
 export type Schemas = components['schemas'];
+export type RegistrySchemas = RegistryComponents['schemas'];
+export type RuntimeSchemas = RuntimeComponents['schemas'];
+export type GatewaySchemas = GatewayComponents['schemas'];
+export type UnifiedSchemas = UnifiedComponents['schemas'];
 export type Member = Schemas['MemberRecord'];
 export type Role = Schemas['RoleRecord'];
 export type AccessKey = Schemas['AccessKeyRecord'];

@@ -4,6 +4,9 @@ import type { ReactNode } from 'react';
 import { api, unwrap } from '../api/api';
 import { sessionQueryKey, type Session } from '../api/session';
 import { ErrorText } from './error-text';
+import { modelGatewayNavigation } from '../pages/model-gateway/routes';
+import { toolConnectorNavigation } from '../pages/tool-connectors/routes';
+import { unifiedDataNavigation } from '../pages/unified-data/routes';
 
 /** The console's pages, in the navigation's order; each shaped like the API it shows. */
 const NAVIGATION = [
@@ -16,6 +19,13 @@ const NAVIGATION = [
   { to: '/audit-log', label: 'Audit log' },
   { to: '/sso', label: 'Single sign-on' },
   { to: '/account', label: 'Your account' },
+] as const;
+
+/** Each interface's pages, grouped under its name (pages/<area>/routes.ts). */
+const AREAS = [
+  { label: 'Tool connectors', items: toolConnectorNavigation },
+  { label: 'Model gateway', items: modelGatewayNavigation },
+  { label: 'Unified data', items: unifiedDataNavigation },
 ] as const;
 
 /**
@@ -69,6 +79,20 @@ export function AppShell({ session, onSignOut, children }: { session: Session; o
               </li>
             ))}
           </ul>
+          {AREAS.filter((area) => area.items.length > 0).map((area) => (
+            <section key={area.label} aria-label={area.label}>
+              <h2 className="nav-heading">{area.label}</h2>
+              <ul>
+                {area.items.map((item) => (
+                  <li key={item.to}>
+                    <Link to={item.to} activeProps={{ 'aria-current': 'page' }}>
+                      {item.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ))}
         </nav>
         <main>{children}</main>
       </div>

