@@ -121,6 +121,7 @@ const ROUTES: Row[] = [
   ['GET', '/api/v1/security-rules/{rule_id}', { permission: 'view_security_rules' }],
   ['PATCH', '/api/v1/security-rules/{rule_id}', { permission: 'manage_security_rules', body: () => ({}) }],
   ['DELETE', '/api/v1/security-rules/{rule_id}', { permission: 'manage_security_rules' }],
+  ['POST', '/api/v1/security-rules/test', { permission: 'view_security_rules', body: () => ({ text: 'mail ada@example.com' }), ok: 200 }],
   ['GET', '/api/v1/tool-packs/{tool_pack_id}/security-rules', { permission: 'view_security_rules' }],
   ['PUT', '/api/v1/tool-packs/{tool_pack_id}/security-rules/{rule_id}/override', { permission: 'manage_security_rules', body: () => ({}) }],
   ['DELETE', '/api/v1/tool-packs/{tool_pack_id}/security-rules/{rule_id}/override', { permission: 'manage_security_rules' }],

@@ -7,6 +7,15 @@ import { isUuid } from '@patchbay/service-kit';
 import { SERVICE_NAME } from '../config';
 import type { Db, Tx } from '../db';
 import type { Prisma, SecurityRule as RuleRow, SecurityRuleOverride as OverrideRow } from '../generated/prisma/client';
+import { draftRule, samplesOf, testRules, type RuleTestResult, type RuleTestSamples } from './security-rule-tester';
+
+/** Body of POST /api/v1/security-rules/test: samples, and optionally a pack's view of the rules and a draft rule. */
+export interface RuleTestBody extends RuleTestSamples {
+  /** Run the rules as this tool pack runs them (its overrides applied); default: the organization's rules. */
+  tool_pack_id?: string | null;
+  /** An unsaved rule (the fields of a create) tried with the others, answered as rule_id `draft`. */
+  rule?: Record<string, unknown> | null;
+}
 
 /** Rules per organization and environment: each enabled rule is one more pass over every tool call's traffic. */
 export const MAX_RULES_PER_ENVIRONMENT = 100;
@@ -236,6 +245,22 @@ export class SecurityRuleService {
     return packRecords(rows);
   }
 
+  /**
+   * Runs the environment's rules (as `toolPackId` runs them, when given) and an optional draft over sample
+   * input: what each would redact, record or block. Reads only; nothing is stored or recorded.
+   */
+  async test(principal: KeyPrincipal, body: RuleTestBody): Promise<RuleTestResult> {
+    const samples = samplesOf(body);
+    const draft = body.rule === undefined || body.rule === null ? null : draftRule(body.rule);
+    let rules: SecurityRule[];
+    if (body.tool_pack_id !== undefined && body.tool_pack_id !== null) {
+      rules = (await this.listForPack(principal, body.tool_pack_id)).map((r) => ({ ...toEngineRecord(r), action: r.action, enabled: r.enabled }));
+    } else {
+      rules = (await this.deps.db.securityRule.findMany({ where: this.scope(principal), orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toEngineRule);
+    }
+    return testRules(draft ? [...rules, draft] : rules, samples);
+  }
+
   /** Sets (replaces) the pack's override of a rule: `{action?, enabled?}`, null or omitted keeps the organization's value. */
   async putOverride(principal: KeyPrincipal, toolPackId: string, ruleId: string, body: RuleOverrideInput): Promise<PackSecurityRuleRecord> {
     const errors: FieldError[] = [];
@@ -285,6 +310,21 @@ export class SecurityRuleService {
 /** What an audit entry says about a rule: enough to follow changes, and a custom pattern is configuration, not a secret. */
 function auditDetails(row: RuleRow): Record<string, unknown> {
   return { name: row.name, detector: row.detector, label: row.label, direction: row.direction, action: row.action, enabled: row.enabled };
+}
+
+/** A rule record back in the scanner's shape. */
+function toEngineRecord(r: SecurityRuleRecord): SecurityRule {
+  return {
+    id: r.id,
+    name: r.name,
+    detector: r.detector as SecurityRule['detector'],
+    ...(r.pattern !== null ? { pattern: r.pattern } : {}),
+    ...(r.flags !== null ? { flags: r.flags } : {}),
+    ...(r.label !== null ? { label: r.label } : {}),
+    direction: r.direction,
+    action: r.action,
+    enabled: r.enabled,
+  };
 }
 
 function packRecords(rows: Array<RuleRow & { overrides: OverrideRow[] }>): PackSecurityRuleRecord[] {

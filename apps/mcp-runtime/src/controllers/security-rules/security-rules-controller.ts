@@ -2,7 +2,8 @@ import { principalOf } from '@patchbay/auth';
 import { pageNumberList, parsePageParams } from '@patchbay/pagination';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
-import type { SecurityRuleRecord } from '../../domain/security-rules';
+import type { RuleTestResult } from '../../domain/security-rule-tester';
+import type { RuleTestBody, SecurityRuleRecord } from '../../domain/security-rules';
 import { afterCommit, servicesOf } from '../../services';
 import type { ErrorBody, PaginatedList } from '../schemas';
 
@@ -71,6 +72,23 @@ export class SecurityRulesController extends Controller {
     afterCommit(services);
     this.setStatus(201);
     return rule;
+  }
+
+  /**
+   * The rule tester: runs the environment's rules (as one tool pack runs them, with tool_pack_id) and an
+   * optional unsaved draft over sample input, without calling any tool. Free text is scanned both ways
+   * (as sent to a tool and as returned to the model), a tool call's arguments inbound, a tool's result
+   * outbound. The answer shows the samples after all enabled rules together, as a call would see them,
+   * and what each rule would redact, record or block on its own. Nothing is stored or recorded, and no
+   * credit is used.
+   */
+  @Security('session', ['view_security_rules'])
+  @Security('access_key', ['management:all'])
+  @Post('test')
+  @Response<ErrorBody>(400, 'No sample, a sample too large or too deeply nested, or an invalid draft rule; the field is named')
+  @Response<ErrorBody>(404, 'tool_pack_id names no tool pack of the key\'s organization and environment')
+  public async testSecurityRules(@Request() req: ExpressRequest, @Body() body: RuleTestBody): Promise<RuleTestResult> {
+    return servicesOf(req).securityRules.test(principalOf(req), body);
   }
 
   @Security('session', ['view_security_rules'])
