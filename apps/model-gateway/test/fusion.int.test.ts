@@ -160,6 +160,36 @@ describe('fusion on the native /v1/responses', () => {
     expect(h.openai.requests.length + h.anthropic.requests.length + h.gemini.requests.length).toBe(0);
   });
 
+  test('budgets reserved for the whole panel before it starts: of two concurrent runs against a key limit that fits one, one runs and the other is refused before any call; the spend is the sum of the calls', async () => {
+    // The run's worst case (200 output tokens of gpt-4o-mini, claude-haiku-4-5 and the judge, at their prices) is
+    // over 0.001 USD, its real cost far under it: the limit fits one run, and once one is reserved nothing is left.
+    const key = await createKey(h, org, { limit: 0.001, limit_reset: 'daily' });
+    h.openai.script({ match: { model: 'gpt-4o-mini' }, text: 'Paris.', usage: { inputTokens: 20, outputTokens: 5 }, delayMs: 1500, times: 2 });
+    h.anthropic.script({ match: { model: 'claude-haiku-4-5' }, text: 'Paris, on the Seine.', usage: { inputTokens: 20, outputTokens: 8 }, delayMs: 1500, times: 2 });
+    const body = fusionBody({ fusion: { analysis_models: ['openai/gpt-4o-mini', 'anthropic/claude-haiku-4-5'], synthesis_model: 'openai/gpt-4o-mini' } });
+
+    const [a, b] = await Promise.all([call(h.edgeUrl, key.key, 'POST', '/v1/responses', body), call(h.edgeUrl, key.key, 'POST', '/v1/responses', body)]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses).toEqual([200, 402]);
+    const ran = a.status === 200 ? a : b;
+    const refused = a.status === 200 ? b : a;
+    expect(refused.body.error).toMatchObject({ type: 'budget_exceeded', code: 'api_key_limit_exceeded' });
+    // Only the admitted run called anyone: its two panel models and its judge.
+    expect(h.openai.requests.length + h.anthropic.requests.length + h.gemini.requests.length).toBe(3);
+    expect(ran.body.fusion.calls).toBe(3);
+
+    // Each call has its record; the key's spend (the counters the reservation was settled into) is their sum,
+    // which is the answer's usage; the run counts as one model request.
+    await eventually(async () => expect(await records(key.hash)).toHaveLength(3), 5000);
+    const rows = await records(key.hash);
+    const billed = rows.reduce((sum, r) => sum + Number(r.costMicros), 0);
+    expect(billed).toBeGreaterThan(0);
+    expect(billed / 1e6).toBeCloseTo(ran.body.usage.cost_usd, 6);
+    expect(rows.filter((r) => r.countedModelRequest)).toHaveLength(1);
+    const read = await call(h.edgeUrl, org.mgmtKey, 'GET', `/v1/keys/${key.hash}`);
+    expect(read.body.data.usage).toBeCloseTo(billed / 1e6, 9);
+  }, 30_000);
+
   test('model "fusion" is only for the native endpoint: the OpenAI surface does not know it', async () => {
     const key = await createKey(h, org);
     const res = await call(h.edgeUrl, key.key, 'POST', '/v1/openai/responses', { model: 'fusion', input: 'hi' });

@@ -1,15 +1,16 @@
 import { estimateInputTokens, parseSurfaceRequest, requestedMaxOutputTokens, WireError, type Surface } from '@patchbay/model-wire';
 import { reserveMicros } from '../catalog/catalog';
 import { GatewayError } from '../http/errors';
-import { admit, resolveRoute, resolveScope, spendSubject, type Caller, type ModelDeps } from '../model/model-request';
+import { admit, resolveRoute, resolveScope, SharedReservation, spendSubject, type Caller, type ModelDeps } from '../model/model-request';
 import { runCapturedChat, type BodyRoute, type CapturedAnswer, type ModelExchange, type ModelHandler } from '../model/model-routes';
-import { FUSION_CODES, isFusionBody, judgeInput, parseFusionRequest } from './fusion-request';
+import { FUSION_CODES, isFusionBody, judgeInput, parseFusionRequest, type FusionSpec } from './fusion-request';
 
 /**
  * Fusion (issue 27 §4; facts file §3.2): one prompt to a panel of models in parallel, then a judge
  * (`synthesis_model`) writes the answer from their answers. Each call is an ordinary native request
  * through the one request path (routing, failover, guardrails, budgets, its own usage record), so every
- * call is billed where it ran; the answer's usage is their sum, and a `fusion` block says who answered,
+ * call is billed where it ran (its own usage record) under one reservation made for the whole run
+ * before it starts; the answer's usage is their sum, and a `fusion` block says who answered,
  * who was dropped and why. Registered on /v1/responses for bodies with `model: "fusion"`.
  */
 export const fusionRoute: BodyRoute = (surface: Surface, body: unknown) => (surface === 'native-responses' && isFusionBody(body) ? handleFusion : null);
@@ -102,55 +103,70 @@ const handleFusion: ModelHandler = async (deps: ModelDeps, ex: ModelExchange, ca
       }
     }
     reserve += reserveMicros(judgeRoute.price, inputTokens + panelOutput, requested ?? judgeRoute.model.maxOutputTokens);
-    const run = await admit(deps.spend, spendSubject(caller, scope, judgeRoute.byok), reserve, false);
-    // Each call holds its own reservation from here (and settles its real cost); holding the run's as
-    // well would count the run twice against the limits it was just admitted under.
-    await deps.spend.release(run.reservation).catch(() => undefined);
-
-    const started = Date.now();
-    const answers = await Promise.all(panel.map((model) => runCapturedChat(deps, caller, surface, { ...spec.base, model, stream: false }, ex.headers, ex.signal)));
-    const usable: PanelAnswer[] = [];
-    const dropped: Dropped[] = [...refusedUpFront];
-    answers.forEach((answer, i) => {
-      const model = panel[i]!;
-      const response = answer.body as Record<string, unknown>;
-      const text = answer.status === 200 ? answerText(response) : '';
-      if (answer.status === 200 && text !== '') usable.push({ model, vendor: (response.vendor as string | undefined) ?? null, text, usage: (response.usage as Record<string, unknown>) ?? {} });
-      else if (answer.status === 200) dropped.push({ model, status: 200, code: 'empty_answer', message: 'the model answered with no text' });
-      else dropped.push({ model, status: answer.status, ...errorOf(answer) });
-    });
-    const panelUsages = answers.filter((a) => a.status === 200).map((a) => ((a.body as { usage?: Record<string, unknown> }).usage ?? {}));
-    if (usable.length === 0) {
-      const allRefused = dropped.every((d) => d.status === 403);
-      throw new GatewayError(
-        allRefused ? 403 : 502,
-        allRefused ? 'permission_error' : 'provider_error',
-        `No panel model gave a usable answer: ${dropped.map((d) => `${d.model} (${d.code ?? d.status})`).join(', ')}.`,
-        FUSION_CODES.panelFailed,
-        undefined,
-        'fusion.analysis_models',
-        { fusion: { analysis_models: spec.analysisModels, synthesis_model: judgeModel.id, responses: [], failed_models: dropped, usage: sumUsage(panelUsages) } },
-      );
+    // One reservation for the whole run, admitted in one step: of two runs that fit the budget only once,
+    // one starts and the other is refused before it calls anything. The calls run under it (no call
+    // admits its own), and it is settled at what they cost once the run is done.
+    const run = await admit(deps.spend, spendSubject(caller, scope, judgeRoute.byok), reserve);
+    deps.rateLimitHeaders?.note(caller.key.hash, run.headers);
+    const shared = new SharedReservation(run.reservation, run.headers);
+    let answer: { status: number; body: unknown };
+    try {
+      answer = await runPanelAndJudge(deps, ex, caller, spec, panel, judgeModel.id, refusedUpFront, shared);
+    } finally {
+      // Before the answer: the run's spend is in the counters when its caller can make the next request.
+      await shared.settle(deps.spend).catch(() => undefined);
     }
-
-    const judged = await runCapturedChat(deps, caller, surface, { ...spec.base, model: judgeModel.id, stream: false, input: judgeInput(spec.base.input, usable) }, ex.headers, ex.signal);
-    const judgeBody = judged.body as Record<string, unknown>;
-    const fusion = {
-      analysis_models: spec.analysisModels,
-      synthesis_model: judgeModel.id,
-      responses: usable.map((a) => ({ model: a.model, vendor: a.vendor, text: a.text, usage: a.usage })),
-      failed_models: dropped,
-      calls: answers.length + 1,
-      panel_ms: Date.now() - started,
-    };
-    if (judged.status !== 200) {
-      // The judge failed: its error, with what the panel did (and cost) beside it.
-      ex.json(judged.status, rateLimit(), { ...judgeBody, fusion: { ...fusion, usage: sumUsage(panelUsages) } });
-      return;
-    }
-    const usage = sumUsage([...panelUsages, (judgeBody.usage as Record<string, unknown>) ?? {}]);
-    ex.json(200, rateLimit(), { ...judgeBody, usage, fusion: { ...fusion, judge: { model: judgeBody.model, vendor: judgeBody.vendor, usage: judgeBody.usage } } });
+    ex.json(answer.status, { ...run.headers, ...rateLimit() }, answer.body);
   } catch (err) {
     ex.error(surface, err, rateLimit());
   }
 };
+
+/**
+ * The panel in parallel, then the judge on the usable answers, every call under the run's reservation.
+ * Returns the run's answer (the judge's, or the judge's error with what the panel did beside it), or
+ * throws fusion_panel_failed when no panel model gave a usable answer.
+ */
+async function runPanelAndJudge(deps: ModelDeps, ex: ModelExchange, caller: Caller, spec: FusionSpec, panel: string[], judgeModel: string, refusedUpFront: Dropped[], shared: SharedReservation): Promise<{ status: number; body: unknown }> {
+  const surface = 'native-responses';
+  const started = Date.now();
+  const answers = await Promise.all(panel.map((model) => runCapturedChat(deps, caller, surface, { ...spec.base, model, stream: false }, ex.headers, ex.signal, shared)));
+  const usable: PanelAnswer[] = [];
+  const dropped: Dropped[] = [...refusedUpFront];
+  answers.forEach((answer, i) => {
+    const model = panel[i]!;
+    const response = answer.body as Record<string, unknown>;
+    const text = answer.status === 200 ? answerText(response) : '';
+    if (answer.status === 200 && text !== '') usable.push({ model, vendor: (response.vendor as string | undefined) ?? null, text, usage: (response.usage as Record<string, unknown>) ?? {} });
+    else if (answer.status === 200) dropped.push({ model, status: 200, code: 'empty_answer', message: 'the model answered with no text' });
+    else dropped.push({ model, status: answer.status, ...errorOf(answer) });
+  });
+  const panelUsages = answers.filter((a) => a.status === 200).map((a) => ((a.body as { usage?: Record<string, unknown> }).usage ?? {}));
+  if (usable.length === 0) {
+    const allRefused = dropped.every((d) => d.status === 403);
+    throw new GatewayError(
+      allRefused ? 403 : 502,
+      allRefused ? 'permission_error' : 'provider_error',
+      `No panel model gave a usable answer: ${dropped.map((d) => `${d.model} (${d.code ?? d.status})`).join(', ')}.`,
+      FUSION_CODES.panelFailed,
+      undefined,
+      'fusion.analysis_models',
+      { fusion: { analysis_models: spec.analysisModels, synthesis_model: judgeModel, responses: [], failed_models: dropped, usage: sumUsage(panelUsages) } },
+    );
+  }
+
+  const judged = await runCapturedChat(deps, caller, surface, { ...spec.base, model: judgeModel, stream: false, input: judgeInput(spec.base.input, usable) }, ex.headers, ex.signal, shared);
+  const judgeBody = judged.body as Record<string, unknown>;
+  const fusion = {
+    analysis_models: spec.analysisModels,
+    synthesis_model: judgeModel,
+    responses: usable.map((a) => ({ model: a.model, vendor: a.vendor, text: a.text, usage: a.usage })),
+    failed_models: dropped,
+    calls: answers.length + 1,
+    panel_ms: Date.now() - started,
+  };
+  // The judge failed: its error, with what the panel did (and cost) beside it.
+  if (judged.status !== 200) return { status: judged.status, body: { ...judgeBody, fusion: { ...fusion, usage: sumUsage(panelUsages) } } };
+  const usage = sumUsage([...panelUsages, (judgeBody.usage as Record<string, unknown>) ?? {}]);
+  return { status: 200, body: { ...judgeBody, usage, fusion: { ...fusion, judge: { model: judgeBody.model, vendor: judgeBody.vendor, usage: judgeBody.usage } } } };
+}

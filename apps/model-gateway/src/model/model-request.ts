@@ -18,7 +18,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { costMicros, type Catalog, type CatalogModel, type CatalogRoute, type Price } from '../catalog/catalog';
 import { GatewayError } from '../http/errors';
 import { tagId, type GatewayCaches, type GatewayKeyPrincipal, type OrganizationGatewayData } from '../keys/principals';
-import type { Reservation, SpendControl, SpendSubject } from '../spend/spend-control';
+import type { Reservation, SpendControl, SpendRecordFields, SpendSubject } from '../spend/spend-control';
 import type { UsageRecorder } from '../usage/usage-records';
 import type { RoutingDeps } from '../routing/routing';
 import type { VendorCredential } from '../vendors/platform-vendors';
@@ -264,9 +264,43 @@ export async function admit(spend: SpendControl, subject: SpendSubject, reserve:
   throw new GatewayError(admission.status, admission.type as GatewayError['type'], admission.message, admission.code, headers);
 }
 
+/**
+ * One reservation held for several calls (a fusion run, src/fusion): admitted once for the worst case
+ * of them all, so the run is admitted whole or not at all, and no call admits its own. Each call's
+ * usage record carries the reservation's spend fields and its own cost; the run settles their sum once
+ * when the last call is done, which gives back what was not used (a dropped or failed call's share).
+ */
+export class SharedReservation {
+  /** What the calls recorded so far cost, micro-USD. */
+  spentMicros = 0;
+  private counted = false;
+
+  constructor(
+    readonly reservation: Reservation,
+    /** The admission's headers (X-Key-Limit-*), for each call's answer. */
+    readonly headers: Record<string, string>,
+  ) {}
+
+  /**
+   * The spend fields of one call's record. The admission counted the run once (the free plan's daily
+   * requests, a customer's rpm window), so only the first record says so: a rebuild after Redis lost its
+   * data counts the run once too, and sums the records' costs to what the run settled.
+   */
+  recordFields(costMicros: number): SpendRecordFields {
+    this.spentMicros += costMicros;
+    const record = this.counted ? { ...this.reservation.record, countedModelRequest: false, countedInRateLimit: false } : this.reservation.record;
+    this.counted = true;
+    return record;
+  }
+
+  /** Settles the run at what its calls cost (release when nothing was spent). */
+  settle(spend: SpendControl): Promise<void> {
+    return this.spentMicros > 0 ? spend.settle(this.reservation, this.spentMicros) : spend.release(this.reservation);
+  }
+}
+
 /** What the spend counters need on the record to rebuild without counting it twice (packages/gateway-spend). */
-function spendRecordFields(reservation: Reservation | null): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit' | 'spend_grant'> {
-  const record = reservation?.record;
+function spendRecordFields(record: SpendRecordFields | undefined): Pick<GatewayUsageRecordJob, 'spend_epoch' | 'counted_at' | 'counted_model_request' | 'counted_in_rate_limit' | 'spend_grant'> {
   return {
     spend_epoch: record?.epoch ?? null,
     counted_at: record?.countedAtMs !== undefined ? new Date(record.countedAtMs).toISOString() : null,
@@ -286,6 +320,8 @@ export class RequestLedger {
   route: Route | null = null;
   scope: RequestScope | null = null;
   reservation: Reservation | null = null;
+  /** Set instead of `reservation` when the request runs under a reservation held for several calls (fusion). */
+  shared: SharedReservation | null = null;
   firstTokenMs: number | null = null;
   /** Time spent waiting on the vendor (ms), subtracted from the total to give the gateway's own overhead. */
   vendorMs = 0;
@@ -322,6 +358,8 @@ export class RequestLedger {
       const settled = usage ? spend.settle(this.reservation, cost, this.id) : spend.release(this.reservation);
       settled.catch(() => undefined);
     }
+    // Under a shared reservation the holder settles once for all its calls (SharedReservation).
+    const spendFields = this.shared ? this.shared.recordFields(cost) : this.reservation?.record;
     const u = usage ?? ZERO_USAGE;
     const key = this.caller.key;
     this.deps.recorder.record({
@@ -349,7 +387,7 @@ export class RequestLedger {
       tags: this.scope?.tags ?? [],
       latency_ms: Math.round(this.elapsedMs()),
       ttft_ms: this.firstTokenMs === null ? null : Math.round(this.firstTokenMs),
-      ...spendRecordFields(this.reservation),
+      ...spendRecordFields(spendFields),
       occurred_at: new Date(this.startedAt).toISOString(),
     });
   }

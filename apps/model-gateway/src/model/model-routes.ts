@@ -37,7 +37,7 @@ import { appRoute, decideRoutes } from '../routing/routing';
 import type { BatchLineEndpoint } from '../batches/batch-input';
 import { GuardrailBlock, guardCountTokensInput, guardEmbeddingsInput, guardRequest, GUARDRAILS_ALERT_HEADER, withGuardrailsMetadata } from '../guardrails/guardrails';
 import { StreamDlpBlock } from '../guardrails/stream-dlp';
-import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route } from './model-request';
+import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route, type SharedReservation } from './model-request';
 
 export const OVERHEAD_HEADER = 'X-Gateway-Overhead-Ms';
 
@@ -66,6 +66,8 @@ export interface ModelExchange {
   readonly signal: CancelSignal;
   /** The client's connection, for streams; null where nobody holds one (a batch line never streams). */
   readonly res: ServerResponse | null;
+  /** A reservation already admitted for this request among others (a fusion run's calls): used instead of admitting one. */
+  readonly shared?: SharedReservation;
   json(status: number, headers: Record<string, string>, body: unknown): void;
   error(surface: Surface, err: unknown, headers: Record<string, string>): void;
 }
@@ -105,6 +107,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
     const serverTools = deps.serverTools?.prepare(surface, turnBody) ?? null;
     const parsed = parseSurfaceRequest(surface, serverTools ? serverTools.body : turnBody);
     ledger = new RequestLedger(deps, caller, surface, parsed.gateway.stream);
+    ledger.shared = ex.shared ?? null;
     if (parsed.gateway.stream && !ex.res) throw WireError.invalid('unsupported_params', 'A batch line cannot stream: drop "stream": true from its body.', 'stream');
     checkInlineMedia(parsed.request);
     const scope = resolveScope(ex, caller, parsed.gateway);
@@ -155,8 +158,14 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
             if (context.attempt > 0) {
               attemptLedger = new RequestLedger(deps, caller, surface, stream);
               attemptLedger.scope = scope;
+              attemptLedger.shared = ex.shared ?? null;
             }
             attemptLedger.route = route;
+            if (ex.shared) {
+              // Admitted with the other calls of its run before any of them started (src/fusion).
+              headers = { ...guardrailHeaders, ...ex.shared.headers };
+              return;
+            }
             const maxOutput = requestedMax ?? route.model.maxOutputTokens;
             // The organization's daily request count (free plan) counts the client's request once, not each attempt.
             const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), reserveMicros(route.price, inputEstimate, maxOutput) + (toolRun?.reserveMicros(route, inputEstimate, maxOutput) ?? 0), context.attempt === 0);
@@ -336,16 +345,17 @@ export async function runCapturedRequest(deps: ModelDeps, caller: Caller, url: B
  * instead of sent (a batch line; each call of a fusion run, src/fusion): routing, budgets, guardrails
  * and the usage record are the single request's.
  */
-export function runCapturedChat(deps: ModelDeps, caller: Caller, surface: ChatSurface, body: unknown, headers: IncomingHttpHeaders, signal: CancelSignal): Promise<CapturedAnswer> {
-  return captureAnswer(headers, signal, (ex) => handleChat(deps, surface, ex, caller, body));
+export function runCapturedChat(deps: ModelDeps, caller: Caller, surface: ChatSurface, body: unknown, headers: IncomingHttpHeaders, signal: CancelSignal, shared?: SharedReservation): Promise<CapturedAnswer> {
+  return captureAnswer(headers, signal, (ex) => handleChat(deps, surface, ex, caller, body), shared);
 }
 
-async function captureAnswer(headers: IncomingHttpHeaders, signal: CancelSignal, run: (ex: ModelExchange) => Promise<void>): Promise<CapturedAnswer> {
+async function captureAnswer(headers: IncomingHttpHeaders, signal: CancelSignal, run: (ex: ModelExchange) => Promise<void>, shared?: SharedReservation): Promise<CapturedAnswer> {
   let answer: CapturedAnswer | null = null;
   const ex: ModelExchange = {
     headers,
     signal,
     res: null,
+    ...(shared ? { shared } : {}),
     json: (status, _headers, sent) => {
       answer = { status, body: sent };
     },
