@@ -192,7 +192,10 @@ const ROUTES: Row[] = [
   ['GET', '/v1/usage', { permission: 'view_billing' }],
   // model-gateway: runtime calls by keys.
   ...['/v1/responses', '/v1/chat/completions', '/v1/openai/chat/completions', '/v1/openai/responses', '/v1/embeddings', '/v1/openai/embeddings', '/v1/messages', '/v1/anthropic/v1/messages', '/v1/messages/count_tokens', '/v1/anthropic/v1/messages/count_tokens'].map((p): Row => ['POST', p, { keysOnly: MODEL_CALL }]),
-  ...['/v1/models', '/v1/models/{model}', '/v1/openai/models'].map((p): Row => ['GET', p, { keysOnly: "the model catalog as the calling gateway key's organization and vendors see it" }]),
+  // The catalog with prices is no secret: any signed-in member reads it (the console's /models page).
+  ['GET', '/v1/models', { signedIn: true }],
+  ['GET', '/v1/models/{model}', { signedIn: true }],
+  ['GET', '/v1/openai/models', { keysOnly: "the OpenAI SDK's model list, as the calling gateway key's organization and vendors see it" }],
   ...['', '/openai', '/openai/v1'].flatMap((base): Row[] => ['/audio/speech', '/audio/transcriptions', '/images/edits', '/images/generations'].map((p): Row => ['POST', `/v1${base}${p}`, { keysOnly: MODEL_CALL }])),
   ...['/v1/responses/{response_id}', '/v1/openai/responses/{response_id}'].flatMap((p): Row[] => [
     ['GET', p, { keysOnly: 'a stored response belongs to the gateway key whose call made it' }],

@@ -25,18 +25,27 @@ function modelPath(summary: string, tag: string, extra: Record<string, unknown> 
   return { post: { tags: [tag], summary, security: [{ gateway_key: [] }], requestBody: { required: true, content: json(anyObject) }, responses: { ...modelResponses, ...extra } } };
 }
 
-const mgmt = (scope: string, summary: string, method: 'get' | 'post' | 'patch' | 'delete' | 'put', status = '200', parameters: unknown[] = [], body = false) => ({
+/**
+ * A management operation. `body`: the request body's schema (true: an untyped object); `response`: the
+ * success answer's schema (default an untyped object).
+ */
+const mgmt = (scope: string, summary: string, method: 'get' | 'post' | 'patch' | 'delete' | 'put', status = '200', parameters: unknown[] = [], body: boolean | Record<string, unknown> = false, response: unknown = anyObject) => ({
   [method]: {
     tags: ['Management'],
     summary,
     // A member's console session needs the permission of the same name; a read, its view_ counterpart.
     security: [{ management_key: [scope] }, { session: [method === 'get' ? scope.replace(/^manage_/, 'view_') : scope] }],
     parameters,
-    ...(body ? { requestBody: { required: true, content: json(anyObject) } } : {}),
-    responses: { [status]: { description: 'OK', content: json(anyObject) }, '400': { description: 'Invalid field', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'Missing scope', content: json(detailError) }, '404': { description: 'Not found', content: json(detailError) } },
+    ...(body ? { requestBody: { required: true, content: json(body === true ? anyObject : body) } } : {}),
+    responses: { [status]: { description: 'OK', content: json(response) }, '400': { description: 'Invalid field', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'Missing scope', content: json(detailError) }, '404': { description: 'Not found', content: json(detailError) } },
   },
 });
 const p = (name: string, description = '') => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+
+const pagingParams = [
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
+];
 
 const batchErrors = {
   '400': { description: 'invalid_request_error: invalid_batch_file or duplicate_custom_id (the message names the line and its custom_id), invalid_purpose, endpoint_mismatch, invalid_metadata, …', content: json(modelError) },
@@ -54,6 +63,231 @@ const listParams = [
   { name: 'after', in: 'query', schema: { type: 'string' }, description: 'last_id of the previous page' },
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
 ];
+
+/**
+ * The management API's request and response bodies (issue 26 §2), read off the handlers in
+ * src/management, src/routing, src/guardrails, src/catalog and src/usage. Responses are closed
+ * (additionalProperties: false), so test/openapi-live.int.test.ts fails when a live answer carries a
+ * field the document does not name, or lacks one it does.
+ */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const str = { type: 'string' };
+const nullableStr = { type: 'string', nullable: true };
+const time = { type: 'string', format: 'date-time' };
+const nullableTime = { type: 'string', format: 'date-time', nullable: true };
+const uuid = { type: 'string', format: 'uuid' };
+const nullableUuid = { type: 'string', format: 'uuid', nullable: true };
+const usdAmount = { type: 'number', minimum: 0 };
+const nullableUsd = { type: 'number', minimum: 0, maximum: 1e9, nullable: true };
+const strings = { type: 'array', items: str };
+/** A closed object: every property required unless named in `optional`. */
+const closed = (properties: Record<string, unknown>, optional: string[] = []) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !optional.includes(k)), properties });
+/** A request body: every property optional unless named in `required`. */
+const input = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, ...(required.length ? { required } : {}), properties });
+const paged = (item: string) => closed({ data: { type: 'array', items: ref(item) }, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 } });
+const limitReset = { type: 'string', enum: ['daily', 'weekly', 'monthly'], nullable: true, description: 'The window the limit counts; null: all time' };
+const piMode = { type: 'string', enum: ['off', 'alert', 'block'] };
+
+const keyProperties = {
+  hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the raw key: its id in every path' },
+  name: nullableStr,
+  label: { type: 'string', description: 'First characters and last four of the raw key, to recognise it' },
+  limit: { ...nullableUsd, description: 'Spend limit in USD over limit_reset; null: none' },
+  limit_reset: limitReset,
+  usage: { ...usdAmount, description: 'Spend in the limit window (all time without one), USD' },
+  usage_daily: usdAmount,
+  usage_weekly: usdAmount,
+  usage_monthly: usdAmount,
+  byok_usage: usdAmount,
+  byok_usage_daily: usdAmount,
+  byok_usage_weekly: usdAmount,
+  byok_usage_monthly: usdAmount,
+  limit_remaining: { ...nullableUsd, description: 'limit minus usage (never below 0); null without a limit' },
+  allowed_models: { type: 'array', items: str, nullable: true, description: 'null: every model; a trailing * is a prefix' },
+  routing_policy_id: nullableUuid,
+  disabled: { type: 'boolean' },
+  creator_user_id: nullableStr,
+  project_id: nullableUuid,
+  customer_id: { ...nullableUuid, description: 'Set on customer keys only' },
+  rate_limit_rpm: { type: 'integer', minimum: 1, nullable: true, description: 'Customer keys: requests per minute' },
+  expires_at: nullableTime,
+  created_at: time,
+  updated_at: time,
+};
+const keyWritable = {
+  name: { type: 'string', maxLength: 255, nullable: true },
+  limit: nullableUsd,
+  limit_reset: limitReset,
+  allowed_models: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 500, nullable: true },
+  expires_at: nullableTime,
+};
+const policyFields = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  description: { type: 'string', maxLength: 2000, nullable: true },
+  slug: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 64, nullable: true, description: 'Organization policies: the alias @alias/<slug> (made from the name when absent)' },
+  strategy: { type: 'string', enum: ['priority', 'weighted', 'lowest_cost', 'lowest_latency'] },
+  targets: { type: 'array', minItems: 1, items: ref('RoutingTarget') },
+  allowed_vendors: { type: 'array', items: str, nullable: true },
+  denied_vendors: { type: 'array', items: str, nullable: true },
+  allowed_regions: { type: 'array', items: str, nullable: true },
+  zero_data_retention: { type: 'boolean' },
+  is_default: { type: 'boolean' },
+};
+const piSettingsProperties = {
+  pi_mode: piMode,
+  pi_indirect_mode: piMode,
+  pi_block_threshold: { type: 'number', minimum: 0, maximum: 1 },
+  pi_pass_threshold: { type: 'number', minimum: 0, maximum: 1 },
+  pi_allowlist_patterns: strings,
+  pi_fail_closed: { type: 'boolean' },
+  pi_log_full_text_on_block: { type: 'boolean' },
+  pi_input_action: { type: 'string', enum: ['block'] },
+};
+const nullable = (schema: Record<string, unknown>) => ({ ...schema, nullable: true });
+const dlpRuleFields = {
+  name: { type: 'string', minLength: 1 },
+  detector: { type: 'string', enum: ['EMAIL_ADDRESS', 'PHONE_NUMBER', 'CREDIT_CARD', 'US_SSN', 'IBAN', 'IP_ADDRESS', 'SECRET', 'CUSTOM'] },
+  pattern: { type: 'string', description: 'CUSTOM only: a regular expression source' },
+  flags: { type: 'string', description: 'CUSTOM only: among i, m, s, u' },
+  label: { type: 'string', pattern: '^[A-Z0-9_]{1,40}$', description: 'CUSTOM only: the redaction label' },
+  direction: { type: 'string', enum: ['inbound', 'outbound', 'both'], description: 'inbound: prompts; outbound: answers' },
+  action: { type: 'string', enum: ['allow', 'redact', 'block'] },
+  enabled: { type: 'boolean' },
+};
+const usageNumbers = {
+  requests: { type: 'integer', minimum: 0 },
+  failed_requests: { type: 'integer', minimum: 0 },
+  input_tokens: { type: 'integer', minimum: 0 },
+  cached_input_tokens: { type: 'integer', minimum: 0 },
+  output_tokens: { type: 'integer', minimum: 0 },
+  reasoning_tokens: { type: 'integer', minimum: 0 },
+  cost_usd: usdAmount,
+  byok_cost_usd: usdAmount,
+};
+const price = { type: 'object', additionalProperties: false, properties: Object.fromEntries(['input_per_million', 'output_per_million', 'cached_input_per_million', 'cache_write_per_million', 'cache_write_1h_per_million', 'per_image', 'per_character', 'per_second'].map((k) => [k, usdAmount])) };
+const pricingUnit = { type: 'string', enum: ['per_million_tokens', 'per_image', 'per_character', 'per_second'] };
+const capabilities = closed(
+  {
+    input: { type: 'array', items: { type: 'string', enum: ['text', 'image', 'document', 'audio', 'video'] } },
+    output: strings,
+    supports_tool_calling: { type: 'boolean' },
+    supports_tool_choice: { type: 'boolean' },
+    supports_structured_outputs: { type: 'boolean' },
+    streaming: { type: 'boolean' },
+    reasoning_efforts: { type: 'array', items: { type: 'string', enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] } },
+  },
+  ['reasoning_efforts'],
+);
+
+const managementSchemas: Record<string, unknown> = {
+  Deleted: closed({ deleted: { type: 'boolean', enum: [true] } }),
+  GatewayKey: closed(keyProperties),
+  GatewayKeyCreated: closed({ ...keyProperties, key: { type: 'string', description: 'The raw key (pbgw_…): returned once, never again' } }),
+  GatewayKeyData: closed({ data: ref('GatewayKey') }),
+  GatewayKeyList: closed({ data: { type: 'array', items: ref('GatewayKey') }, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 }, total: { type: 'integer', minimum: 0, description: 'Keys matching the filters' } }),
+  GatewayKeyCreate: input({ ...keyWritable, routing_policy_id: nullableUuid, disabled: { type: 'boolean' }, project_id: { ...nullableUuid, description: 'Fixed once the key is made' } }),
+  GatewayKeyUpdate: input({ ...keyWritable, routing_policy_id: nullableUuid, disabled: { type: 'boolean' } }),
+  CustomerKeyCreate: input({ ...keyWritable, rate_limit_rpm: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true } }),
+  Project: closed({ id: uuid, name: str, budget: { ...nullableUsd, description: 'USD; null: no budget' }, created_at: time, updated_at: time }),
+  ProjectList: paged('Project'),
+  ProjectCreate: input({ name: { type: 'string', minLength: 1, maxLength: 255 }, budget: nullableUsd }, ['name']),
+  ProjectUpdate: input({ name: { type: 'string', minLength: 1, maxLength: 255 }, budget: nullableUsd }),
+  Customer: closed({ id: uuid, name: nullableStr, budget: nullableUsd, active: { type: 'boolean' }, created_at: time, updated_at: time }),
+  CustomerList: paged('Customer'),
+  CustomerCreate: input({ id: { ...uuid, description: "Your own id of the customer (a UUID)" }, name: { type: 'string', maxLength: 255, nullable: true }, budget: nullableUsd, active: { type: 'boolean' } }, ['id']),
+  CustomerUpdate: input({ name: { type: 'string', maxLength: 255, nullable: true }, budget: nullableUsd, active: { type: 'boolean' } }),
+  VendorKey: closed({ vendor: str, key_last4: { type: 'string', maxLength: 4, description: 'The last four characters; the key itself is never returned' }, base_url: nullableStr, updated_at: time }),
+  VendorKeyList: closed({ data: { type: 'array', items: ref('VendorKey') } }),
+  VendorKeyPut: input({ api_key: { type: 'string', minLength: 1, maxLength: 4096, writeOnly: true }, base_url: { type: 'string', format: 'uri', nullable: true, description: 'Required for self-hosted vendors' } }, ['api_key']),
+  Tag: closed({ id: uuid, object: { type: 'string', enum: ['tag'] }, tag_key: str, tag_value: str, org_id: uuid, is_global: { type: 'boolean' }, created_at: time, updated_at: time }),
+  TagList: closed({ object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: ref('Tag') }, has_more: { type: 'boolean' }, next_cursor: nullableStr }),
+  TagCreate: input({ key: { type: 'string', minLength: 1, maxLength: 100 }, value: { type: 'string', minLength: 1, maxLength: 200 } }, ['key', 'value']),
+  Blocklist: closed({ models: { type: 'array', items: str, description: 'provider/model patterns; a trailing * is a prefix' } }),
+  BlocklistPut: input({ models: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 200 } } }, ['models']),
+  RoutingTarget: closed({ model: str, vendors: { type: 'array', items: str, nullable: true }, weight: { type: 'integer', minimum: 1, nullable: true, description: 'weighted only' } }, ['vendors', 'weight']),
+  RoutingPolicy: closed({
+    id: uuid,
+    object: { type: 'string', enum: ['routing_policy'] },
+    name: str,
+    description: nullableStr,
+    slug: nullableStr,
+    model: { type: 'string', nullable: true, description: '@alias/<slug>: the model name that routes through the policy' },
+    strategy: policyFields.strategy,
+    targets: { type: 'array', items: ref('RoutingTarget') },
+    allowed_vendors: { type: 'array', items: str, nullable: true },
+    denied_vendors: strings,
+    zero_data_retention: { type: 'boolean' },
+    allowed_regions: { type: 'array', items: str, nullable: true },
+    project_id: nullableUuid,
+    customer_id: nullableUuid,
+    is_default: { type: 'boolean' },
+    created_at: time,
+    updated_at: time,
+  }),
+  RoutingPolicyList: closed({ object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: ref('RoutingPolicy') }, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 } }),
+  RoutingPolicyCreate: input({ ...policyFields, project_id: nullableUuid, customer_id: nullableUuid }, ['name', 'strategy', 'targets']),
+  RoutingPolicyUpdate: input(policyFields),
+  RoutingPolicyDeleted: closed({ id: uuid, deleted: { type: 'boolean', enum: [true] } }),
+  PiSettings: closed(piSettingsProperties),
+  PiSettingsPut: input(piSettingsProperties),
+  PiOverride: closed(Object.fromEntries(['pi_mode', 'pi_indirect_mode', 'pi_block_threshold', 'pi_allowlist_patterns', 'pi_fail_closed', 'pi_log_full_text_on_block'].map((k) => [k, nullable(piSettingsProperties[k as keyof typeof piSettingsProperties])]))),
+  PiOverridePut: input(Object.fromEntries(['pi_mode', 'pi_indirect_mode', 'pi_block_threshold', 'pi_allowlist_patterns', 'pi_fail_closed', 'pi_log_full_text_on_block'].map((k) => [k, nullable(piSettingsProperties[k as keyof typeof piSettingsProperties])]))),
+  PiCheckSetting: closed({ enabled: { type: 'boolean' } }),
+  PiCheckRequest: input({ input: { oneOf: [{ type: 'string', minLength: 1, maxLength: 10_000 }, { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 10_000 } }] }, customer: { type: 'string', format: 'uuid', nullable: true } }, ['input']),
+  PiCheckResult: closed({
+    mode: piMode,
+    block_threshold: { type: 'number' },
+    results: { type: 'array', items: closed({ index: { type: 'integer', minimum: 0 }, would_block: { type: 'boolean' }, score: { type: 'number' }, matched_patterns: strings, allowlisted: { type: 'boolean' } }) },
+  }),
+  DlpRule: closed({ id: uuid, ...dlpRuleFields }, ['pattern', 'flags', 'label']),
+  DlpRuleList: closed({ object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: ref('DlpRule') } }),
+  DlpRulesPut: input({ rules: { type: 'array', maxItems: 50, items: input(dlpRuleFields, ['name', 'detector', 'direction', 'action']) } }, ['rules']),
+  UsageDay: closed(
+    {
+      date: { type: 'string', format: 'date' },
+      key: { type: 'string', nullable: true, description: 'group_by=key: the key hash' },
+      model: { type: 'string', nullable: true },
+      project: { type: 'string', nullable: true },
+      customer: { type: 'string', nullable: true },
+      tag: { type: 'string', nullable: true, description: 'group_by=tag: key=value' },
+      ...usageNumbers,
+    },
+    ['key', 'model', 'project', 'customer', 'tag'],
+  ),
+  Usage: closed({ start_date: { type: 'string', format: 'date' }, end_date: { type: 'string', format: 'date' }, group_by: { type: 'string', enum: ['key', 'model', 'project', 'customer', 'tag'] }, data: { type: 'array', items: ref('UsageDay') } }),
+  ModelVendorRoute: closed({
+    vendor_model: str,
+    context_window: { type: 'integer' },
+    max_output_tokens: { type: 'integer' },
+    availability_status: { type: 'string', enum: ['available'] },
+    capabilities,
+    pricing: { type: 'object', required: ['currency', 'unit'], properties: { currency: { type: 'string', enum: ['USD'] }, unit: pricingUnit, ...price.properties }, additionalProperties: { ...price, description: 'Other service tiers (flex, priority, batch…) by name' } },
+    service_tiers: strings,
+    zero_data_retention: { type: 'boolean' },
+    region: nullableStr,
+    self_hosted: { type: 'boolean' },
+  }),
+  Model: closed({
+    id: { type: 'string', description: 'provider/model' },
+    object: { type: 'string', enum: ['model'] },
+    created: { type: 'integer' },
+    owned_by: str,
+    model: str,
+    provider: str,
+    display_name: str,
+    type: { type: 'string', enum: ['chat', 'embedding', 'image', 'speech', 'transcription'] },
+    input_modalities: strings,
+    output_modalities: strings,
+    pricing_unit: pricingUnit,
+    availability_status: { type: 'string', enum: ['available'] },
+    created_at: str,
+    updated_at: str,
+    context_window: { type: 'integer' },
+    max_output_tokens: { type: 'integer' },
+    vendors: { type: 'object', additionalProperties: ref('ModelVendorRoute'), description: 'The vendors offering it, by vendor id, with their prices (USD)' },
+  }),
+  ModelList: closed({ object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: ref('Model') }, has_more: { type: 'boolean' }, next_cursor: nullableStr }),
+};
 
 /** OpenAI's Files and Batches, at {gateway_url}/v1 and {gateway_url}/v1/openai (src/batches). */
 function batchPaths(base: string) {
@@ -115,6 +349,7 @@ export const gatewayDocument = {
     schemas: {
       ModelError: { type: 'object', properties: { error: { type: 'object', properties: { type: { type: 'string' }, message: { type: 'string' }, code: { type: 'string', nullable: true }, param: { type: 'string', nullable: true }, source: { type: 'string', nullable: true }, provider: { type: 'string', nullable: true } } } } },
       DetailError: { type: 'object', properties: { detail: { oneOf: [{ type: 'string' }, { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } }] } } },
+      ...managementSchemas,
     },
   },
   paths: {
@@ -130,55 +365,68 @@ export const gatewayDocument = {
     '/v1/anthropic/v1/messages': modelPath('Anthropic messages (baseURL {gateway_url}/v1/anthropic)', 'Anthropic-compatible'),
     '/v1/messages/count_tokens': modelPath('Anthropic count_tokens', 'Anthropic-compatible'),
     '/v1/anthropic/v1/messages/count_tokens': modelPath('Anthropic count_tokens', 'Anthropic-compatible'),
-    '/v1/models': { get: { tags: ['Models'], summary: 'Models offered (a vendor with no key configured is not offered); each vendor route shows zero_data_retention, region and self_hosted', security: [{ gateway_key: [] }], parameters: [{ name: 'zero_data_retention', in: 'query', required: false, description: 'true: only the vendor routes that retain nothing', schema: { type: 'string', enum: ['true', 'false'] } }], responses: { '200': { description: '{object: list, data: [model]}', content: json(anyObject) } } } },
-    '/v1/models/{model}': { get: { tags: ['Models'], summary: 'One model; the id contains a slash (openai/gpt-4o), plain or encoded as %2F', security: [{ gateway_key: [] }], parameters: [p('model', 'provider/model')], responses: { '200': { description: 'The model', content: json(anyObject) }, '404': { description: 'Not offered', content: json(modelError) } } } },
-    '/v1/openai/models': { get: { tags: ['OpenAI-compatible'], summary: 'Models (OpenAI SDK)', security: [{ gateway_key: [] }], responses: { '200': { description: 'List', content: json(anyObject) } } } },
-    '/v1/keys': { ...mgmt('manage_api_keys', 'Create a gateway key (201; the raw key in `key`, once)', 'post', '201', [], true), ...mgmt('manage_api_keys', 'List keys (offset, limit; newest first)', 'get') },
-    '/v1/keys/{hash}': { ...mgmt('manage_api_keys', 'Get a key', 'get', '200', [p('hash', 'SHA-256 of the raw key, 64 hex')]), ...mgmt('manage_api_keys', 'Update a key (null clears; project_id is 400)', 'patch', '200', [p('hash')], true), ...mgmt('manage_api_keys', 'Delete a key', 'delete', '200', [p('hash')]) },
-    '/v1/key': { get: { tags: ['Management'], summary: 'The calling gateway key', security: [{ gateway_key: [] }], responses: { '200': { description: '{data: key}', content: json(anyObject) } } } },
-    '/v1/projects': { ...mgmt('manage_projects', 'Create a project {name, budget}', 'post', '201', [], true), ...mgmt('manage_projects', 'List projects', 'get') },
-    '/v1/projects/{id}': { ...mgmt('manage_projects', 'Get a project', 'get', '200', [p('id')]), ...mgmt('manage_projects', 'Update a project', 'patch', '200', [p('id')], true), ...mgmt('manage_projects', 'Delete a project', 'delete', '200', [p('id')]) },
-    '/v1/customers': { ...mgmt('manage_customers', 'Create a customer {id (UUID), name, budget, active}', 'post', '201', [], true), ...mgmt('manage_customers', 'List customers', 'get') },
-    '/v1/customers/{customer_id}': { ...mgmt('manage_customers', 'Get a customer', 'get', '200', [p('customer_id')]), ...mgmt('manage_customers', 'Update a customer', 'patch', '200', [p('customer_id')], true), ...mgmt('manage_customers', 'Delete a customer and its keys', 'delete', '200', [p('customer_id')]) },
-    '/v1/customers/{customer_id}/api-keys': { ...mgmt('manage_customers', 'Create a customer API key (management key or organization gateway key; rate_limit_rpm)', 'post', '201', [p('customer_id')], true), ...mgmt('manage_customers', "List a customer's keys", 'get', '200', [p('customer_id')]) },
-    '/v1/vendor-keys': mgmt('manage_vendor_keys', 'BYOK vendor keys (never returned; last 4 characters only)', 'get'),
-    '/v1/vendor-keys/{vendor}': { ...mgmt('manage_vendor_keys', 'Set the organization\'s own key {api_key, base_url?} for a vendor', 'put', '200', [p('vendor')], true), ...mgmt('manage_vendor_keys', 'Remove it', 'delete', '200', [p('vendor')]) },
-    '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }, { session: ['view_policies'] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(anyObject) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], true) },
-    '/v1/tags/{id}': mgmt('manage_policies', 'Delete a tag', 'delete', '200', [p('id')]),
-    '/v1/blocklist': { ...mgmt('manage_policies', "The organization's blocked models", 'get'), ...mgmt('manage_policies', 'Replace the blocklist {models: [...]} (trailing * is a prefix)', 'put', '200', [], true) },
+    '/v1/models': { get: { tags: ['Models'], summary: "Models offered (a vendor with no key configured is not offered); each vendor route shows its prices, zero_data_retention, region and self_hosted. A gateway key, or a member's console session (any signed-in member: the catalog as the organization's keys see it)", security: [{ gateway_key: [] }, { session: [] }], parameters: [{ name: 'zero_data_retention', in: 'query', required: false, description: 'true: only the vendor routes that retain nothing', schema: { type: 'string', enum: ['true', 'false'] } }, { name: 'provider', in: 'query', required: false, description: 'Only this provider\'s models (openai, anthropic, …)', schema: { type: 'string' } }], responses: { '200': { description: '{object: list, data: [model]}', content: json(ref('ModelList')) }, '401': { description: 'Missing, invalid, disabled or management key', content: json(modelError) } } } },
+    '/v1/models/{model}': { get: { tags: ['Models'], summary: "One model; the id contains a slash (openai/gpt-4o), plain or encoded as %2F. A gateway key or a member's console session", security: [{ gateway_key: [] }, { session: [] }], parameters: [p('model', 'provider/model')], responses: { '200': { description: 'The model', content: json(ref('Model')) }, '401': { description: 'Missing, invalid, disabled or management key', content: json(modelError) }, '404': { description: 'Not offered', content: json(modelError) } } } },
+    '/v1/openai/models': { get: { tags: ['OpenAI-compatible'], summary: 'Models (OpenAI SDK)', security: [{ gateway_key: [] }], responses: { '200': { description: 'List', content: json(ref('ModelList')) } } } },
+    '/v1/keys': {
+      ...mgmt('manage_api_keys', 'Create a gateway key (201; the raw key in `key`, once)', 'post', '201', [], ref('GatewayKeyCreate'), ref('GatewayKeyCreated')),
+      ...mgmt('manage_api_keys', "List the organization's keys (customer keys included), searched, filtered and sorted by the server, offset-paged", 'get', '200', [
+        { name: 'search', in: 'query', schema: { type: 'string', maxLength: 200 }, description: 'Part of the name or of the label (pbgw_… or the last four characters), any case' },
+        { name: 'project_id', in: 'query', schema: { type: 'string', format: 'uuid' }, description: 'Keys of this project only' },
+        { name: 'customer_id', in: 'query', schema: { type: 'string' }, description: 'A customer\'s UUID: its keys only; `none`: organization keys only' },
+        { name: 'disabled', in: 'query', schema: { type: 'string', enum: ['true', 'false'] } },
+        { name: 'expiry', in: 'query', schema: { type: 'string', enum: ['expired', 'active', 'never'] }, description: 'expired: past expires_at; active: not expired (or no expiry); never: no expiry' },
+        { name: 'min_spend', in: 'query', schema: { type: 'number', minimum: 0 }, description: 'Keys whose spend this UTC month (usage_monthly) is at least this many USD' },
+        { name: 'sort', in: 'query', schema: { type: 'string', enum: ['created_at', '-created_at', 'name', '-name', 'expires_at', '-expires_at', 'spend', '-spend'], default: '-created_at' }, description: 'spend: this UTC month\'s spend, from the usage records' },
+        { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
+      ], false, ref('GatewayKeyList')),
+    },
+    '/v1/keys/{hash}': { ...mgmt('manage_api_keys', 'Get a key', 'get', '200', [p('hash', 'SHA-256 of the raw key, 64 hex')], false, ref('GatewayKeyData')), ...mgmt('manage_api_keys', 'Update a key (null clears; project_id is 400 project_id_immutable)', 'patch', '200', [p('hash')], ref('GatewayKeyUpdate'), ref('GatewayKeyData')), ...mgmt('manage_api_keys', 'Delete a key', 'delete', '200', [p('hash')], false, ref('Deleted')) },
+    '/v1/key': { get: { tags: ['Management'], summary: 'The calling gateway key', security: [{ gateway_key: [] }], responses: { '200': { description: '{data: key}', content: json(ref('GatewayKeyData')) }, '401': { description: 'Missing or invalid key', content: json(detailError) } } } },
+    '/v1/projects': { ...mgmt('manage_projects', 'Create a project {name, budget}', 'post', '201', [], ref('ProjectCreate'), ref('Project')), ...mgmt('manage_projects', 'List projects, newest first (offset, limit)', 'get', '200', pagingParams, false, ref('ProjectList')) },
+    '/v1/projects/{id}': { ...mgmt('manage_projects', 'Get a project', 'get', '200', [p('id')], false, ref('Project')), ...mgmt('manage_projects', 'Update a project', 'patch', '200', [p('id')], ref('ProjectUpdate'), ref('Project')), ...mgmt('manage_projects', 'Delete a project (409 while it has keys)', 'delete', '200', [p('id')], false, ref('Deleted')) },
+    '/v1/customers': { ...mgmt('manage_customers', 'Create a customer {id (UUID), name, budget, active}', 'post', '201', [], ref('CustomerCreate'), ref('Customer')), ...mgmt('manage_customers', 'List customers, newest first (offset, limit)', 'get', '200', pagingParams, false, ref('CustomerList')) },
+    '/v1/customers/{customer_id}': { ...mgmt('manage_customers', 'Get a customer', 'get', '200', [p('customer_id')], false, ref('Customer')), ...mgmt('manage_customers', 'Update a customer', 'patch', '200', [p('customer_id')], ref('CustomerUpdate'), ref('Customer')), ...mgmt('manage_customers', 'Delete a customer and its keys', 'delete', '200', [p('customer_id')], false, ref('Deleted')) },
+    '/v1/customers/{customer_id}/api-keys': { ...mgmt('manage_customers', 'Create a customer API key (management key or organization gateway key; rate_limit_rpm)', 'post', '201', [p('customer_id')], ref('CustomerKeyCreate'), ref('GatewayKeyCreated')), ...mgmt('manage_customers', "List a customer's keys, newest first (offset, limit)", 'get', '200', [p('customer_id'), ...pagingParams], false, ref('GatewayKeyList')) },
+    '/v1/vendor-keys': mgmt('manage_vendor_keys', 'BYOK vendor keys (never returned; last 4 characters only)', 'get', '200', [], false, ref('VendorKeyList')),
+    '/v1/vendor-keys/{vendor}': { ...mgmt('manage_vendor_keys', 'Set the organization\'s own key {api_key, base_url?} for a vendor', 'put', '200', [p('vendor')], ref('VendorKeyPut'), ref('VendorKey')), ...mgmt('manage_vendor_keys', 'Remove it', 'delete', '200', [p('vendor')], false, ref('Deleted')) },
+    '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }, { session: ['view_policies'] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(ref('TagList')) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'Missing permission', content: json(detailError) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], ref('TagCreate'), ref('Tag')) },
+    '/v1/tags/{id}': mgmt('manage_policies', 'Delete a tag', 'delete', '200', [p('id')], false, ref('Deleted')),
+    '/v1/blocklist': { ...mgmt('manage_policies', "The organization's blocked models", 'get', '200', [], false, ref('Blocklist')), ...mgmt('manage_policies', 'Replace the blocklist {models: [...]} (trailing * is a prefix)', 'put', '200', [], ref('BlocklistPut'), ref('Blocklist')) },
     '/v1/routing-policies': {
-      ...mgmt('manage_routing', 'Create a routing policy {name, strategy: priority|weighted|lowest_cost|lowest_latency, targets: [{model, vendors?, weight?}], allowed_vendors?, denied_vendors?, allowed_regions?, zero_data_retention?, project_id? | customer_id?, slug?, is_default?} (201; organization policies get model "@alias/<slug>"; the scope\'s first policy becomes its default)', 'post', '201', [], true),
-      ...mgmt('view_routing', 'List routing policies (view_routing or manage_routing, or an organization gateway key)', 'get'),
+      ...mgmt('manage_routing', 'Create a routing policy {name, strategy: priority|weighted|lowest_cost|lowest_latency, targets: [{model, vendors?, weight?}], allowed_vendors?, denied_vendors?, allowed_regions?, zero_data_retention?, project_id? | customer_id?, slug?, is_default?} (201; organization policies get model "@alias/<slug>"; the scope\'s first policy becomes its default)', 'post', '201', [], ref('RoutingPolicyCreate'), ref('RoutingPolicy')),
+      ...mgmt('view_routing', 'List routing policies, newest first (view_routing or manage_routing, or an organization gateway key)', 'get', '200', pagingParams, false, ref('RoutingPolicyList')),
     },
     '/v1/routing-policies/{policy_id}': {
-      ...mgmt('view_routing', 'Get a routing policy', 'get', '200', [p('policy_id')]),
-      ...mgmt('manage_routing', 'Update a routing policy (omitted fields unchanged; the scope cannot change)', 'patch', '200', [p('policy_id')], true),
-      ...mgmt('manage_routing', 'Delete a routing policy (409 while API keys are bound to it)', 'delete', '200', [p('policy_id')]),
+      ...mgmt('view_routing', 'Get a routing policy', 'get', '200', [p('policy_id')], false, ref('RoutingPolicy')),
+      ...mgmt('manage_routing', 'Update a routing policy (omitted fields unchanged; the scope cannot change)', 'patch', '200', [p('policy_id')], ref('RoutingPolicyUpdate'), ref('RoutingPolicy')),
+      ...mgmt('manage_routing', 'Delete a routing policy (409 while API keys are bound to it)', 'delete', '200', [p('policy_id')], false, ref('RoutingPolicyDeleted')),
     },
-    '/v1/routing-policies/{policy_id}/set-default': mgmt('manage_routing', "Make the policy its scope's default (the organization's, the project's or the customer's)", 'post', '200', [p('policy_id')]),
+    '/v1/routing-policies/{policy_id}/set-default': mgmt('manage_routing', "Make the policy its scope's default (the organization's, the project's or the customer's)", 'post', '200', [p('policy_id')], false, ref('RoutingPolicy')),
     '/v1/organization/pi-settings': {
-      ...mgmt('view_guardrails', "The organization's prompt-injection settings {pi_mode, pi_indirect_mode (off|alert|block), pi_block_threshold, pi_pass_threshold, pi_allowlist_patterns, pi_fail_closed, pi_log_full_text_on_block, pi_input_action}", 'get'),
-      ...mgmt('manage_guardrails', 'Replace them (PUT replaces the whole object; an omitted field takes its default; 400 lists every problem)', 'put', '200', [], true),
+      ...mgmt('view_guardrails', "The organization's prompt-injection settings {pi_mode, pi_indirect_mode (off|alert|block), pi_block_threshold, pi_pass_threshold, pi_allowlist_patterns, pi_fail_closed, pi_log_full_text_on_block, pi_input_action}", 'get', '200', [], false, ref('PiSettings')),
+      ...mgmt('manage_guardrails', 'Replace them (PUT replaces the whole object; an omitted field takes its default; 400 lists every problem)', 'put', '200', [], ref('PiSettingsPut'), ref('PiSettings')),
     },
     '/v1/customers/{customer_id}/pi-settings': {
-      ...mgmt('view_guardrails', "A customer's sparse override (null: inherited)", 'get', '200', [p('customer_id')]),
-      ...mgmt('manage_guardrails', "Set a customer's override (absent or null inherits, {} restores inheritance; pi_pass_threshold not overridable; allowlist patterns add to the organization's)", 'put', '200', [p('customer_id')], true),
+      ...mgmt('view_guardrails', "A customer's sparse override (null: inherited)", 'get', '200', [p('customer_id')], false, ref('PiOverride')),
+      ...mgmt('manage_guardrails', "Set a customer's override (absent or null inherits, {} restores inheritance; pi_pass_threshold not overridable; allowlist patterns add to the organization's)", 'put', '200', [p('customer_id')], ref('PiOverridePut'), ref('PiOverride')),
     },
     '/v1/organization/dlp-rules': {
-      ...mgmt('view_guardrails', "The organization's data-loss prevention rules for prompts (inbound) and answers (outbound)", 'get'),
-      ...mgmt('manage_guardrails', 'Replace them {rules: [{name, detector (EMAIL_ADDRESS|PHONE_NUMBER|CREDIT_CARD|US_SSN|IBAN|IP_ADDRESS|SECRET|CUSTOM), pattern?, flags?, label?, direction (inbound|outbound|both), action (allow|redact|block), enabled?}]} (at most 50, in precedence order)', 'put', '200', [], true),
+      ...mgmt('view_guardrails', "The organization's data-loss prevention rules for prompts (inbound) and answers (outbound)", 'get', '200', [], false, ref('DlpRuleList')),
+      ...mgmt('manage_guardrails', 'Replace them {rules: [{name, detector (EMAIL_ADDRESS|PHONE_NUMBER|CREDIT_CARD|US_SSN|IBAN|IP_ADDRESS|SECRET|CUSTOM), pattern?, flags?, label?, direction (inbound|outbound|both), action (allow|redact|block), enabled?}]} (at most 50, in precedence order; each rule gets a new id)', 'put', '200', [], ref('DlpRulesPut'), ref('DlpRuleList')),
     },
     '/v1/organization/pi-check': {
-      ...mgmt('view_guardrails', 'Whether the check endpoint is enabled {enabled}', 'get'),
-      ...mgmt('manage_guardrails', 'Enable or disable the check endpoint {enabled: boolean}', 'put', '200', [], true),
+      ...mgmt('view_guardrails', 'Whether the check endpoint is enabled {enabled}', 'get', '200', [], false, ref('PiCheckSetting')),
+      ...mgmt('manage_guardrails', 'Enable or disable the check endpoint {enabled: boolean}', 'put', '200', [], ref('PiCheckSetting'), ref('PiCheckSetting')),
     },
     '/v1/prompt-injection/check': {
       post: {
         tags: ['Guardrails'],
         summary: 'Screen texts as block mode would {input: text | 1..50 texts of 1..10,000 characters, customer?} → {mode, block_threshold, results: [{index, would_block, score, matched_patterns, allowlisted}]} (organization gateway key, or management key with view_guardrails)',
         security: [{ gateway_key: [] }, { management_key: ['view_guardrails'] }, { session: ['view_guardrails'] }],
-        requestBody: { required: true, content: json(anyObject) },
-        responses: { '200': { description: 'Results in input order', content: json(anyObject) }, '400': { description: 'Invalid input', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'pi_check_not_enabled, or missing scope', content: json(detailError) } },
+        requestBody: { required: true, content: json(ref('PiCheckRequest')) },
+        responses: { '200': { description: 'Results in input order', content: json(ref('PiCheckResult')) }, '400': { description: 'Invalid input', content: json(detailError) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'pi_check_not_enabled, or missing scope', content: json(detailError) } },
       },
     },
     ...batchPaths('/v1'),
@@ -187,7 +435,7 @@ export const gatewayDocument = {
       { name: 'start_date', in: 'query', schema: { type: 'string', format: 'date' } },
       { name: 'end_date', in: 'query', schema: { type: 'string', format: 'date' } },
       { name: 'group_by', in: 'query', schema: { type: 'string', enum: ['key', 'model', 'project', 'customer', 'tag'] } },
-    ]),
+    ], false, ref('Usage')),
   },
 };
 

@@ -1,7 +1,8 @@
+import { sessionTokenOf } from '@patchbay/auth';
 import { Router, type Request, type Response } from 'express';
 import { GatewayError, sendModelError } from '../http/errors';
 import type { ManagementAuth } from '../management/management-auth';
-import { authenticateModelCaller } from '../model/model-request';
+import { authenticateModelCaller, rawKeyOf } from '../model/model-request';
 import type { VendorCredential } from '../vendors/platform-vendors';
 import { MEDIA_BILLING_UNITS, type Catalog, type CatalogModel } from './catalog';
 
@@ -55,9 +56,22 @@ export function catalogRouter(catalog: Catalog, platformVendors: Map<string, Ven
   const router = Router();
   // The catalog is a model endpoint: gateway API keys (organization and customer keys) only. A
   // management key is refused here as on every other model endpoint (401 management_key_not_allowed).
+  // A member's console session (no key sent) reads it too: the catalog as the organization's keys see it.
   const offeredFor = async (req: Request): Promise<(vendor: string) => boolean> => {
-    const { org } = await authenticateModelCaller(req, auth.caches);
+    const sessionToken = rawKeyOf(req) ? undefined : sessionTokenOf(req);
+    const org = sessionToken !== undefined && auth.sessions ? await sessionOrganization(sessionToken) : (await authenticateModelCaller(req, auth.caches)).org;
     return (vendor) => platformVendors.has(vendor) || org.vendorKeys.has(vendor);
+  };
+  const sessionOrganization = async (token: string) => {
+    let organizationId: string;
+    try {
+      organizationId = (await auth.sessions!.verify(token)).organizationId;
+    } catch (err) {
+      throw new GatewayError(401, 'authentication_error', err instanceof Error ? err.message : 'Your session has ended; sign in again.', 'invalid_session');
+    }
+    const org = await auth.caches.organizations.lookup(organizationId);
+    if (!org) throw new GatewayError(401, 'authentication_error', 'The session belongs to no organization the gateway knows.', 'invalid_session');
+    return org;
   };
   const list = async (req: Request, res: Response) => {
     try {

@@ -152,9 +152,46 @@ export class KeyService {
     return { ...(await renderKey(row, this.spend)), key: material.key };
   }
 
-  async list(organizationId: string, offset: number, limit: number, customerId?: string): Promise<Record<string, unknown>[]> {
-    const rows = await this.db.apiKey.findMany({ where: { organizationId, ...(customerId ? { customerId } : {}) }, orderBy: [{ createdAt: 'desc' }, { hash: 'asc' }], skip: offset, take: limit });
-    return Promise.all(rows.map((r) => renderKey(r, this.spend)));
+  /**
+   * GET /v1/keys: the organization's keys filtered, sorted and paged in PostgreSQL (indexes on the
+   * organization with created_at, name, expires_at, project and customer), so a page costs the same at
+   * 100,000 keys as at 10. Spend (sort and min_spend) is this UTC month's, summed from the usage records.
+   */
+  async search(organizationId: string, query: KeyQuery): Promise<{ data: Record<string, unknown>[]; total: number }> {
+    const params: unknown[] = [organizationId];
+    const arg = (value: unknown, cast = '') => {
+      params.push(value);
+      return `$${params.length}${cast}`;
+    };
+    const where = ['k.organization_id = $1::uuid'];
+    if (query.search) {
+      const pattern = arg(`%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where.push(`(k.name ILIKE ${pattern} OR k.label ILIKE ${pattern})`);
+    }
+    if (query.projectId) where.push(`k.project_id = ${arg(query.projectId, '::uuid')}`);
+    if (query.customerId === 'none') where.push('k.customer_id IS NULL');
+    else if (query.customerId) where.push(`k.customer_id = ${arg(query.customerId, '::uuid')}`);
+    if (query.disabled !== undefined) where.push(`k.disabled = ${arg(query.disabled)}`);
+    if (query.expiry === 'expired') where.push('k.expires_at <= now()');
+    else if (query.expiry === 'active') where.push('(k.expires_at IS NULL OR k.expires_at > now())');
+    else if (query.expiry === 'never') where.push('k.expires_at IS NULL');
+    const bySpend = query.sort === 'spend' || query.sort === '-spend' || query.minSpend !== undefined;
+    let from = 'api_keys k';
+    if (bySpend) {
+      const monthStart = new Date().toISOString().slice(0, 8) + '01';
+      from = `api_keys k LEFT JOIN (SELECT key_hash, sum(cost_micros) AS micros FROM usage_records WHERE organization_id = $1::uuid AND day >= ${arg(monthStart, '::date')} GROUP BY key_hash) s ON s.key_hash = k.hash`;
+      if (query.minSpend !== undefined) where.push(`coalesce(s.micros, 0) >= ${arg(Math.round(query.minSpend * 1e6))}`);
+    }
+    const order = KEY_SORTS[query.sort];
+    const filter = where.join(' AND ');
+    const [page, counted] = await Promise.all([
+      this.db.$queryRawUnsafe<Array<{ hash: string }>>(`SELECT k.hash FROM ${from} WHERE ${filter} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.offset}`, ...params),
+      this.db.$queryRawUnsafe<Array<{ total: number }>>(`SELECT count(*)::int AS total FROM ${from} WHERE ${filter}`, ...params),
+    ]);
+    const rows = await this.db.apiKey.findMany({ where: { hash: { in: page.map((r) => r.hash) } } });
+    const byHash = new Map(rows.map((r) => [r.hash, r]));
+    const ordered = page.map((r) => byHash.get(r.hash)).filter((r): r is ApiKey => r !== undefined);
+    return { data: await Promise.all(ordered.map((r) => renderKey(r, this.spend))), total: counted[0]?.total ?? 0 };
   }
 
   async row(organizationId: string, hash: string): Promise<ApiKey> {
@@ -201,6 +238,59 @@ export class KeyService {
     });
     await this.invalidate.keyCommitted(hash);
   }
+}
+
+/** Sort orders of GET /v1/keys (PostgreSQL's default null placement, so the indexes serve them). */
+const KEY_SORTS = {
+  created_at: 'k.created_at ASC, k.hash ASC',
+  '-created_at': 'k.created_at DESC, k.hash ASC',
+  name: 'k.name ASC, k.hash ASC',
+  '-name': 'k.name DESC, k.hash ASC',
+  expires_at: 'k.expires_at ASC, k.hash ASC',
+  '-expires_at': 'k.expires_at DESC, k.hash ASC',
+  spend: 'coalesce(s.micros, 0) ASC, k.created_at DESC, k.hash ASC',
+  '-spend': 'coalesce(s.micros, 0) DESC, k.created_at DESC, k.hash ASC',
+} as const;
+
+export interface KeyQuery {
+  search?: string;
+  projectId?: string;
+  customerId?: string;
+  disabled?: boolean;
+  expiry?: 'expired' | 'active' | 'never';
+  minSpend?: number;
+  sort: keyof typeof KEY_SORTS;
+  offset: number;
+  limit: number;
+}
+
+const keyQuerySchema = z
+  .object({
+    search: z.string().max(200).optional(),
+    project_id: z.string().uuid('must be a project id (a UUID)').optional(),
+    customer_id: z.union([z.literal('none'), z.string().uuid('must be a customer id (a UUID) or none')]).optional(),
+    disabled: z.enum(['true', 'false']).optional(),
+    expiry: z.enum(['expired', 'active', 'never']).optional(),
+    min_spend: z.coerce.number().min(0).max(1e9).optional(),
+    sort: z.enum(Object.keys(KEY_SORTS) as [keyof typeof KEY_SORTS, ...(keyof typeof KEY_SORTS)[]]).optional(),
+    offset: z.unknown().optional(),
+    limit: z.unknown().optional(),
+  })
+  .strict();
+
+/** The query of GET /v1/keys; an unknown parameter or a bad value is 400 naming it. */
+export function parseKeyQuery(query: Record<string, unknown>): KeyQuery {
+  const input = parseBody(keyQuerySchema, query);
+  return {
+    ...parsePaging(query),
+    ...(input.search ? { search: input.search } : {}),
+    ...(input.project_id ? { projectId: input.project_id } : {}),
+    ...(input.customer_id ? { customerId: input.customer_id } : {}),
+    ...(input.disabled ? { disabled: input.disabled === 'true' } : {}),
+    ...(input.expiry ? { expiry: input.expiry } : {}),
+    ...(input.min_spend !== undefined ? { minSpend: input.min_spend } : {}),
+    sort: input.sort ?? '-created_at',
+  };
 }
 
 export function parsePaging(query: Record<string, unknown>): { offset: number; limit: number } {

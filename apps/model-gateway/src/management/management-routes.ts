@@ -8,7 +8,8 @@ import { ManagementError } from '../http/errors';
 import { vendorKeyContext, type Invalidator } from '../keys/principals';
 import type { SpendControl } from '../spend/spend-control';
 import { readUsage } from '../usage/usage-api';
-import { KeyService, createKeySchema, customerKeySchema, parseBody, parsePaging, requireUuid } from './keys';
+import { readUsageDaily } from '../usage/usage-daily';
+import { KeyService, createKeySchema, customerKeySchema, parseBody, parseKeyQuery, parsePaging, requireUuid } from './keys';
 import { callerSettings, managementCaller, type ManagementAuth } from './management-auth';
 
 export interface ManagementDeps {
@@ -70,8 +71,9 @@ export function managementRouter(deps: ManagementDeps): Router {
   });
   router.get('/v1/keys', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_api_keys', { permission: 'view_api_keys' });
-    const { offset, limit } = parsePaging(req.query);
-    res.json({ data: await keys.list(caller.organizationId, offset, limit), offset, limit });
+    const query = parseKeyQuery(req.query);
+    const { data, total } = await keys.search(caller.organizationId, query);
+    res.json({ data, offset: query.offset, limit: query.limit, total });
   });
   router.get('/v1/keys/:hash', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_api_keys', { permission: 'view_api_keys' });
@@ -189,7 +191,8 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_customers', { allowGatewayKeys: true, permission: 'view_customers' });
     await customerRow(caller.organizationId, param(req, 'id'));
     const { offset, limit } = parsePaging(req.query);
-    res.json({ data: await keys.list(caller.organizationId, offset, limit, param(req, 'id')), offset, limit });
+    const { data, total } = await keys.search(caller.organizationId, { customerId: param(req, 'id'), sort: '-created_at', offset, limit });
+    res.json({ data, offset, limit, total });
   });
 
   // BYOK: the organization's own vendor credentials, sealed; never returned.
@@ -267,6 +270,11 @@ export function managementRouter(deps: ManagementDeps): Router {
   router.get('/v1/usage', async (req, res) => {
     const caller = await managementCaller(req, auth, 'view_billing');
     res.json(await readUsage(db, caller.organizationId, req.query));
+  });
+  // Usage per UTC day stacked by one dimension, with the server's totals (the console's chart and CSV, the overview).
+  router.get('/v1/usage/daily', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'view_billing');
+    res.json(await readUsageDaily(db, caller.organizationId, req.query));
   });
   return router;
 }

@@ -819,9 +819,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Blocklist"];
                     };
                 };
                 /** @description Invalid field */
@@ -872,9 +870,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["BlocklistPut"];
                 };
             };
             responses: {
@@ -884,9 +880,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Blocklist"];
                     };
                 };
                 /** @description Invalid field */
@@ -1078,10 +1072,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List customers */
+        /** List customers, newest first (offset, limit) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1094,9 +1091,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["CustomerList"];
                     };
                 };
                 /** @description Invalid field */
@@ -1148,9 +1143,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CustomerCreate"];
                 };
             };
             responses: {
@@ -1160,9 +1153,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Customer"];
                     };
                 };
                 /** @description Invalid field */
@@ -1234,9 +1225,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Customer"];
                     };
                 };
                 /** @description Invalid field */
@@ -1297,9 +1286,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Deleted"];
                     };
                 };
                 /** @description Invalid field */
@@ -1354,9 +1341,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CustomerUpdate"];
                 };
             };
             responses: {
@@ -1366,9 +1351,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Customer"];
                     };
                 };
                 /** @description Invalid field */
@@ -1418,10 +1401,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a customer's keys */
+        /** List a customer's keys, newest first (offset, limit) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
                 header?: never;
                 path: {
                     customer_id: string;
@@ -1436,9 +1422,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyList"];
                     };
                 };
                 /** @description Invalid field */
@@ -1492,9 +1476,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CustomerKeyCreate"];
                 };
             };
             responses: {
@@ -1504,9 +1486,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyCreated"];
                     };
                 };
                 /** @description Invalid field */
@@ -1578,9 +1558,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiOverride"];
                     };
                 };
                 /** @description Invalid field */
@@ -1633,9 +1611,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PiOverridePut"];
                 };
             };
             responses: {
@@ -1645,9 +1621,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiOverride"];
                     };
                 };
                 /** @description Invalid field */
@@ -2420,9 +2394,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyData"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
                     };
                 };
             };
@@ -2442,10 +2423,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List keys (offset, limit; newest first) */
+        /** List the organization's keys (customer keys included), searched, filtered and sorted by the server, offset-paged */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A customer's UUID: its keys only; `none`: organization keys only */
+                    customer_id?: string;
+                    disabled?: "true" | "false";
+                    /** @description expired: past expires_at; active: not expired (or no expiry); never: no expiry */
+                    expiry?: "expired" | "active" | "never";
+                    limit?: number;
+                    /** @description Keys whose spend this UTC month (usage_monthly) is at least this many USD */
+                    min_spend?: number;
+                    offset?: number;
+                    /** @description Keys of this project only */
+                    project_id?: string;
+                    /** @description Part of the name or of the label (pbgw_… or the last four characters), any case */
+                    search?: string;
+                    /** @description spend: this UTC month's spend, from the usage records */
+                    sort?: "created_at" | "-created_at" | "name" | "-name" | "expires_at" | "-expires_at" | "spend" | "-spend";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2458,9 +2455,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyList"];
                     };
                 };
                 /** @description Invalid field */
@@ -2512,9 +2507,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GatewayKeyCreate"];
                 };
             };
             responses: {
@@ -2524,9 +2517,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyCreated"];
                     };
                 };
                 /** @description Invalid field */
@@ -2599,9 +2590,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyData"];
                     };
                 };
                 /** @description Invalid field */
@@ -2662,9 +2651,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Deleted"];
                     };
                 };
                 /** @description Invalid field */
@@ -2707,7 +2694,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update a key (null clears; project_id is 400) */
+        /** Update a key (null clears; project_id is 400 project_id_immutable) */
         patch: {
             parameters: {
                 query?: never;
@@ -2719,9 +2706,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GatewayKeyUpdate"];
                 };
             };
             responses: {
@@ -2731,9 +2716,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["GatewayKeyData"];
                     };
                 };
                 /** @description Invalid field */
@@ -3046,10 +3029,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Models offered (a vendor with no key configured is not offered); each vendor route shows zero_data_retention, region and self_hosted */
+        /** Models offered (a vendor with no key configured is not offered); each vendor route shows its prices, zero_data_retention, region and self_hosted. A gateway key, or a member's console session (any signed-in member: the catalog as the organization's keys see it) */
         get: {
             parameters: {
                 query?: {
+                    /** @description Only this provider's models (openai, anthropic, …) */
+                    provider?: string;
                     /** @description true: only the vendor routes that retain nothing */
                     zero_data_retention?: "true" | "false";
                 };
@@ -3065,9 +3050,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ModelList"];
+                    };
+                };
+                /** @description Missing, invalid, disabled or management key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ModelError"];
                     };
                 };
             };
@@ -3087,7 +3079,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One model; the id contains a slash (openai/gpt-4o), plain or encoded as %2F */
+        /** One model; the id contains a slash (openai/gpt-4o), plain or encoded as %2F. A gateway key or a member's console session */
         get: {
             parameters: {
                 query?: never;
@@ -3106,9 +3098,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                /** @description Missing, invalid, disabled or management key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ModelError"];
                     };
                 };
                 /** @description Not offered */
@@ -4523,9 +4522,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ModelList"];
                     };
                 };
             };
@@ -5329,9 +5326,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["DlpRuleList"];
                     };
                 };
                 /** @description Invalid field */
@@ -5372,7 +5367,7 @@ export interface paths {
                 };
             };
         };
-        /** Replace them {rules: [{name, detector (EMAIL_ADDRESS|PHONE_NUMBER|CREDIT_CARD|US_SSN|IBAN|IP_ADDRESS|SECRET|CUSTOM), pattern?, flags?, label?, direction (inbound|outbound|both), action (allow|redact|block), enabled?}]} (at most 50, in precedence order) */
+        /** Replace them {rules: [{name, detector (EMAIL_ADDRESS|PHONE_NUMBER|CREDIT_CARD|US_SSN|IBAN|IP_ADDRESS|SECRET|CUSTOM), pattern?, flags?, label?, direction (inbound|outbound|both), action (allow|redact|block), enabled?}]} (at most 50, in precedence order; each rule gets a new id) */
         put: {
             parameters: {
                 query?: never;
@@ -5382,9 +5377,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DlpRulesPut"];
                 };
             };
             responses: {
@@ -5394,9 +5387,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["DlpRuleList"];
                     };
                 };
                 /** @description Invalid field */
@@ -5467,9 +5458,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiCheckSetting"];
                     };
                 };
                 /** @description Invalid field */
@@ -5520,9 +5509,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PiCheckSetting"];
                 };
             };
             responses: {
@@ -5532,9 +5519,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiCheckSetting"];
                     };
                 };
                 /** @description Invalid field */
@@ -5605,9 +5590,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiSettings"];
                     };
                 };
                 /** @description Invalid field */
@@ -5658,9 +5641,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PiSettingsPut"];
                 };
             };
             responses: {
@@ -5670,9 +5651,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiSettings"];
                     };
                 };
                 /** @description Invalid field */
@@ -5727,10 +5706,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List projects */
+        /** List projects, newest first (offset, limit) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -5743,9 +5725,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ProjectList"];
                     };
                 };
                 /** @description Invalid field */
@@ -5797,9 +5777,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ProjectCreate"];
                 };
             };
             responses: {
@@ -5809,9 +5787,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Project"];
                     };
                 };
                 /** @description Invalid field */
@@ -5883,9 +5859,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Project"];
                     };
                 };
                 /** @description Invalid field */
@@ -5928,7 +5902,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a project */
+        /** Delete a project (409 while it has keys) */
         delete: {
             parameters: {
                 query?: never;
@@ -5946,9 +5920,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Deleted"];
                     };
                 };
                 /** @description Invalid field */
@@ -6003,9 +5975,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ProjectUpdate"];
                 };
             };
             responses: {
@@ -6015,9 +5985,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Project"];
                     };
                 };
                 /** @description Invalid field */
@@ -6079,9 +6047,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PiCheckRequest"];
                 };
             };
             responses: {
@@ -6091,9 +6057,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["PiCheckResult"];
                     };
                 };
                 /** @description Invalid input */
@@ -6393,10 +6357,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List routing policies (view_routing or manage_routing, or an organization gateway key) */
+        /** List routing policies, newest first (view_routing or manage_routing, or an organization gateway key) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -6409,9 +6376,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RoutingPolicyList"];
                     };
                 };
                 /** @description Invalid field */
@@ -6463,9 +6428,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RoutingPolicyCreate"];
                 };
             };
             responses: {
@@ -6475,9 +6438,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RoutingPolicy"];
                     };
                 };
                 /** @description Invalid field */
@@ -6549,9 +6510,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RoutingPolicy"];
                     };
                 };
                 /** @description Invalid field */
@@ -6612,9 +6571,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RoutingPolicyDeleted"];
                     };
                 };
                 /** @description Invalid field */
@@ -6669,9 +6626,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RoutingPolicyUpdate"];
                 };
             };
             responses: {
@@ -6681,9 +6636,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RoutingPolicy"];
                     };
                 };
                 /** @description Invalid field */
@@ -6753,9 +6706,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["RoutingPolicy"];
                     };
                 };
                 /** @description Invalid field */
@@ -6825,9 +6776,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["TagList"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
                     };
                 };
             };
@@ -6843,9 +6810,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TagCreate"];
                 };
             };
             responses: {
@@ -6855,9 +6820,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Tag"];
                     };
                 };
                 /** @description Invalid field */
@@ -6932,9 +6895,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Deleted"];
                     };
                 };
                 /** @description Invalid field */
@@ -7007,9 +6968,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Usage"];
                     };
                 };
                 /** @description Invalid field */
@@ -7081,9 +7040,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["VendorKeyList"];
                     };
                 };
                 /** @description Invalid field */
@@ -7152,9 +7109,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VendorKeyPut"];
                 };
             };
             responses: {
@@ -7164,9 +7119,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["VendorKey"];
                     };
                 };
                 /** @description Invalid field */
@@ -7226,9 +7179,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["Deleted"];
                     };
                 };
                 /** @description Invalid field */
@@ -7278,10 +7229,278 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Blocklist: {
+            /** @description provider/model patterns; a trailing * is a prefix */
+            models: string[];
+        };
+        BlocklistPut: {
+            models: string[];
+        };
+        Customer: {
+            active: boolean;
+            budget: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CustomerCreate: {
+            active?: boolean;
+            budget?: number | null;
+            /**
+             * Format: uuid
+             * @description Your own id of the customer (a UUID)
+             */
+            id: string;
+            name?: string | null;
+        };
+        CustomerKeyCreate: {
+            allowed_models?: string[] | null;
+            /** Format: date-time */
+            expires_at?: string | null;
+            limit?: number | null;
+            /**
+             * @description The window the limit counts; null: all time
+             * @enum {string|null}
+             */
+            limit_reset?: "daily" | "weekly" | "monthly" | null;
+            name?: string | null;
+            rate_limit_rpm?: number | null;
+        };
+        CustomerList: {
+            data: components["schemas"]["Customer"][];
+            limit: number;
+            offset: number;
+        };
+        CustomerUpdate: {
+            active?: boolean;
+            budget?: number | null;
+            name?: string | null;
+        };
+        Deleted: {
+            /** @enum {boolean} */
+            deleted: true;
+        };
         DetailError: {
             detail?: string | {
                 code?: string;
                 message?: string;
+            };
+        };
+        DlpRule: {
+            /** @enum {string} */
+            action: "allow" | "redact" | "block";
+            /** @enum {string} */
+            detector: "EMAIL_ADDRESS" | "PHONE_NUMBER" | "CREDIT_CARD" | "US_SSN" | "IBAN" | "IP_ADDRESS" | "SECRET" | "CUSTOM";
+            /**
+             * @description inbound: prompts; outbound: answers
+             * @enum {string}
+             */
+            direction: "inbound" | "outbound" | "both";
+            enabled: boolean;
+            /** @description CUSTOM only: among i, m, s, u */
+            flags?: string;
+            /** Format: uuid */
+            id: string;
+            /** @description CUSTOM only: the redaction label */
+            label?: string;
+            name: string;
+            /** @description CUSTOM only: a regular expression source */
+            pattern?: string;
+        };
+        DlpRuleList: {
+            data: components["schemas"]["DlpRule"][];
+            /** @enum {string} */
+            object: "list";
+        };
+        DlpRulesPut: {
+            rules: {
+                /** @enum {string} */
+                action: "allow" | "redact" | "block";
+                /** @enum {string} */
+                detector: "EMAIL_ADDRESS" | "PHONE_NUMBER" | "CREDIT_CARD" | "US_SSN" | "IBAN" | "IP_ADDRESS" | "SECRET" | "CUSTOM";
+                /**
+                 * @description inbound: prompts; outbound: answers
+                 * @enum {string}
+                 */
+                direction: "inbound" | "outbound" | "both";
+                enabled?: boolean;
+                /** @description CUSTOM only: among i, m, s, u */
+                flags?: string;
+                /** @description CUSTOM only: the redaction label */
+                label?: string;
+                name: string;
+                /** @description CUSTOM only: a regular expression source */
+                pattern?: string;
+            }[];
+        };
+        GatewayKey: {
+            /** @description null: every model; a trailing * is a prefix */
+            allowed_models: string[] | null;
+            byok_usage: number;
+            byok_usage_daily: number;
+            byok_usage_monthly: number;
+            byok_usage_weekly: number;
+            /** Format: date-time */
+            created_at: string;
+            creator_user_id: string | null;
+            /**
+             * Format: uuid
+             * @description Set on customer keys only
+             */
+            customer_id: string | null;
+            disabled: boolean;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @description SHA-256 of the raw key: its id in every path */
+            hash: string;
+            /** @description First characters and last four of the raw key, to recognise it */
+            label: string;
+            /** @description Spend limit in USD over limit_reset; null: none */
+            limit: number | null;
+            /** @description limit minus usage (never below 0); null without a limit */
+            limit_remaining: number | null;
+            /**
+             * @description The window the limit counts; null: all time
+             * @enum {string|null}
+             */
+            limit_reset: "daily" | "weekly" | "monthly" | null;
+            name: string | null;
+            /** Format: uuid */
+            project_id: string | null;
+            /** @description Customer keys: requests per minute */
+            rate_limit_rpm: number | null;
+            /** Format: uuid */
+            routing_policy_id: string | null;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Spend in the limit window (all time without one), USD */
+            usage: number;
+            usage_daily: number;
+            usage_monthly: number;
+            usage_weekly: number;
+        };
+        GatewayKeyCreate: {
+            allowed_models?: string[] | null;
+            disabled?: boolean;
+            /** Format: date-time */
+            expires_at?: string | null;
+            limit?: number | null;
+            /**
+             * @description The window the limit counts; null: all time
+             * @enum {string|null}
+             */
+            limit_reset?: "daily" | "weekly" | "monthly" | null;
+            name?: string | null;
+            /**
+             * Format: uuid
+             * @description Fixed once the key is made
+             */
+            project_id?: string | null;
+            /** Format: uuid */
+            routing_policy_id?: string | null;
+        };
+        GatewayKeyCreated: {
+            /** @description null: every model; a trailing * is a prefix */
+            allowed_models: string[] | null;
+            byok_usage: number;
+            byok_usage_daily: number;
+            byok_usage_monthly: number;
+            byok_usage_weekly: number;
+            /** Format: date-time */
+            created_at: string;
+            creator_user_id: string | null;
+            /**
+             * Format: uuid
+             * @description Set on customer keys only
+             */
+            customer_id: string | null;
+            disabled: boolean;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @description SHA-256 of the raw key: its id in every path */
+            hash: string;
+            /** @description The raw key (pbgw_…): returned once, never again */
+            key: string;
+            /** @description First characters and last four of the raw key, to recognise it */
+            label: string;
+            /** @description Spend limit in USD over limit_reset; null: none */
+            limit: number | null;
+            /** @description limit minus usage (never below 0); null without a limit */
+            limit_remaining: number | null;
+            /**
+             * @description The window the limit counts; null: all time
+             * @enum {string|null}
+             */
+            limit_reset: "daily" | "weekly" | "monthly" | null;
+            name: string | null;
+            /** Format: uuid */
+            project_id: string | null;
+            /** @description Customer keys: requests per minute */
+            rate_limit_rpm: number | null;
+            /** Format: uuid */
+            routing_policy_id: string | null;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Spend in the limit window (all time without one), USD */
+            usage: number;
+            usage_daily: number;
+            usage_monthly: number;
+            usage_weekly: number;
+        };
+        GatewayKeyData: {
+            data: components["schemas"]["GatewayKey"];
+        };
+        GatewayKeyList: {
+            data: components["schemas"]["GatewayKey"][];
+            limit: number;
+            offset: number;
+            /** @description Keys matching the filters */
+            total: number;
+        };
+        GatewayKeyUpdate: {
+            allowed_models?: string[] | null;
+            disabled?: boolean;
+            /** Format: date-time */
+            expires_at?: string | null;
+            limit?: number | null;
+            /**
+             * @description The window the limit counts; null: all time
+             * @enum {string|null}
+             */
+            limit_reset?: "daily" | "weekly" | "monthly" | null;
+            name?: string | null;
+            /** Format: uuid */
+            routing_policy_id?: string | null;
+        };
+        Model: {
+            /** @enum {string} */
+            availability_status: "available";
+            context_window: number;
+            created: number;
+            created_at: string;
+            display_name: string;
+            /** @description provider/model */
+            id: string;
+            input_modalities: string[];
+            max_output_tokens: number;
+            model: string;
+            /** @enum {string} */
+            object: "model";
+            output_modalities: string[];
+            owned_by: string;
+            /** @enum {string} */
+            pricing_unit: "per_million_tokens" | "per_image" | "per_character" | "per_second";
+            provider: string;
+            /** @enum {string} */
+            type: "chat" | "embedding" | "image" | "speech" | "transcription";
+            updated_at: string;
+            /** @description The vendors offering it, by vendor id, with their prices (USD) */
+            vendors: {
+                [key: string]: components["schemas"]["ModelVendorRoute"];
             };
         };
         ModelError: {
@@ -7293,6 +7512,299 @@ export interface components {
                 source?: string | null;
                 type?: string;
             };
+        };
+        ModelList: {
+            data: components["schemas"]["Model"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
+        ModelVendorRoute: {
+            /** @enum {string} */
+            availability_status: "available";
+            capabilities: {
+                input: ("text" | "image" | "document" | "audio" | "video")[];
+                output: string[];
+                reasoning_efforts?: ("none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max")[];
+                streaming: boolean;
+                supports_structured_outputs: boolean;
+                supports_tool_calling: boolean;
+                supports_tool_choice: boolean;
+            };
+            context_window: number;
+            max_output_tokens: number;
+            pricing: {
+                cache_write_1h_per_million?: number;
+                cache_write_per_million?: number;
+                cached_input_per_million?: number;
+                /** @enum {string} */
+                currency: "USD";
+                input_per_million?: number;
+                output_per_million?: number;
+                per_character?: number;
+                per_image?: number;
+                per_second?: number;
+                /** @enum {string} */
+                unit: "per_million_tokens" | "per_image" | "per_character" | "per_second";
+            } & {
+                [key: string]: {
+                    cache_write_1h_per_million?: number;
+                    cache_write_per_million?: number;
+                    cached_input_per_million?: number;
+                    input_per_million?: number;
+                    output_per_million?: number;
+                    per_character?: number;
+                    per_image?: number;
+                    per_second?: number;
+                };
+            };
+            region: string | null;
+            self_hosted: boolean;
+            service_tiers: string[];
+            vendor_model: string;
+            zero_data_retention: boolean;
+        };
+        PiCheckRequest: {
+            /** Format: uuid */
+            customer?: string | null;
+            input: string | string[];
+        };
+        PiCheckResult: {
+            block_threshold: number;
+            /** @enum {string} */
+            mode: "off" | "alert" | "block";
+            results: {
+                allowlisted: boolean;
+                index: number;
+                matched_patterns: string[];
+                score: number;
+                would_block: boolean;
+            }[];
+        };
+        PiCheckSetting: {
+            enabled: boolean;
+        };
+        PiOverride: {
+            pi_allowlist_patterns: string[] | null;
+            pi_block_threshold: number | null;
+            pi_fail_closed: boolean | null;
+            /** @enum {string|null} */
+            pi_indirect_mode: "off" | "alert" | "block" | null;
+            pi_log_full_text_on_block: boolean | null;
+            /** @enum {string|null} */
+            pi_mode: "off" | "alert" | "block" | null;
+        };
+        PiOverridePut: {
+            pi_allowlist_patterns?: string[] | null;
+            pi_block_threshold?: number | null;
+            pi_fail_closed?: boolean | null;
+            /** @enum {string|null} */
+            pi_indirect_mode?: "off" | "alert" | "block" | null;
+            pi_log_full_text_on_block?: boolean | null;
+            /** @enum {string|null} */
+            pi_mode?: "off" | "alert" | "block" | null;
+        };
+        PiSettings: {
+            pi_allowlist_patterns: string[];
+            pi_block_threshold: number;
+            pi_fail_closed: boolean;
+            /** @enum {string} */
+            pi_indirect_mode: "off" | "alert" | "block";
+            /** @enum {string} */
+            pi_input_action: "block";
+            pi_log_full_text_on_block: boolean;
+            /** @enum {string} */
+            pi_mode: "off" | "alert" | "block";
+            pi_pass_threshold: number;
+        };
+        PiSettingsPut: {
+            pi_allowlist_patterns?: string[];
+            pi_block_threshold?: number;
+            pi_fail_closed?: boolean;
+            /** @enum {string} */
+            pi_indirect_mode?: "off" | "alert" | "block";
+            /** @enum {string} */
+            pi_input_action?: "block";
+            pi_log_full_text_on_block?: boolean;
+            /** @enum {string} */
+            pi_mode?: "off" | "alert" | "block";
+            pi_pass_threshold?: number;
+        };
+        Project: {
+            /** @description USD; null: no budget */
+            budget: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ProjectCreate: {
+            budget?: number | null;
+            name: string;
+        };
+        ProjectList: {
+            data: components["schemas"]["Project"][];
+            limit: number;
+            offset: number;
+        };
+        ProjectUpdate: {
+            budget?: number | null;
+            name?: string;
+        };
+        RoutingPolicy: {
+            allowed_regions: string[] | null;
+            allowed_vendors: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            customer_id: string | null;
+            denied_vendors: string[];
+            description: string | null;
+            /** Format: uuid */
+            id: string;
+            is_default: boolean;
+            /** @description @alias/<slug>: the model name that routes through the policy */
+            model: string | null;
+            name: string;
+            /** @enum {string} */
+            object: "routing_policy";
+            /** Format: uuid */
+            project_id: string | null;
+            slug: string | null;
+            /** @enum {string} */
+            strategy: "priority" | "weighted" | "lowest_cost" | "lowest_latency";
+            targets: components["schemas"]["RoutingTarget"][];
+            /** Format: date-time */
+            updated_at: string;
+            zero_data_retention: boolean;
+        };
+        RoutingPolicyCreate: {
+            allowed_regions?: string[] | null;
+            allowed_vendors?: string[] | null;
+            /** Format: uuid */
+            customer_id?: string | null;
+            denied_vendors?: string[] | null;
+            description?: string | null;
+            is_default?: boolean;
+            name: string;
+            /** Format: uuid */
+            project_id?: string | null;
+            /** @description Organization policies: the alias @alias/<slug> (made from the name when absent) */
+            slug?: string | null;
+            /** @enum {string} */
+            strategy: "priority" | "weighted" | "lowest_cost" | "lowest_latency";
+            targets: components["schemas"]["RoutingTarget"][];
+            zero_data_retention?: boolean;
+        };
+        RoutingPolicyDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            /** Format: uuid */
+            id: string;
+        };
+        RoutingPolicyList: {
+            data: components["schemas"]["RoutingPolicy"][];
+            limit: number;
+            /** @enum {string} */
+            object: "list";
+            offset: number;
+        };
+        RoutingPolicyUpdate: {
+            allowed_regions?: string[] | null;
+            allowed_vendors?: string[] | null;
+            denied_vendors?: string[] | null;
+            description?: string | null;
+            is_default?: boolean;
+            name?: string;
+            /** @description Organization policies: the alias @alias/<slug> (made from the name when absent) */
+            slug?: string | null;
+            /** @enum {string} */
+            strategy?: "priority" | "weighted" | "lowest_cost" | "lowest_latency";
+            targets?: components["schemas"]["RoutingTarget"][];
+            zero_data_retention?: boolean;
+        };
+        RoutingTarget: {
+            model: string;
+            vendors?: string[] | null;
+            /** @description weighted only */
+            weight?: number | null;
+        };
+        Tag: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            is_global: boolean;
+            /** @enum {string} */
+            object: "tag";
+            /** Format: uuid */
+            org_id: string;
+            tag_key: string;
+            tag_value: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TagCreate: {
+            key: string;
+            value: string;
+        };
+        TagList: {
+            data: components["schemas"]["Tag"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
+        Usage: {
+            data: components["schemas"]["UsageDay"][];
+            /** Format: date */
+            end_date: string;
+            /** @enum {string} */
+            group_by: "key" | "model" | "project" | "customer" | "tag";
+            /** Format: date */
+            start_date: string;
+        };
+        UsageDay: {
+            byok_cost_usd: number;
+            cached_input_tokens: number;
+            cost_usd: number;
+            customer?: string | null;
+            /** Format: date */
+            date: string;
+            failed_requests: number;
+            input_tokens: number;
+            /** @description group_by=key: the key hash */
+            key?: string | null;
+            model?: string | null;
+            output_tokens: number;
+            project?: string | null;
+            reasoning_tokens: number;
+            requests: number;
+            /** @description group_by=tag: key=value */
+            tag?: string | null;
+        };
+        VendorKey: {
+            base_url: string | null;
+            /** @description The last four characters; the key itself is never returned */
+            key_last4: string;
+            /** Format: date-time */
+            updated_at: string;
+            vendor: string;
+        };
+        VendorKeyList: {
+            data: components["schemas"]["VendorKey"][];
+        };
+        VendorKeyPut: {
+            api_key: string;
+            /**
+             * Format: uri
+             * @description Required for self-hosted vendors
+             */
+            base_url?: string | null;
         };
         WebSearchTool: {
             /** @description Anything else is 400 invalid_server_tool_parameters. */
