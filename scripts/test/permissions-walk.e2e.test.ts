@@ -128,11 +128,13 @@ const ROUTES: Row[] = [
   ['GET', '/api/v1/tool-call-records', { permission: 'view_tool_call_records', ok: 200 }],
   ['GET', '/api/v1/tool-call-records/{record_id}', { permission: 'view_tool_call_records' }],
   ['GET', '/api/v1/usage', { permission: 'view_billing' }],
+  ['GET', '/api/v1/usage/daily', { permission: 'view_billing', ok: 200 }],
   // unified-data: the account-token routes also need X-Account-Token, from a session as from a key.
   ['POST', '/api/mktg/v1/link-token', { permission: 'manage_linked_accounts', body: () => ({}) }],
   ['POST', '/api/mktg/v1/linked-accounts', { permission: 'manage_linked_accounts', body: () => ({}) }],
   ['GET', '/api/mktg/v1/linked-accounts', { permission: 'view_linked_accounts', ok: 200 }],
   ['GET', '/api/mktg/v1/linked-accounts/{id}', { permission: 'view_linked_accounts' }],
+  ['GET', '/api/mktg/v1/linked-accounts/{id}/sync-runs', { permission: 'view_linked_accounts' }],
   ['DELETE', '/api/mktg/v1/linked-accounts/{id}', { permission: 'manage_linked_accounts' }],
   ['POST', '/api/mktg/v1/linked-accounts/{id}/regenerate-account-token', { permission: 'manage_linked_accounts' }],
   ['POST', '/api/mktg/v1/account-token/regenerate', { permission: 'manage_linked_accounts' }],

@@ -105,7 +105,18 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "LinkedAccountView": {
+    "LinkedAccountSyncSummary": {
+        "dataType": "refObject",
+        "properties": {
+            "statuses": {"dataType":"array","array":{"dataType":"refObject","ref":"SyncStatusView"},"required":true},
+            "last_error": {"dataType":"union","subSchemas":[{"dataType":"nestedObjectLiteral","nestedProperties":{"message":{"dataType":"string","required":true},"at":{"dataType":"string","required":true}}},{"dataType":"enum","enums":[null]}],"required":true},
+            "event_count": {"dataType":"double","required":true},
+            "contact_count": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "LinkedAccountWithSummary": {
         "dataType": "refObject",
         "properties": {
             "id": {"dataType":"string","required":true},
@@ -122,16 +133,43 @@ const models: TsoaRoute.Models = {
             "is_test_account": {"dataType":"boolean","required":true},
             "sync_frequency_seconds": {"dataType":"double","required":true},
             "created_at": {"dataType":"string","required":true},
+            "sync_summary": {"ref":"LinkedAccountSyncSummary"},
         },
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "Paginated_LinkedAccountView_": {
+    "Paginated_LinkedAccountWithSummary_": {
         "dataType": "refObject",
         "properties": {
             "next": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "previous": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "results": {"dataType":"array","array":{"dataType":"refObject","ref":"LinkedAccountView"},"required":true},
+            "results": {"dataType":"array","array":{"dataType":"refObject","ref":"LinkedAccountWithSummary"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "SyncRunView": {
+        "dataType": "refObject",
+        "properties": {
+            "id": {"dataType":"string","required":true},
+            "run_id": {"dataType":"string","required":true},
+            "linked_account_id": {"dataType":"string","required":true},
+            "kind": {"dataType":"string","required":true},
+            "started_at": {"dataType":"string","required":true},
+            "finished_at": {"dataType":"string","required":true},
+            "result": {"dataType":"string","required":true},
+            "error": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "pages_written": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Paginated_SyncRunView_": {
+        "dataType": "refObject",
+        "properties": {
+            "next": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "previous": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "results": {"dataType":"array","array":{"dataType":"refObject","ref":"SyncRunView"},"required":true},
         },
         "additionalProperties": false,
     },
@@ -284,6 +322,7 @@ export function RegisterRoutes(app: Router) {
         const argsSyncStatusController_listSyncStatus: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.get('/api/mktg/v1/sync-status',
             authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
@@ -316,6 +355,7 @@ export function RegisterRoutes(app: Router) {
         const argsSyncStatusController_resync: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.post('/api/mktg/v1/sync-status/resync',
             authenticateMiddleware([{"session":["force_resync"]},{"access_key":[]}]),
@@ -349,6 +389,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 model_id: {"in":"path","name":"model_id","required":true,"dataType":"string"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.post('/api/mktg/v1/sync-status/:model_id/disable',
             authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
@@ -382,6 +423,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 model_id: {"in":"path","name":"model_id","required":true,"dataType":"string"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.post('/api/mktg/v1/sync-status/:model_id/enable',
             authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
@@ -447,6 +489,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 cursor: {"in":"query","name":"cursor","dataType":"string"},
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
+                include_sync_summary: {"in":"query","name":"include_sync_summary","dataType":"string"},
         };
         app.get('/api/mktg/v1/linked-accounts',
             authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
@@ -479,6 +522,7 @@ export function RegisterRoutes(app: Router) {
         const argsLinkedAccountsController_getLinkedAccount: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
+                include_sync_summary: {"in":"query","name":"include_sync_summary","dataType":"string"},
         };
         app.get('/api/mktg/v1/linked-accounts/:id',
             authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
@@ -497,6 +541,40 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'getLinkedAccount',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsLinkedAccountsController_listSyncRuns: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                id: {"in":"path","name":"id","required":true,"dataType":"string"},
+                cursor: {"in":"query","name":"cursor","dataType":"string"},
+                page_size: {"in":"query","name":"page_size","dataType":"string"},
+        };
+        app.get('/api/mktg/v1/linked-accounts/:id/sync-runs',
+            authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
+            ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.listSyncRuns)),
+
+            async function LinkedAccountsController_listSyncRuns(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsLinkedAccountsController_listSyncRuns, request, response });
+
+                const controller = new LinkedAccountsController();
+
+              await templateService.apiHandler({
+                methodName: 'listSyncRuns',
                 controller,
                 response,
                 next,
@@ -607,6 +685,7 @@ export function RegisterRoutes(app: Router) {
         const argsFieldMappingsController_listFieldMappings: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.get('/api/mktg/v1/field-mappings',
             authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),
@@ -640,6 +719,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"FieldMappingInput"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.post('/api/mktg/v1/field-mappings',
             authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
@@ -673,6 +753,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
         };
         app.delete('/api/mktg/v1/field-mappings/:id',
             authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
@@ -705,6 +786,7 @@ export function RegisterRoutes(app: Router) {
         const argsEventsController_listEvents: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
                 created_after: {"in":"query","name":"created_after","dataType":"string"},
                 created_before: {"in":"query","name":"created_before","dataType":"string"},
                 modified_after: {"in":"query","name":"modified_after","dataType":"string"},
@@ -748,6 +830,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
                 include_remote_data: {"in":"query","name":"include_remote_data","dataType":"string"},
                 include_shell_data: {"in":"query","name":"include_shell_data","dataType":"string"},
         };
@@ -783,6 +866,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 parent_id: {"in":"path","name":"parent_id","required":true,"dataType":"string"},
                 _accountToken: {"in":"header","name":"X-Account-Token","dataType":"string"},
+                _linkedAccountId: {"in":"query","name":"linked_account_id","dataType":"string"},
                 include_deleted_data: {"in":"query","name":"include_deleted_data","dataType":"string"},
                 include_remote_data: {"in":"query","name":"include_remote_data","dataType":"string"},
                 include_shell_data: {"in":"query","name":"include_shell_data","dataType":"string"},

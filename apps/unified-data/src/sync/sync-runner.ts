@@ -14,6 +14,7 @@ import { SyncLease } from './lease';
 import { RedisRequestGate, allowanceOf } from './request-gate';
 import { enqueueSyncInTx, type SyncScheduler } from './scheduler';
 import { PostgresSyncSink, markMissingAsDeleted, type SinkOptions } from './sync-sink';
+import { recordFinishedRun } from './sync-history';
 import { setModelStatus, setSyncStatuses } from './sync-status';
 
 export interface SyncWorkerDeps {
@@ -196,6 +197,7 @@ async function runLocked(deps: SyncWorkerDeps, linked: LinkedAccount, job: Unifi
       const partial = (outcome.skippedListings ?? 0) > 0;
       const { fullPassOwed: followUp } = await db.$transaction(async (tx) => {
         if (outcome.completeFullPass) await markMissingAsDeleted(tx, { linkedAccountId: account.id, runId }, { contacts: !account.disabledModels.includes('contacts') });
+        await recordFinishedRun(tx, { linkedAccountId: account.id, runId, kind, startedAt, finishedAt: finished, result: partial ? 'PARTIALLY_SYNCED' : 'DONE', error: null });
         const closed = await finishRun(tx, account.id, runId, startedAt);
         // A full pass asked for while this run was open follows it at once: its job is written with the
         // run's end, so it is not lost if the worker stops now.
@@ -231,6 +233,7 @@ async function runLocked(deps: SyncWorkerDeps, linked: LinkedAccount, job: Unifi
     case 'credentials_invalid': {
       await db.$transaction(async (tx) => {
         await tx.linkedAccount.update({ where: { id: account.id }, data: { status: 'RELINK_NEEDED', statusDetail: outcome.message } });
+        await recordFinishedRun(tx, { linkedAccountId: account.id, runId, kind, startedAt, finishedAt: finished, result: 'FAILED', error: outcome.message });
         // The open run stays: after a relink it resumes from its checkpoint. Until then scheduled syncs are PAUSED.
         await setSyncStatuses(tx, account.id, { status: 'PAUSED', lastSyncResult: 'FAILED', lastSyncFinished: finished, nextSyncStart: null });
         if (account.status !== 'RELINK_NEEDED') {
@@ -242,6 +245,7 @@ async function runLocked(deps: SyncWorkerDeps, linked: LinkedAccount, job: Unifi
     case 'failed': {
       // The run starts over next time: a failure mid-pass must never let a later pass judge deletions on
       // partial data. A full pass it was serving stays owed (only a finished run serves requests).
+      await recordFinishedRun(db, { linkedAccountId: account.id, runId, kind, startedAt, finishedAt: finished, result: 'FAILED', error: outcome.message });
       await db.syncRun.update({ where: { linkedAccountId: account.id }, data: { runId: null, kind: null, checkpoint: Prisma.DbNull, runFullResyncRequests: null } });
       // Merge pauses an account whose syncs have failed for more than two weeks; so do we (a resync resumes it).
       const failingSince = run.lastSuccessStartedAt ?? account.createdAt;

@@ -6,13 +6,16 @@ import { accountOf, type ErrorBody, type Paginated } from '../schemas';
 
 @Route('api/mktg/v1/events')
 @Tags('Events')
-@Response<ErrorBody>(401, 'Missing or invalid access key or account token')
+@Response<ErrorBody>(401, 'Missing or invalid access key, session or account token')
+@Response<ErrorBody>(403, "The member's roles lack the route's permission (the error names it)")
+@Response<ErrorBody>(404, 'linked_account_id (console sessions) names no linked account of this organization and environment')
 @Response<ErrorBody>(400, 'A parameter is invalid (the error names it), or the cursor was made for other filters')
 export class EventsController extends Controller {
   /**
    * The linked account's events, in the order unified-data first stored them (created_at ascending,
    * ties by id), with keyset cursors: keep every parameter but cursor and page_size unchanged while paging.
    * @param X-Account-Token The linked account's token.
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
    * @param created_after Only events stored after this ISO 8601 date-time.
    * @param modified_after Only events a sync changed after this ISO 8601 date-time (modified_at).
    * @param include_deleted_data Include events deleted on the platform (remote_was_deleted).
@@ -26,6 +29,7 @@ export class EventsController extends Controller {
   public async listEvents(
     @Request() req: ExpressRequest,
     @Header('X-Account-Token') _accountToken?: string,
+    @Query('linked_account_id') _linkedAccountId?: string,
     @Query() created_after?: string,
     @Query() created_before?: string,
     @Query() modified_after?: string,
@@ -51,6 +55,7 @@ export class EventsController extends Controller {
     @Request() req: ExpressRequest,
     @Path() id: string,
     @Header('X-Account-Token') _accountToken?: string,
+    @Query('linked_account_id') _linkedAccountId?: string,
     @Query() include_remote_data?: string,
     @Query() include_shell_data?: string,
   ): Promise<EventView> {
@@ -67,6 +72,7 @@ export class EventsController extends Controller {
     @Request() req: ExpressRequest,
     @Path() parent_id: string,
     @Header('X-Account-Token') _accountToken?: string,
+    @Query('linked_account_id') _linkedAccountId?: string,
     @Query() include_deleted_data?: string,
     @Query() include_remote_data?: string,
     @Query() include_shell_data?: string,

@@ -12,8 +12,25 @@ import {
   type LinkedAccountInput,
   type LinkedAccountView,
 } from '../../domain/linked-accounts';
+import { syncSummariesOf, type LinkedAccountSyncSummary } from '../../domain/linked-account-summary';
+import { parseBooleanQuery } from '../../domain/records';
+import { listSyncRuns, toSyncRunView, type SyncRunView } from '../../sync/sync-history';
+import { ValidationError, type FieldError } from '@patchbay/errors';
 import { servicesOf } from '../../services';
 import type { ErrorBody, Paginated } from '../schemas';
+
+/** A linked account with, when asked for (`include_sync_summary=true`), where its syncs stand. */
+export interface LinkedAccountWithSummary extends LinkedAccountView {
+  /** Present with include_sync_summary=true. */
+  sync_summary?: LinkedAccountSyncSummary;
+}
+
+function wantsSummary(value: string | undefined): boolean {
+  const errors: FieldError[] = [];
+  const wanted = parseBooleanQuery('include_sync_summary', value, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
+  return wanted;
+}
 
 @Route('api/mktg/v1/linked-accounts')
 @Tags('Linked accounts')
@@ -43,22 +60,60 @@ export class LinkedAccountsController extends Controller {
    * (`next`, `previous`, `results`).
    * @param cursor The `next` or `previous` of an earlier page, unchanged.
    * @param page_size 1 to 100, default 100.
+   * @param include_sync_summary true adds sync_summary to each account: its sync statuses, its last failed run and its record counts.
    */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('/')
-  @Response<ErrorBody>(400, 'cursor or page_size is invalid: the error names it')
-  public async listLinkedAccounts(@Request() req: ExpressRequest, @Query() cursor?: string, @Query() page_size?: string): Promise<Paginated<LinkedAccountView>> {
-    const page = await listLinkedAccounts(servicesOf(req), principalOf(req), { cursor, page_size });
-    return { next: page.next, previous: page.previous, results: page.results.map(toLinkedAccountView) };
+  @Response<ErrorBody>(400, 'cursor, page_size or include_sync_summary is invalid: the error names it')
+  public async listLinkedAccounts(
+    @Request() req: ExpressRequest,
+    @Query() cursor?: string,
+    @Query() page_size?: string,
+    @Query() include_sync_summary?: string,
+  ): Promise<Paginated<LinkedAccountWithSummary>> {
+    const summary = wantsSummary(include_sync_summary);
+    const services = servicesOf(req);
+    const page = await listLinkedAccounts(services, principalOf(req), { cursor, page_size });
+    const summaries = summary ? await syncSummariesOf(services.db, page.results.map((a) => a.id)) : null;
+    return {
+      next: page.next,
+      previous: page.previous,
+      results: page.results.map((a) => {
+        const found = summaries?.get(a.id);
+        return found ? { ...toLinkedAccountView(a), sync_summary: found } : toLinkedAccountView(a);
+      }),
+    };
   }
 
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('{id}')
   @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
-  public async getLinkedAccount(@Request() req: ExpressRequest, @Path() id: string): Promise<LinkedAccountView> {
-    return toLinkedAccountView(await getLinkedAccount(servicesOf(req), principalOf(req), id));
+  public async getLinkedAccount(@Request() req: ExpressRequest, @Path() id: string, @Query() include_sync_summary?: string): Promise<LinkedAccountWithSummary> {
+    const summary = wantsSummary(include_sync_summary);
+    const services = servicesOf(req);
+    const account = await getLinkedAccount(services, principalOf(req), id);
+    const found = summary ? (await syncSummariesOf(services.db, [account.id])).get(account.id) : undefined;
+    return found ? { ...toLinkedAccountView(account), sync_summary: found } : toLinkedAccountView(account);
+  }
+
+  /**
+   * The account's sync history: its finished runs (done, partly done or failed), newest first, as a
+   * cursor list. A run paused by a rate limit or a transient failure appears once it finishes.
+   * @param cursor The `next` or `previous` of an earlier page, unchanged.
+   * @param page_size 1 to 100, default 100.
+   */
+  @Security('session', ['view_linked_accounts'])
+  @Security('access_key')
+  @Get('{id}/sync-runs')
+  @Response<ErrorBody>(400, 'cursor or page_size is invalid: the error names it')
+  @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
+  public async listSyncRuns(@Request() req: ExpressRequest, @Path() id: string, @Query() cursor?: string, @Query() page_size?: string): Promise<Paginated<SyncRunView>> {
+    const services = servicesOf(req);
+    const account = await getLinkedAccount(services, principalOf(req), id);
+    const page = await listSyncRuns(services.db, account.id, { cursor, page_size });
+    return { next: page.next, previous: page.previous, results: page.results.map(toSyncRunView) };
   }
 
   /** Deletes the linked account, every record synced from it and its sync schedule; its account token stops working. */

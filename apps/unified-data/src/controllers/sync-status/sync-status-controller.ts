@@ -1,5 +1,5 @@
 import { principalOf } from '@patchbay/auth';
-import { Controller, Get, Header, Path, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import { Controller, Get, Header, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
 import { disableModel, enableModel, parseModelId } from '../../domain/sync-models';
 import { requestFullPass } from '../../sync/full-pass';
@@ -10,13 +10,15 @@ import { accountOf, linkedAccountOf, type ErrorBody, type Paginated } from '../s
 
 @Route('api/mktg/v1/sync-status')
 @Tags('Sync status')
-@Response<ErrorBody>(401, 'Missing or invalid access key or account token')
+@Response<ErrorBody>(401, 'Missing or invalid access key, session or account token')
+@Response<ErrorBody>(403, "The member's roles lack the route's permission (the error names it)")
+@Response<ErrorBody>(404, 'linked_account_id (console sessions) names no linked account of this organization and environment')
 export class SyncStatusController extends Controller {
   /** The sync state of each model of the linked account (Merge's SyncStatus). */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('/')
-  public async listSyncStatus(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<Paginated<SyncStatusView>> {
+  public async listSyncStatus(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string, @Query('linked_account_id') _linkedAccountId?: string): Promise<Paginated<SyncStatusView>> {
     const account = await accountOf(req);
     const rows = await syncStatusesOf(servicesOf(req).db, account.id);
     return { next: null, previous: null, results: rows.map(toSyncStatusView) };
@@ -29,7 +31,7 @@ export class SyncStatusController extends Controller {
   @Security('session', ['force_resync'])
   @Security('access_key')
   @Post('resync')
-  public async resync(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
+  public async resync(@Request() req: ExpressRequest, @Header('X-Account-Token') _accountToken?: string, @Query('linked_account_id') _linkedAccountId?: string): Promise<SyncStatusView[]> {
     const services = servicesOf(req);
     const account = await linkedAccountOf(req);
     // The request, its job and the status commit together: none of them is lost if Redis or this process is not there.
@@ -51,7 +53,7 @@ export class SyncStatusController extends Controller {
   @Security('access_key')
   @Post('{model_id}/disable')
   @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
-  public async disableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
+  public async disableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string, @Query('linked_account_id') _linkedAccountId?: string): Promise<SyncStatusView[]> {
     const account = await linkedAccountOf(req);
     const model = parseModelId(model_id);
     return (await disableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);
@@ -62,7 +64,7 @@ export class SyncStatusController extends Controller {
   @Security('access_key')
   @Post('{model_id}/enable')
   @Response<ErrorBody>(400, 'model_id is not mktg.Event or mktg.Contact')
-  public async enableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string): Promise<SyncStatusView[]> {
+  public async enableModel(@Request() req: ExpressRequest, @Path() model_id: string, @Header('X-Account-Token') _accountToken?: string, @Query('linked_account_id') _linkedAccountId?: string): Promise<SyncStatusView[]> {
     const account = await linkedAccountOf(req);
     const model = parseModelId(model_id);
     return (await enableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);

@@ -75,6 +75,12 @@ export type SyncStatus = Prisma.SyncStatusModel
  */
 export type SyncRun = Prisma.SyncRunModel
 /**
+ * Model SyncRunRecord
+ * One finished sync run of a linked account (done, partly done or failed): the account's sync history.
+ * A run paused by a rate limit or a transient failure is not finished: it resumes and is recorded once.
+ */
+export type SyncRunRecord = Prisma.SyncRunRecordModel
+/**
  * Model FieldMapping
  * 
  */

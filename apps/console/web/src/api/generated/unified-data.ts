@@ -208,6 +208,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mktg/v1/linked-accounts/{id}/sync-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The account's sync history: its finished runs (done, partly done or failed), newest first, as a
+         *     cursor list. A run paused by a rate limit or a transient failure appears once it finishes.
+         */
+        get: operations["ListSyncRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/mktg/v1/sync-status": {
         parameters: {
             query?: never;
@@ -397,8 +417,25 @@ export interface components {
              */
             sync_frequency_seconds?: number;
         };
-        /** @description A linked account as the API shows it (Merge's names). */
-        LinkedAccountView: {
+        /** @description Where an account's syncs stand and what they hold, for an overview (the console's linked accounts page). */
+        LinkedAccountSyncSummary: {
+            /** Format: double */
+            contact_count: number;
+            /**
+             * Format: double
+             * @description Events and contacts as the lists show them by default (neither shell records nor deleted ones).
+             */
+            event_count: number;
+            /** @description The most recent run that failed, or null when none has. */
+            last_error: {
+                at: string;
+                message: string;
+            } | null;
+            /** @description Merge's SyncStatus per model (Event, Contact), as GET /sync-status gives it. */
+            statuses: components["schemas"]["SyncStatusView"][];
+        };
+        /** @description A linked account with, when asked for (`include_sync_summary=true`), where its syncs stand. */
+        LinkedAccountWithSummary: {
             /** @enum {string} */
             category: "mktg";
             created_at: string;
@@ -422,6 +459,8 @@ export interface components {
              * @description Seconds between incremental syncs.
              */
             sync_frequency_seconds: number;
+            /** @description Present with include_sync_summary=true. */
+            sync_summary?: components["schemas"]["LinkedAccountSyncSummary"];
         };
         LinkTokenCreated: {
             expires_at: string;
@@ -459,12 +498,20 @@ export interface components {
             results: components["schemas"]["EventView"][];
         };
         /** @description Merge's cursor list. */
-        Paginated_LinkedAccountView_: {
+        Paginated_LinkedAccountWithSummary_: {
             /** @description Cursor of the next page, or null at the end. */
             next: string | null;
             /** @description Cursor of the previous page, or null on the first. */
             previous: string | null;
-            results: components["schemas"]["LinkedAccountView"][];
+            results: components["schemas"]["LinkedAccountWithSummary"][];
+        };
+        /** @description Merge's cursor list. */
+        Paginated_SyncRunView_: {
+            /** @description Cursor of the next page, or null at the end. */
+            next: string | null;
+            /** @description Cursor of the previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["SyncRunView"][];
         };
         /** @description Merge's cursor list. */
         Paginated_SyncStatusView_: {
@@ -487,6 +534,26 @@ export interface components {
         RemoteDataView: {
             data: unknown;
             path: string;
+        };
+        /** @description One finished sync run as the API shows it. */
+        SyncRunView: {
+            /** @description Why the run failed, or null. */
+            error: string | null;
+            finished_at: string;
+            id: string;
+            /** @description full or incremental */
+            kind: string;
+            linked_account_id: string;
+            /**
+             * Format: double
+             * @description Pages of records the run wrote, resumes included.
+             */
+            pages_written: number;
+            /** @description DONE, PARTIALLY_SYNCED or FAILED */
+            result: string;
+            /** @description The run this row records; a run stopped by refused credentials and resumed after a relink has two rows. */
+            run_id: string;
+            started_at: string;
         };
         /** @description One row of GET /sync-status, with Merge's field names. */
         SyncStatusView: {
@@ -593,6 +660,8 @@ export interface operations {
                 include_remote_data?: string;
                 /** @description Include shell records (referenced, not fetched yet). */
                 include_shell_data?: string;
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
+                linked_account_id?: string;
                 /** @description Only events a sync changed after this ISO 8601 date-time (modified_at). */
                 modified_after?: string;
                 modified_before?: string;
@@ -626,8 +695,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -642,6 +729,7 @@ export interface operations {
             query?: {
                 include_remote_data?: string;
                 include_shell_data?: string;
+                linked_account_id?: string;
             };
             header?: {
                 "X-Account-Token"?: string;
@@ -671,8 +759,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -698,6 +795,7 @@ export interface operations {
                 include_deleted_data?: string;
                 include_remote_data?: string;
                 include_shell_data?: string;
+                linked_account_id?: string;
                 page_size?: string;
             };
             header?: {
@@ -728,8 +826,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -750,7 +857,9 @@ export interface operations {
     };
     ListFieldMappings: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -770,8 +879,26 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -783,7 +910,9 @@ export interface operations {
     };
     CreateFieldMapping: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -814,8 +943,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -836,7 +983,9 @@ export interface operations {
     };
     DeleteFieldMapping: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -854,8 +1003,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -921,6 +1079,8 @@ export interface operations {
             query?: {
                 /** @description The `next` or `previous` of an earlier page, unchanged. */
                 cursor?: string;
+                /** @description true adds sync_summary to each account: its sync statuses, its last failed run and its record counts. */
+                include_sync_summary?: string;
                 /** @description 1 to 100, default 100. */
                 page_size?: string;
             };
@@ -936,10 +1096,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Paginated_LinkedAccountView_"];
+                    "application/json": components["schemas"]["Paginated_LinkedAccountWithSummary_"];
                 };
             };
-            /** @description cursor or page_size is invalid: the error names it */
+            /** @description cursor, page_size or include_sync_summary is invalid: the error names it */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1021,7 +1181,9 @@ export interface operations {
     };
     GetLinkedAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                include_sync_summary?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -1036,7 +1198,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LinkedAccountView"];
+                    "application/json": components["schemas"]["LinkedAccountWithSummary"];
                 };
             };
             /** @description Missing, invalid, revoked or expired access key */
@@ -1140,9 +1302,65 @@ export interface operations {
             };
         };
     };
+    ListSyncRuns: {
+        parameters: {
+            query?: {
+                /** @description The `next` or `previous` of an earlier page, unchanged. */
+                cursor?: string;
+                /** @description 1 to 100, default 100. */
+                page_size?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Paginated_SyncRunView_"];
+                };
+            };
+            /** @description cursor or page_size is invalid: the error names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired access key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such linked account in this organization and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     ListSyncStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -1160,8 +1378,26 @@ export interface operations {
                     "application/json": components["schemas"]["Paginated_SyncStatusView_"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1173,7 +1409,9 @@ export interface operations {
     };
     DisableModel: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -1202,8 +1440,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1215,7 +1471,9 @@ export interface operations {
     };
     EnableModel: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -1244,8 +1502,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1257,7 +1533,9 @@ export interface operations {
     };
     Resync: {
         parameters: {
-            query?: never;
+            query?: {
+                linked_account_id?: string;
+            };
             header?: {
                 "X-Account-Token"?: string;
             };
@@ -1275,8 +1553,26 @@ export interface operations {
                     "application/json": components["schemas"]["SyncStatusView"][];
                 };
             };
-            /** @description Missing or invalid access key or account token */
+            /** @description Missing or invalid access key, session or account token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The member's roles lack the route's permission (the error names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description linked_account_id (console sessions) names no linked account of this organization and environment */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -404,6 +404,7 @@ export const ModelName = {
   EventContact: 'EventContact',
   SyncStatus: 'SyncStatus',
   SyncRun: 'SyncRun',
+  SyncRunRecord: 'SyncRunRecord',
   FieldMapping: 'FieldMapping',
   EventOutbox: 'EventOutbox'
 } as const
@@ -421,7 +422,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "linkedAccount" | "linkToken" | "event" | "contact" | "eventContact" | "syncStatus" | "syncRun" | "fieldMapping" | "eventOutbox"
+    modelProps: "linkedAccount" | "linkToken" | "event" | "contact" | "eventContact" | "syncStatus" | "syncRun" | "syncRunRecord" | "fieldMapping" | "eventOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -943,6 +944,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SyncRunRecord: {
+      payload: Prisma.$SyncRunRecordPayload<ExtArgs>
+      fields: Prisma.SyncRunRecordFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SyncRunRecordFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SyncRunRecordFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>
+        }
+        findFirst: {
+          args: Prisma.SyncRunRecordFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SyncRunRecordFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>
+        }
+        findMany: {
+          args: Prisma.SyncRunRecordFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>[]
+        }
+        create: {
+          args: Prisma.SyncRunRecordCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>
+        }
+        createMany: {
+          args: Prisma.SyncRunRecordCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SyncRunRecordCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>[]
+        }
+        delete: {
+          args: Prisma.SyncRunRecordDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>
+        }
+        update: {
+          args: Prisma.SyncRunRecordUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>
+        }
+        deleteMany: {
+          args: Prisma.SyncRunRecordDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SyncRunRecordUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SyncRunRecordUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>[]
+        }
+        upsert: {
+          args: Prisma.SyncRunRecordUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SyncRunRecordPayload>
+        }
+        aggregate: {
+          args: Prisma.SyncRunRecordAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSyncRunRecord>
+        }
+        groupBy: {
+          args: Prisma.SyncRunRecordGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SyncRunRecordGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SyncRunRecordCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SyncRunRecordCountAggregateOutputType> | number
+        }
+      }
+    }
     FieldMapping: {
       payload: Prisma.$FieldMappingPayload<ExtArgs>
       fields: Prisma.FieldMappingFieldRefs
@@ -1269,6 +1344,21 @@ export const SyncRunScalarFieldEnum = {
 } as const
 
 export type SyncRunScalarFieldEnum = (typeof SyncRunScalarFieldEnum)[keyof typeof SyncRunScalarFieldEnum]
+
+
+export const SyncRunRecordScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  linkedAccountId: 'linkedAccountId',
+  kind: 'kind',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt',
+  result: 'result',
+  error: 'error',
+  pagesWritten: 'pagesWritten'
+} as const
+
+export type SyncRunRecordScalarFieldEnum = (typeof SyncRunRecordScalarFieldEnum)[keyof typeof SyncRunRecordScalarFieldEnum]
 
 
 export const FieldMappingScalarFieldEnum = {
@@ -1599,6 +1689,7 @@ export type GlobalOmitConfig = {
   eventContact?: Prisma.EventContactOmit
   syncStatus?: Prisma.SyncStatusOmit
   syncRun?: Prisma.SyncRunOmit
+  syncRunRecord?: Prisma.SyncRunRecordOmit
   fieldMapping?: Prisma.FieldMappingOmit
   eventOutbox?: Prisma.EventOutboxOmit
 }

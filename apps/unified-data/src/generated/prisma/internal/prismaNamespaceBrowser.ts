@@ -58,6 +58,7 @@ export const ModelName = {
   EventContact: 'EventContact',
   SyncStatus: 'SyncStatus',
   SyncRun: 'SyncRun',
+  SyncRunRecord: 'SyncRunRecord',
   FieldMapping: 'FieldMapping',
   EventOutbox: 'EventOutbox'
 } as const
@@ -217,6 +218,21 @@ export const SyncRunScalarFieldEnum = {
 } as const
 
 export type SyncRunScalarFieldEnum = (typeof SyncRunScalarFieldEnum)[keyof typeof SyncRunScalarFieldEnum]
+
+
+export const SyncRunRecordScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  linkedAccountId: 'linkedAccountId',
+  kind: 'kind',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt',
+  result: 'result',
+  error: 'error',
+  pagesWritten: 'pagesWritten'
+} as const
+
+export type SyncRunRecordScalarFieldEnum = (typeof SyncRunRecordScalarFieldEnum)[keyof typeof SyncRunRecordScalarFieldEnum]
 
 
 export const FieldMappingScalarFieldEnum = {

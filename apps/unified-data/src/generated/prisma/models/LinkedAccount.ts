@@ -328,6 +328,7 @@ export type LinkedAccountWhereInput = {
   contacts?: Prisma.ContactListRelationFilter
   syncStatuses?: Prisma.SyncStatusListRelationFilter
   syncRun?: Prisma.XOR<Prisma.SyncRunNullableScalarRelationFilter, Prisma.SyncRunWhereInput> | null
+  syncHistory?: Prisma.SyncRunRecordListRelationFilter
   fieldMappings?: Prisma.FieldMappingListRelationFilter
 }
 
@@ -355,6 +356,7 @@ export type LinkedAccountOrderByWithRelationInput = {
   contacts?: Prisma.ContactOrderByRelationAggregateInput
   syncStatuses?: Prisma.SyncStatusOrderByRelationAggregateInput
   syncRun?: Prisma.SyncRunOrderByWithRelationInput
+  syncHistory?: Prisma.SyncRunRecordOrderByRelationAggregateInput
   fieldMappings?: Prisma.FieldMappingOrderByRelationAggregateInput
 }
 
@@ -386,6 +388,7 @@ export type LinkedAccountWhereUniqueInput = Prisma.AtLeast<{
   contacts?: Prisma.ContactListRelationFilter
   syncStatuses?: Prisma.SyncStatusListRelationFilter
   syncRun?: Prisma.XOR<Prisma.SyncRunNullableScalarRelationFilter, Prisma.SyncRunWhereInput> | null
+  syncHistory?: Prisma.SyncRunRecordListRelationFilter
   fieldMappings?: Prisma.FieldMappingListRelationFilter
 }, "id" | "accountTokenHash" | "organizationId_environment_endUserOriginId">
 
@@ -465,6 +468,7 @@ export type LinkedAccountCreateInput = {
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -492,6 +496,7 @@ export type LinkedAccountUncheckedCreateInput = {
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunUncheckedCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingUncheckedCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -519,6 +524,7 @@ export type LinkedAccountUpdateInput = {
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -546,6 +552,7 @@ export type LinkedAccountUncheckedUpdateInput = {
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUncheckedUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -799,6 +806,20 @@ export type LinkedAccountUpdateOneRequiredWithoutSyncRunNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.LinkedAccountUpdateToOneWithWhereWithoutSyncRunInput, Prisma.LinkedAccountUpdateWithoutSyncRunInput>, Prisma.LinkedAccountUncheckedUpdateWithoutSyncRunInput>
 }
 
+export type LinkedAccountCreateNestedOneWithoutSyncHistoryInput = {
+  create?: Prisma.XOR<Prisma.LinkedAccountCreateWithoutSyncHistoryInput, Prisma.LinkedAccountUncheckedCreateWithoutSyncHistoryInput>
+  connectOrCreate?: Prisma.LinkedAccountCreateOrConnectWithoutSyncHistoryInput
+  connect?: Prisma.LinkedAccountWhereUniqueInput
+}
+
+export type LinkedAccountUpdateOneRequiredWithoutSyncHistoryNestedInput = {
+  create?: Prisma.XOR<Prisma.LinkedAccountCreateWithoutSyncHistoryInput, Prisma.LinkedAccountUncheckedCreateWithoutSyncHistoryInput>
+  connectOrCreate?: Prisma.LinkedAccountCreateOrConnectWithoutSyncHistoryInput
+  upsert?: Prisma.LinkedAccountUpsertWithoutSyncHistoryInput
+  connect?: Prisma.LinkedAccountWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.LinkedAccountUpdateToOneWithWhereWithoutSyncHistoryInput, Prisma.LinkedAccountUpdateWithoutSyncHistoryInput>, Prisma.LinkedAccountUncheckedUpdateWithoutSyncHistoryInput>
+}
+
 export type LinkedAccountCreateNestedOneWithoutFieldMappingsInput = {
   create?: Prisma.XOR<Prisma.LinkedAccountCreateWithoutFieldMappingsInput, Prisma.LinkedAccountUncheckedCreateWithoutFieldMappingsInput>
   connectOrCreate?: Prisma.LinkedAccountCreateOrConnectWithoutFieldMappingsInput
@@ -836,6 +857,7 @@ export type LinkedAccountCreateWithoutEventsInput = {
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -862,6 +884,7 @@ export type LinkedAccountUncheckedCreateWithoutEventsInput = {
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunUncheckedCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingUncheckedCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -904,6 +927,7 @@ export type LinkedAccountUpdateWithoutEventsInput = {
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -930,6 +954,7 @@ export type LinkedAccountUncheckedUpdateWithoutEventsInput = {
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUncheckedUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -956,6 +981,7 @@ export type LinkedAccountCreateWithoutContactsInput = {
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -982,6 +1008,7 @@ export type LinkedAccountUncheckedCreateWithoutContactsInput = {
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunUncheckedCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingUncheckedCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -1024,6 +1051,7 @@ export type LinkedAccountUpdateWithoutContactsInput = {
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -1050,6 +1078,7 @@ export type LinkedAccountUncheckedUpdateWithoutContactsInput = {
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUncheckedUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -1076,6 +1105,7 @@ export type LinkedAccountCreateWithoutSyncStatusesInput = {
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -1102,6 +1132,7 @@ export type LinkedAccountUncheckedCreateWithoutSyncStatusesInput = {
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunUncheckedCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingUncheckedCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -1144,6 +1175,7 @@ export type LinkedAccountUpdateWithoutSyncStatusesInput = {
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -1170,6 +1202,7 @@ export type LinkedAccountUncheckedUpdateWithoutSyncStatusesInput = {
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUncheckedUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -1196,6 +1229,7 @@ export type LinkedAccountCreateWithoutSyncRunInput = {
   events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusCreateNestedManyWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -1222,6 +1256,7 @@ export type LinkedAccountUncheckedCreateWithoutSyncRunInput = {
   events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusUncheckedCreateNestedManyWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedCreateNestedManyWithoutLinkedAccountInput
   fieldMappings?: Prisma.FieldMappingUncheckedCreateNestedManyWithoutLinkedAccountInput
 }
 
@@ -1264,6 +1299,7 @@ export type LinkedAccountUpdateWithoutSyncRunInput = {
   events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUpdateManyWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUpdateManyWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -1290,6 +1326,131 @@ export type LinkedAccountUncheckedUpdateWithoutSyncRunInput = {
   events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedUpdateManyWithoutLinkedAccountNestedInput
+  fieldMappings?: Prisma.FieldMappingUncheckedUpdateManyWithoutLinkedAccountNestedInput
+}
+
+export type LinkedAccountCreateWithoutSyncHistoryInput = {
+  id: string
+  organizationId: string
+  environment: $Enums.Environment
+  platform: string
+  status: string
+  endUserOriginId: string
+  endUserOrganizationName: string
+  endUserEmailAddress?: string | null
+  remoteAccountId?: string | null
+  remoteAccountName?: string | null
+  accountTokenHash: string
+  credentialsSealed: string
+  syncFrequencySeconds: number
+  statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  events?: Prisma.EventCreateNestedManyWithoutLinkedAccountInput
+  contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
+  syncStatuses?: Prisma.SyncStatusCreateNestedManyWithoutLinkedAccountInput
+  syncRun?: Prisma.SyncRunCreateNestedOneWithoutLinkedAccountInput
+  fieldMappings?: Prisma.FieldMappingCreateNestedManyWithoutLinkedAccountInput
+}
+
+export type LinkedAccountUncheckedCreateWithoutSyncHistoryInput = {
+  id: string
+  organizationId: string
+  environment: $Enums.Environment
+  platform: string
+  status: string
+  endUserOriginId: string
+  endUserOrganizationName: string
+  endUserEmailAddress?: string | null
+  remoteAccountId?: string | null
+  remoteAccountName?: string | null
+  accountTokenHash: string
+  credentialsSealed: string
+  syncFrequencySeconds: number
+  statusDetail?: string | null
+  disabledModels?: Prisma.LinkedAccountCreatedisabledModelsInput | string[]
+  lastApiRequestAt?: Date | string | null
+  idlePausedAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  events?: Prisma.EventUncheckedCreateNestedManyWithoutLinkedAccountInput
+  contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
+  syncStatuses?: Prisma.SyncStatusUncheckedCreateNestedManyWithoutLinkedAccountInput
+  syncRun?: Prisma.SyncRunUncheckedCreateNestedOneWithoutLinkedAccountInput
+  fieldMappings?: Prisma.FieldMappingUncheckedCreateNestedManyWithoutLinkedAccountInput
+}
+
+export type LinkedAccountCreateOrConnectWithoutSyncHistoryInput = {
+  where: Prisma.LinkedAccountWhereUniqueInput
+  create: Prisma.XOR<Prisma.LinkedAccountCreateWithoutSyncHistoryInput, Prisma.LinkedAccountUncheckedCreateWithoutSyncHistoryInput>
+}
+
+export type LinkedAccountUpsertWithoutSyncHistoryInput = {
+  update: Prisma.XOR<Prisma.LinkedAccountUpdateWithoutSyncHistoryInput, Prisma.LinkedAccountUncheckedUpdateWithoutSyncHistoryInput>
+  create: Prisma.XOR<Prisma.LinkedAccountCreateWithoutSyncHistoryInput, Prisma.LinkedAccountUncheckedCreateWithoutSyncHistoryInput>
+  where?: Prisma.LinkedAccountWhereInput
+}
+
+export type LinkedAccountUpdateToOneWithWhereWithoutSyncHistoryInput = {
+  where?: Prisma.LinkedAccountWhereInput
+  data: Prisma.XOR<Prisma.LinkedAccountUpdateWithoutSyncHistoryInput, Prisma.LinkedAccountUncheckedUpdateWithoutSyncHistoryInput>
+}
+
+export type LinkedAccountUpdateWithoutSyncHistoryInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.EnumEnvironmentFieldUpdateOperationsInput | $Enums.Environment
+  platform?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  endUserOriginId?: Prisma.StringFieldUpdateOperationsInput | string
+  endUserOrganizationName?: Prisma.StringFieldUpdateOperationsInput | string
+  endUserEmailAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  remoteAccountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  remoteAccountName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accountTokenHash?: Prisma.StringFieldUpdateOperationsInput | string
+  credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
+  syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  events?: Prisma.EventUpdateManyWithoutLinkedAccountNestedInput
+  contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
+  syncStatuses?: Prisma.SyncStatusUpdateManyWithoutLinkedAccountNestedInput
+  syncRun?: Prisma.SyncRunUpdateOneWithoutLinkedAccountNestedInput
+  fieldMappings?: Prisma.FieldMappingUpdateManyWithoutLinkedAccountNestedInput
+}
+
+export type LinkedAccountUncheckedUpdateWithoutSyncHistoryInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  organizationId?: Prisma.StringFieldUpdateOperationsInput | string
+  environment?: Prisma.EnumEnvironmentFieldUpdateOperationsInput | $Enums.Environment
+  platform?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  endUserOriginId?: Prisma.StringFieldUpdateOperationsInput | string
+  endUserOrganizationName?: Prisma.StringFieldUpdateOperationsInput | string
+  endUserEmailAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  remoteAccountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  remoteAccountName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accountTokenHash?: Prisma.StringFieldUpdateOperationsInput | string
+  credentialsSealed?: Prisma.StringFieldUpdateOperationsInput | string
+  syncFrequencySeconds?: Prisma.IntFieldUpdateOperationsInput | number
+  statusDetail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disabledModels?: Prisma.LinkedAccountUpdatedisabledModelsInput | string[]
+  lastApiRequestAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  idlePausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  events?: Prisma.EventUncheckedUpdateManyWithoutLinkedAccountNestedInput
+  contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
+  syncStatuses?: Prisma.SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput
+  syncRun?: Prisma.SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput
   fieldMappings?: Prisma.FieldMappingUncheckedUpdateManyWithoutLinkedAccountNestedInput
 }
 
@@ -1317,6 +1478,7 @@ export type LinkedAccountCreateWithoutFieldMappingsInput = {
   contacts?: Prisma.ContactCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordCreateNestedManyWithoutLinkedAccountInput
 }
 
 export type LinkedAccountUncheckedCreateWithoutFieldMappingsInput = {
@@ -1343,6 +1505,7 @@ export type LinkedAccountUncheckedCreateWithoutFieldMappingsInput = {
   contacts?: Prisma.ContactUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncStatuses?: Prisma.SyncStatusUncheckedCreateNestedManyWithoutLinkedAccountInput
   syncRun?: Prisma.SyncRunUncheckedCreateNestedOneWithoutLinkedAccountInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedCreateNestedManyWithoutLinkedAccountInput
 }
 
 export type LinkedAccountCreateOrConnectWithoutFieldMappingsInput = {
@@ -1385,6 +1548,7 @@ export type LinkedAccountUpdateWithoutFieldMappingsInput = {
   contacts?: Prisma.ContactUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUpdateManyWithoutLinkedAccountNestedInput
 }
 
 export type LinkedAccountUncheckedUpdateWithoutFieldMappingsInput = {
@@ -1411,6 +1575,7 @@ export type LinkedAccountUncheckedUpdateWithoutFieldMappingsInput = {
   contacts?: Prisma.ContactUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncStatuses?: Prisma.SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput
   syncRun?: Prisma.SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput
+  syncHistory?: Prisma.SyncRunRecordUncheckedUpdateManyWithoutLinkedAccountNestedInput
 }
 
 
@@ -1422,6 +1587,7 @@ export type LinkedAccountCountOutputType = {
   events: number
   contacts: number
   syncStatuses: number
+  syncHistory: number
   fieldMappings: number
 }
 
@@ -1429,6 +1595,7 @@ export type LinkedAccountCountOutputTypeSelect<ExtArgs extends runtime.Types.Ext
   events?: boolean | LinkedAccountCountOutputTypeCountEventsArgs
   contacts?: boolean | LinkedAccountCountOutputTypeCountContactsArgs
   syncStatuses?: boolean | LinkedAccountCountOutputTypeCountSyncStatusesArgs
+  syncHistory?: boolean | LinkedAccountCountOutputTypeCountSyncHistoryArgs
   fieldMappings?: boolean | LinkedAccountCountOutputTypeCountFieldMappingsArgs
 }
 
@@ -1466,6 +1633,13 @@ export type LinkedAccountCountOutputTypeCountSyncStatusesArgs<ExtArgs extends ru
 /**
  * LinkedAccountCountOutputType without action
  */
+export type LinkedAccountCountOutputTypeCountSyncHistoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SyncRunRecordWhereInput
+}
+
+/**
+ * LinkedAccountCountOutputType without action
+ */
 export type LinkedAccountCountOutputTypeCountFieldMappingsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.FieldMappingWhereInput
 }
@@ -1495,6 +1669,7 @@ export type LinkedAccountSelect<ExtArgs extends runtime.Types.Extensions.Interna
   contacts?: boolean | Prisma.LinkedAccount$contactsArgs<ExtArgs>
   syncStatuses?: boolean | Prisma.LinkedAccount$syncStatusesArgs<ExtArgs>
   syncRun?: boolean | Prisma.LinkedAccount$syncRunArgs<ExtArgs>
+  syncHistory?: boolean | Prisma.LinkedAccount$syncHistoryArgs<ExtArgs>
   fieldMappings?: boolean | Prisma.LinkedAccount$fieldMappingsArgs<ExtArgs>
   _count?: boolean | Prisma.LinkedAccountCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["linkedAccount"]>
@@ -1571,6 +1746,7 @@ export type LinkedAccountInclude<ExtArgs extends runtime.Types.Extensions.Intern
   contacts?: boolean | Prisma.LinkedAccount$contactsArgs<ExtArgs>
   syncStatuses?: boolean | Prisma.LinkedAccount$syncStatusesArgs<ExtArgs>
   syncRun?: boolean | Prisma.LinkedAccount$syncRunArgs<ExtArgs>
+  syncHistory?: boolean | Prisma.LinkedAccount$syncHistoryArgs<ExtArgs>
   fieldMappings?: boolean | Prisma.LinkedAccount$fieldMappingsArgs<ExtArgs>
   _count?: boolean | Prisma.LinkedAccountCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1584,6 +1760,7 @@ export type $LinkedAccountPayload<ExtArgs extends runtime.Types.Extensions.Inter
     contacts: Prisma.$ContactPayload<ExtArgs>[]
     syncStatuses: Prisma.$SyncStatusPayload<ExtArgs>[]
     syncRun: Prisma.$SyncRunPayload<ExtArgs> | null
+    syncHistory: Prisma.$SyncRunRecordPayload<ExtArgs>[]
     fieldMappings: Prisma.$FieldMappingPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -2022,6 +2199,7 @@ export interface Prisma__LinkedAccountClient<T, Null = never, ExtArgs extends ru
   contacts<T extends Prisma.LinkedAccount$contactsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LinkedAccount$contactsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ContactPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   syncStatuses<T extends Prisma.LinkedAccount$syncStatusesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LinkedAccount$syncStatusesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SyncStatusPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   syncRun<T extends Prisma.LinkedAccount$syncRunArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LinkedAccount$syncRunArgs<ExtArgs>>): Prisma.Prisma__SyncRunClient<runtime.Types.Result.GetResult<Prisma.$SyncRunPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  syncHistory<T extends Prisma.LinkedAccount$syncHistoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LinkedAccount$syncHistoryArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SyncRunRecordPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   fieldMappings<T extends Prisma.LinkedAccount$fieldMappingsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LinkedAccount$fieldMappingsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$FieldMappingPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2552,6 +2730,30 @@ export type LinkedAccount$syncRunArgs<ExtArgs extends runtime.Types.Extensions.I
    */
   include?: Prisma.SyncRunInclude<ExtArgs> | null
   where?: Prisma.SyncRunWhereInput
+}
+
+/**
+ * LinkedAccount.syncHistory
+ */
+export type LinkedAccount$syncHistoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SyncRunRecord
+   */
+  select?: Prisma.SyncRunRecordSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SyncRunRecord
+   */
+  omit?: Prisma.SyncRunRecordOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SyncRunRecordInclude<ExtArgs> | null
+  where?: Prisma.SyncRunRecordWhereInput
+  orderBy?: Prisma.SyncRunRecordOrderByWithRelationInput | Prisma.SyncRunRecordOrderByWithRelationInput[]
+  cursor?: Prisma.SyncRunRecordWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SyncRunRecordScalarFieldEnum | Prisma.SyncRunRecordScalarFieldEnum[]
 }
 
 /**
