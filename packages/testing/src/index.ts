@@ -7,5 +7,5 @@ export { startServiceProcess } from './service-process';
 export type { ServiceProcess } from './service-process';
 export type { RunningRegistry } from './registry-service';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from './browser';
-export { memberSession, ownerSession } from './member-sessions';
+export { MEMBER_PASSWORD, memberSession, ownerSession } from './member-sessions';
 export type { AccessKeysApi, MemberSession } from './member-sessions';

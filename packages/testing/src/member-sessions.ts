@@ -20,7 +20,8 @@ export interface MemberSession {
   headers(method: string, url: string): Record<string, string>;
 }
 
-const PASSWORD = 'correct-horse-battery-staple';
+/** Every member these helpers make signs up with it, so a later run can sign in again (pnpm bench console --keep). */
+export const MEMBER_PASSWORD = 'correct-horse-battery-staple';
 const owners = new Map<string, MemberSession>();
 let counter = 0;
 
@@ -51,7 +52,7 @@ async function accept(accessKeys: AccessKeysApi, token: string, email: string, w
     method: 'POST',
     // A browser on the console's page sends its origin with the form.
     headers: { 'content-type': 'application/json', origin: new URL(accessKeys.url).origin },
-    body: JSON.stringify({ token, name: email.split('@')[0], password: PASSWORD, ...(withEmail ? { email } : {}) }),
+    body: JSON.stringify({ token, name: email.split('@')[0], password: MEMBER_PASSWORD, ...(withEmail ? { email } : {}) }),
   });
   if (!res.ok) throw new Error(`accepting the invitation failed: ${res.status} ${await res.text()}`);
   const view = (await res.json()) as { member_id?: string; member?: { id: string }; csrf_token: string };
