@@ -171,7 +171,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     storedResponses: { store: responseStore, model, logger },
     batches: { db, caches, limits: batchLimits, slots: new SubmitSlots(redis, { cap: config.GATEWAY_BATCH_SUBMIT_CONCURRENCY, keyPrefix: config.GATEWAY_BATCH_KEY_PREFIX }), relay, producer, logger },
     management: { db, auth: { management, caches, sessions }, invalidate, spend, secrets, catalog, outboundPolicy },
-    routingPolicies: { db, auth: { management, caches, sessions }, invalidate, catalog: routing.catalog },
+    routingPolicies: { db, auth: { management, caches, sessions }, invalidate, catalog: routing.catalog, health, platformVendors },
     guardrails: { db, auth: { management, caches, sessions }, invalidate },
   });
 

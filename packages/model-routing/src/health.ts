@@ -191,6 +191,32 @@ export class RouteHealth {
   }
 
   /**
+   * The same picture as `snapshot` without taking anything: a route whose cooldown has passed reads
+   * as `probe` (the next real request would probe it) but no probe slot is claimed, so a dry run
+   * never steals the probe a real request needs. One round trip (a pipeline of HMGETs).
+   */
+  async peek(routes: RouteKey[]): Promise<RouteHealthSnapshot[]> {
+    if (routes.length === 0) return [];
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const route of routes) pipeline.hmget(this.key(route), 'open_until', 'ewma');
+      const replies = (await pipeline.exec()) ?? [];
+      const now = this.now ? this.now() : Date.now();
+      return routes.map((_, i) => {
+        const [err, values] = replies[i] ?? [null, null];
+        if (err || !Array.isArray(values)) return { state: 'closed', latencyMs: null };
+        const openUntil = Number(values[0] ?? 0) || 0;
+        const ewma = values[1] === null || values[1] === undefined ? null : Number(values[1]);
+        const state: BreakerState = openUntil > now ? 'open' : openUntil > 0 ? 'probe' : 'closed';
+        return { state, latencyMs: ewma !== null && Number.isFinite(ewma) ? ewma : null };
+      });
+    } catch (err) {
+      this.onError(err);
+      return routes.map(() => ({ state: 'closed', latencyMs: null }));
+    }
+  }
+
+  /**
    * One attempt's outcome: a success (with its latency) closes the route; a failure that says the
    * vendor is unwell counts toward opening it. Returns whether the route is open now.
    */

@@ -5,6 +5,7 @@ import { ManagementError } from '../http/errors';
 import type { Invalidator } from '../keys/principals';
 import { parsePaging, requireUuid } from '../management/keys';
 import { managementCaller, type ManagementAuth } from '../management/management-auth';
+import { dryRunPolicy, type DryRunDeps } from './dry-run';
 import { policyColumns, toRoutingPolicy } from './policies';
 
 export interface RoutingPolicyDeps {
@@ -12,6 +13,9 @@ export interface RoutingPolicyDeps {
   auth: ManagementAuth;
   invalidate: Invalidator;
   catalog: RoutingCatalog;
+  /** For dry runs: the shared breakers and latencies (read only), and the vendors the platform has credentials for. */
+  health: DryRunDeps['health'];
+  platformVendors: DryRunDeps['platformVendors'];
 }
 
 function render(row: Parameters<typeof toRoutingPolicy>[0]): Record<string, unknown> {
@@ -135,6 +139,15 @@ export function routingPolicyRouter(deps: RoutingPolicyDeps): Router {
     });
     await invalidate.organization(organizationId);
     res.json(render(row));
+  });
+
+  // Which routes a request would take under the policy and why: the real resolution, no vendor call (view_routing).
+  router.post('/v1/routing-policies/:id/dry-run', async (req, res) => {
+    const caller = await reader(req);
+    const policy = toRoutingPolicy(await policyRow(caller.organizationId, String(req.params.id)));
+    const org = caller.kind === 'gateway_key' ? caller.org : await auth.caches.organizations.lookup(caller.organizationId);
+    if (!org) throw new ManagementError(404, 'The organization has no gateway data yet.');
+    res.json(await dryRunPolicy(deps, org, policy, req.body));
   });
 
   return router;
