@@ -114,6 +114,15 @@ describe('connections list', () => {
     expect(await ids(org.master_key, '&connector=github&status=ACTIVE')).toEqual([c.aliceGithub]);
   });
 
+  it("registered_user_id keeps that user's own (INDIVIDUAL) connections, ACTIVE and ERROR; a value that is not an id is a 400 naming it", async () => {
+    expect(await ids(org.master_key, `&registered_user_id=${bob.id}`)).toEqual([c.bobGithub]);
+    expect(await ids(org.master_key, `&registered_user_id=${alice.id}&status=ERROR`)).toEqual([]);
+    expect(await ids(org.master_key, `&registered_user_id=${alice.id}&auth_scope=SHARED`)).toEqual([]);
+    const bad = await list(org.master_key, '&registered_user_id=alice');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('query.registered_user_id');
+  });
+
   it('created_at_after and created_at_before are inclusive date-time bounds', async () => {
     expect(await ids(org.master_key, '&created_at_after=2026-03-01T00:00:00Z')).toEqual(sorted(c.acmeLinear!, c.globexLinear!, c.orgJira!));
     expect(await ids(org.master_key, '&created_at_before=2026-02-01T00:00:00Z')).toEqual(sorted(c.aliceGithub!, c.bobGithub!));

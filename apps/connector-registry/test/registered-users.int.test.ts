@@ -179,6 +179,25 @@ describe('registered users: list', () => {
   });
 });
 
+describe('registered users: search', () => {
+  it('search matches the start of origin_user_id or any part of the name, in either case, with paging and the other filters', async () => {
+    const org = await h.newOrganization();
+    await createUser(org.master_key, 'cust-100', { origin_user_name: 'Ada Lovelace' });
+    await createUser(org.master_key, 'cust-101', { origin_user_name: 'Grace Hopper' });
+    await createUser(org.master_key, 'emp-7', { origin_user_name: 'Customer Success' });
+    expect(await listIds(org.master_key, '&search=CUST-10')).toEqual(['cust-100', 'cust-101']);
+    expect(await listIds(org.master_key, '&search=hopper')).toEqual(['cust-101']);
+    expect(await listIds(org.master_key, '&search=cust')).toEqual(['cust-100', 'cust-101', 'emp-7']);
+    expect(await listIds(org.master_key, '&search=100')).toEqual([]);
+    expect(await listIds(org.master_key, '&search=cust&origin_user_id=emp-7')).toEqual(['emp-7']);
+    const page = await request(h.app).get(`${base}?search=cust&page_size=1&page=2`).set(bearer(org.master_key));
+    expect(page.body).toMatchObject({ count: 3, results: [{ origin_user_id: 'cust-101' }] });
+    const tooLong = await request(h.app).get(`${base}?search=${'x'.repeat(256)}`).set(bearer(org.master_key));
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors[0].field).toBe('query.search');
+  });
+});
+
 describe('registered users: scope', () => {
   it('a key restricted to registered users sees only its users, in lists too; others are 404 Resource not in API key scope.', async () => {
     const org = await h.newOrganization();

@@ -15,6 +15,15 @@ afterAll(async () => {
 const create = (key: string, body: Record<string, unknown>) => request(h.app).post('/api/v1/tool-packs/').set(bearer(key)).send(body);
 
 describe('tool packs', () => {
+  it('search keeps packs whose name contains it, in either case, newest first and paged', async () => {
+    const org = await h.newOrganization();
+    for (const name of ['Support agent', 'Sales agent', 'Billing']) expect((await create(org.master_key, { name, description: '' })).status).toBe(201);
+    const names = async (query: string) => (await request(h.app).get(`/api/v1/tool-packs/?${query}`).set(bearer(org.master_key))).body;
+    expect((await names('search=AGENT')).results.map((p: { name: string }) => p.name)).toEqual(['Sales agent', 'Support agent']);
+    expect(await names('search=agent&page_size=1&page=2')).toMatchObject({ count: 2, results: [{ name: 'Support agent' }] });
+    expect((await names('search=nothing')).count).toBe(0);
+  });
+
   it('create returns 201 with the connector summaries of the spec and only the selected tools', async () => {
     const org = await h.newOrganization();
     const res = await create(org.master_key, { name: 'Support agent', description: 'Triage issues', connectors: [{ connector_id: GITHUB, auth_scope: 'INDIVIDUAL', tool_names: ['get_issue', 'list_issues'] }] });

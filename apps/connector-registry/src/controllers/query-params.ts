@@ -41,3 +41,11 @@ export function parseDateTimeQuery(name: string, value: string | undefined): Dat
   if (Number.isNaN(ms)) throw ValidationError.forField(`query.${name}`, 'must be an ISO 8601 date-time with a UTC offset, e.g. 2026-01-31T12:00:00Z, or a date such as 2026-01-31');
   return new Date(ms);
 }
+
+/** A free-text search term: trimmed; omitted or blank is undefined; longer than 255 characters is a 400. */
+export function searchQuery(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  if (v.length > 255) throw ValidationError.forField('query.search', 'must be at most 255 characters');
+  return v;
+}

@@ -1,5 +1,6 @@
 import { registeredUserIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { ValidationError } from '@patchbay/errors';
+import { isUuid } from '@patchbay/service-kit';
 import type { PageParams } from '@patchbay/pagination';
 import type { Db } from '../db';
 import type { AuthScope, Connection, ConnectionStatus, Prisma } from '../generated/prisma/client';
@@ -43,6 +44,8 @@ export interface ConnectionFilters {
   createdAtAfter?: Date;
   createdAtBefore?: Date;
   statuses?: ConnectionStatus[];
+  /** Only the INDIVIDUAL connections of this registered user (its id). */
+  registeredUserId?: string;
 }
 
 export function toConnectionRecord(row: Connection): ConnectionRecord {
@@ -79,6 +82,10 @@ export async function listConnections(db: Db, principal: KeyPrincipal, filters: 
   if (filters.company !== undefined) and.push({ authScope: 'SHARED', companyId: filters.company });
   if (filters.connector !== undefined) and.push({ connectorSlug: filters.connector });
   if (filters.statuses) and.push({ status: { in: filters.statuses } });
+  if (filters.registeredUserId !== undefined) {
+    if (!isUuid(filters.registeredUserId)) throw ValidationError.forField('query.registered_user_id', 'must be a registered user\'s id (a UUID), as GET /api/v1/registered-users returns it');
+    and.push({ authScope: 'INDIVIDUAL', registeredUserId: filters.registeredUserId });
+  }
   if (filters.createdAtAfter || filters.createdAtBefore) {
     and.push({ createdAt: { ...(filters.createdAtAfter ? { gte: filters.createdAtAfter } : {}), ...(filters.createdAtBefore ? { lte: filters.createdAtBefore } : {}) } });
   }

@@ -55,6 +55,8 @@ export interface ListRegisteredUsersFilters {
   includeTestUsers?: boolean;
   isTest?: boolean;
   originUserId?: string;
+  /** origin_user_id starting with it, or origin_user_name containing it; either case. */
+  search?: string;
 }
 
 /**
@@ -256,6 +258,9 @@ export class RegisteredUserService {
       environment: { in: environments },
       ...(allowed ? { id: { in: allowed } } : {}),
       ...(filters.originUserId !== undefined ? { originUserId: filters.originUserId } : {}),
+      ...(filters.search !== undefined
+        ? { OR: [{ originUserId: { startsWith: filters.search, mode: 'insensitive' as const } }, { originUserName: { contains: filters.search, mode: 'insensitive' as const } }] }
+        : {}),
     };
     const [count, rows] = await Promise.all([
       this.db.registeredUser.count({ where }),

@@ -175,9 +175,15 @@ async function findPack(db: Db, principal: KeyPrincipal, id: string): Promise<Pa
 export class ToolPackService {
   constructor(private readonly db: Db) {}
 
-  async list(principal: KeyPrincipal, page: PageParams): Promise<{ count: number; results: ToolPackRecord[] }> {
+  /** Newest first; `search` keeps packs whose name contains it, in either case. */
+  async list(principal: KeyPrincipal, page: PageParams, search?: string): Promise<{ count: number; results: ToolPackRecord[] }> {
     const allowed = toolPackIdFilter(principal);
-    const where = { organizationId: principal.organizationId, environment: principal.environment, ...(allowed ? { id: { in: allowed } } : {}) };
+    const where = {
+      organizationId: principal.organizationId,
+      environment: principal.environment,
+      ...(allowed ? { id: { in: allowed } } : {}),
+      ...(search !== undefined ? { name: { contains: search, mode: 'insensitive' as const } } : {}),
+    };
     const [count, rows] = await Promise.all([
       this.db.toolPack.count({ where }),
       this.db.toolPack.findMany({ where, include: { connectors: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),

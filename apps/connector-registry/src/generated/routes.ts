@@ -497,6 +497,7 @@ export function RegisterRoutes(app: Router) {
     
         const argsToolPacksController_listToolPacks: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                search: {"in":"query","name":"search","dataType":"string"},
                 page: {"in":"query","name":"page","dataType":"string"},
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
@@ -662,6 +663,7 @@ export function RegisterRoutes(app: Router) {
                 include_test_users: {"in":"query","name":"include_test_users","dataType":"string"},
                 is_test: {"in":"query","name":"is_test","dataType":"string"},
                 origin_user_id: {"in":"query","name":"origin_user_id","dataType":"string"},
+                search: {"in":"query","name":"search","dataType":"string"},
                 page: {"in":"query","name":"page","dataType":"string"},
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };
@@ -1060,6 +1062,7 @@ export function RegisterRoutes(app: Router) {
                 created_at_after: {"in":"query","name":"created_at_after","dataType":"string"},
                 created_at_before: {"in":"query","name":"created_at_before","dataType":"string"},
                 status: {"in":"query","name":"status","dataType":"string"},
+                registered_user_id: {"in":"query","name":"registered_user_id","dataType":"string"},
                 page: {"in":"query","name":"page","dataType":"string"},
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
         };

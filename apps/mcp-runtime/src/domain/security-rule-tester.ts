@@ -1,5 +1,5 @@
 import { ValidationError, type FieldError } from '@patchbay/errors';
-import { ScanError, Scanner, validateRule, type ScanDirection, type SecurityRule } from '@patchbay/security-scanner';
+import { ScanError, Scanner, validateRule, type SecurityRule } from '@patchbay/security-scanner';
 
 /** The block rule that stopped a sample (the scanner's BlockedBy, named here for the OpenAPI document). */
 export interface RuleTestBlock {

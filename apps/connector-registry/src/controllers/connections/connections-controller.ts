@@ -23,6 +23,7 @@ export class ConnectionsController extends Controller {
    * @param created_at_after Inclusive lower bound, ISO 8601 date-time with offset (or a date, midnight UTC).
    * @param created_at_before Inclusive upper bound, same format.
    * @param status ACTIVE or ERROR; both separated by a comma.
+   * @param registered_user_id A registered user's id: only that user's INDIVIDUAL connections (its own credentials).
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
@@ -38,6 +39,7 @@ export class ConnectionsController extends Controller {
     @Query() created_at_after?: string,
     @Query() created_at_before?: string,
     @Query() status?: string,
+    @Query() registered_user_id?: string,
     @Query() page?: string,
     @Query() page_size?: string,
   ): Promise<PaginatedList<ConnectionRecord>> {
@@ -48,6 +50,7 @@ export class ConnectionsController extends Controller {
       createdAtAfter: parseDateTimeQuery('created_at_after', created_at_after),
       createdAtBefore: parseDateTimeQuery('created_at_before', created_at_before),
       statuses: parseEnumListQuery('status', status, CONNECTION_STATUSES),
+      registeredUserId: text(registered_user_id),
     };
     const params = parsePageParams(page, page_size);
     const { db, config } = servicesOf(req);

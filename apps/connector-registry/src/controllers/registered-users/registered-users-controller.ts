@@ -4,7 +4,7 @@ import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Respo
 import type { Request as ExpressRequest } from 'express';
 import { RegisteredUserService, type RegisteredUserRecord } from '../../domain/registered-users';
 import { afterCommit, registryChange, servicesOf } from '../../services';
-import { parseBooleanQuery } from '../query-params';
+import { parseBooleanQuery, searchQuery } from '../query-params';
 import type { ErrorBody, PaginatedList } from '../schemas';
 
 export interface SharedCredentialGroupBody {
@@ -50,6 +50,7 @@ export class RegisteredUsersController extends Controller {
    * @param include_test_users true lists production and test users (ignored when is_test is given).
    * @param is_test true: only test users; false: only production users. Overrides the key's default.
    * @param origin_user_id Only the user with this origin_user_id.
+   * @param search Users whose origin_user_id starts with it or whose origin_user_name contains it, in either case (at most 255 characters).
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
@@ -62,6 +63,7 @@ export class RegisteredUsersController extends Controller {
     @Query() include_test_users?: string,
     @Query() is_test?: string,
     @Query() origin_user_id?: string,
+    @Query() search?: string,
     @Query() page?: string,
     @Query() page_size?: string,
   ): Promise<PaginatedList<RegisteredUserRecord>> {
@@ -69,6 +71,7 @@ export class RegisteredUsersController extends Controller {
       includeTestUsers: parseBooleanQuery('include_test_users', include_test_users),
       isTest: parseBooleanQuery('is_test', is_test),
       originUserId: origin_user_id === undefined || origin_user_id === '' ? undefined : origin_user_id,
+      search: searchQuery(search),
     };
     const params = parsePageParams(page, page_size);
     const { db, config } = servicesOf(req);

@@ -4,6 +4,7 @@ import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Respo
 import type { Request as ExpressRequest } from 'express';
 import { ToolPackService, type ToolPackConnectorInput, type ToolPackRecord } from '../../domain/tool-packs';
 import { afterCommit, registryChange, servicesOf } from '../../services';
+import { searchQuery } from '../query-params';
 import type { ErrorBody, PaginatedList } from '../schemas';
 
 export interface CreateToolPackBody {
@@ -27,16 +28,17 @@ export interface UpdateToolPackBody {
 export class ToolPacksController extends Controller {
   /**
    * Tool packs of the key's environment that the key may see, newest first.
+   * @param search Packs whose name contains it, in either case.
    * @param page Page number, from 1.
    * @param page_size Items per page, 1 to 100 (default 20).
    */
   @Security('session', ['view_tool_packs'])
   @Security('access_key', ['management:all'])
   @Get('/')
-  public async listToolPacks(@Request() req: ExpressRequest, @Query() page?: string, @Query() page_size?: string): Promise<PaginatedList<ToolPackRecord>> {
+  public async listToolPacks(@Request() req: ExpressRequest, @Query() search?: string, @Query() page?: string, @Query() page_size?: string): Promise<PaginatedList<ToolPackRecord>> {
     const params = parsePageParams(page, page_size);
     const { db, config } = servicesOf(req);
-    const { count, results } = await new ToolPackService(db).list(principalOf(req), params);
+    const { count, results } = await new ToolPackService(db).list(principalOf(req), params, searchQuery(search));
     return pageNumberList(req, params, count, results, config.PATCHBAY_PUBLIC_URL);
   }
 
