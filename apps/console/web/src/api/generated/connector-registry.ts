@@ -991,6 +991,8 @@ export interface operations {
                 page?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: string;
+                /** @description A registered user's id: only that user's INDIVIDUAL connections (its own credentials). */
+                registered_user_id?: string;
                 /** @description ACTIVE or ERROR; both separated by a comma. */
                 status?: string;
             };
@@ -1398,6 +1400,8 @@ export interface operations {
                 page?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: string;
+                /** @description Users whose origin_user_id starts with it or whose origin_user_name contains it, in either case (at most 255 characters). */
+                search?: string;
             };
             header?: never;
             path?: never;
@@ -1749,6 +1753,8 @@ export interface operations {
                 page?: string;
                 /** @description Items per page, 1 to 100 (default 20). */
                 page_size?: string;
+                /** @description Packs whose name contains it, in either case. */
+                search?: string;
             };
             header?: never;
             path?: never;
