@@ -85,7 +85,7 @@ const closed = (properties: Record<string, unknown>, optional: string[] = []) =>
 /** A request body: every property optional unless named in `required`. */
 const input = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, ...(required.length ? { required } : {}), properties });
 const paged = (item: string) => closed({ data: { type: 'array', items: ref(item) }, offset: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1 } });
-const limitReset = { type: 'string', enum: ['daily', 'weekly', 'monthly'], nullable: true, description: 'The window the limit counts; null: all time' };
+const limitReset = { type: 'string', enum: ['daily', 'weekly', 'monthly', null], nullable: true, description: 'The window the limit counts; null: all time' };
 const piMode = { type: 'string', enum: ['off', 'alert', 'block'] };
 
 const keyProperties = {
@@ -143,7 +143,8 @@ const piSettingsProperties = {
   pi_log_full_text_on_block: { type: 'boolean' },
   pi_input_action: { type: 'string', enum: ['block'] },
 };
-const nullable = (schema: Record<string, unknown>) => ({ ...schema, nullable: true });
+/** OpenAPI 3.0: a nullable enum lists null among its values too. */
+const nullable = (schema: Record<string, unknown>) => ({ ...schema, nullable: true, ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}) });
 const dlpRuleFields = {
   name: { type: 'string', minLength: 1 },
   detector: { type: 'string', enum: ['EMAIL_ADDRESS', 'PHONE_NUMBER', 'CREDIT_CARD', 'US_SSN', 'IBAN', 'IP_ADDRESS', 'SECRET', 'CUSTOM'] },
@@ -529,3 +530,105 @@ Object.assign(gatewayDocument.paths, mediaDocs);
 const nativeResponses = (gatewayDocument.paths as unknown as Record<string, { post: { summary: string; responses: Record<string, unknown> } }>)['/v1/responses']!.post;
 nativeResponses.summary +=
   '. With model "fusion" and fusion: {analysis_models: [1-8 models], synthesis_model} the panel answers in parallel and the judge writes the answer; the body adds fusion {analysis_models, synthesis_model, responses, failed_models, calls, judge} and usage is the sum of every call. Codes: 400 fusion_stream_unsupported (stream: true), 400 invalid_fusion_request, 502/403 fusion_panel_failed (no usable panel answer)';
+
+/**
+ * What the console's charts and routing editor read (issue 26 §2): usage per UTC day stacked by a
+ * dimension with the server's totals (src/usage/usage-daily.ts), and a routing policy's dry run
+ * (src/routing/dry-run.ts).
+ */
+const usageFigures = { requests: { type: 'integer', minimum: 0 }, failed_requests: { type: 'integer', minimum: 0 }, input_tokens: { type: 'integer', minimum: 0 }, output_tokens: { type: 'integer', minimum: 0 }, cost_usd: usdAmount };
+const dimension = { type: 'string', enum: ['key', 'model', 'project', 'customer', 'tag'] };
+Object.assign(schemas, {
+  UsageFigures: closed(usageFigures),
+  UsageDailyGroup: closed({
+    id: { type: 'string', description: 'The series id: the value, "none" (requests without one: no project, customer or tag) or "other" (every group past limit)' },
+    value: { ...nullableStr, description: 'Key hash, model, project id, customer id or key=value tag; null for none and other' },
+    label: { type: 'string', description: "What a person reads: the key's name and label, the project's or customer's name, else the value" },
+    ...usageFigures,
+  }),
+  UsageDailyDay: closed({ date: { type: 'string', format: 'date' }, ...usageFigures, groups: { type: 'array', items: closed({ id: str, ...usageFigures }), description: "This day's figures per group, in the groups' order; groups with nothing that day are left out" } }),
+  UsageDaily: closed({
+    object: { type: 'string', enum: ['usage.daily'] },
+    time_zone: { type: 'string', enum: ['UTC'], description: 'Days are UTC days' },
+    from: { type: 'string', format: 'date' },
+    to: { type: 'string', format: 'date' },
+    group_by: dimension,
+    group_count: { type: 'integer', minimum: 0, description: 'Distinct values in the range before the top `limit` were kept' },
+    groups: { type: 'array', items: ref('UsageDailyGroup'), description: 'Largest spend first, "other" last' },
+    days: { type: 'array', items: ref('UsageDailyDay'), description: 'Every day from `from` to `to`, zeros included' },
+    totals: { ...ref('UsageFigures'), description: 'The range: each request once (grouped by tag, a request with two tags is in two groups but once here)' },
+  }),
+  DryRunRequest: input(
+    {
+      surface: { type: 'string', enum: ['native', 'openai_chat', 'openai_responses', 'anthropic'], default: 'native', description: 'How `request` is read: POST /v1/responses, /v1/chat/completions, /v1/openai/responses or /v1/messages' },
+      request: { type: 'object', additionalProperties: true, description: 'The model request body as that surface takes it; its model is set aside (the policy routes), its tags, customer, project_id, service_tier, tools, input kinds, stream and max tokens count' },
+    },
+    ['request'],
+  ),
+  DryRunRoute: closed({
+    position: { type: 'integer', minimum: 1, description: 'Order of trial: the first route answers unless it fails over' },
+    model: str,
+    vendor: str,
+    vendor_model: str,
+    service_tier: str,
+    target_index: { type: 'integer', description: "The policy target it came from (0-based)" },
+    estimated_cost_usd: { type: 'number', nullable: true, description: 'For the request\'s estimated input and expected output tokens; null when self-hosted' },
+    price: { type: 'object', nullable: true, additionalProperties: false, required: ['input_per_million', 'output_per_million'], properties: { input_per_million: usdAmount, output_per_million: usdAmount } },
+    breaker: { type: 'string', enum: ['closed', 'open', 'probe'], description: 'probe: the cooldown is over and the next request probes the route' },
+    latency_ms: { type: 'integer', nullable: true, description: 'Measured moving average; null before a success' },
+    zero_data_retention: { type: 'boolean' },
+    self_hosted: { type: 'boolean' },
+    reason: { type: 'string', description: 'Why the route is at this position under the strategy' },
+  }),
+  DryRun: closed(
+    {
+      object: { type: 'string', enum: ['routing.dry_run'] },
+      outcome: { type: 'string', enum: ['routed', 'refused'] },
+      policy: closed({ id: uuid, name: str, strategy: { type: 'string', enum: ['priority', 'weighted', 'lowest_cost', 'lowest_latency'] }, model: { ...nullableStr, description: '@alias/<slug>' } }),
+      request: closed({
+        surface: str,
+        estimated_input_tokens: { type: 'integer', minimum: 0 },
+        expected_output_tokens: { type: 'integer', minimum: 0 },
+        needs: closed({ tools: { type: 'boolean' }, structured_outputs: { type: 'boolean' }, input: strings, stream: { type: 'boolean' } }),
+        service_tier: str,
+        customer: nullableUuid,
+        project_id: nullableUuid,
+      }),
+      vendor_called: { type: 'boolean', enum: [false] },
+      resolved_by: str,
+      strategy: str,
+      failover: { type: 'boolean' },
+      refusal: closed({ status: { type: 'integer' }, code: nullableStr, message: str }),
+      routes: { type: 'array', items: ref('DryRunRoute') },
+      skipped_unhealthy: { type: 'array', items: closed({ model: str, vendor: str, reason: str }), description: 'Routes whose circuit breaker is open: a request skips them' },
+      excluded: { type: 'array', items: closed({ model: str, vendor: nullableStr, reason: str }), description: "Routes of the policy's targets the request cannot take, and why" },
+      notes: strings,
+    },
+    ['strategy', 'failover', 'refusal'],
+  ),
+});
+Object.assign(gatewayDocument.paths, {
+  '/v1/usage/daily': mgmt(
+    'view_billing',
+    'Spend and requests per UTC day over from..to (default the last 30 days, at most 366), stacked by group_by; the top `limit` groups by spend are named, the rest summed as "other"; every total (per day, per group, the range) computed by the server',
+    'get',
+    '200',
+    [
+      { name: 'from', in: 'query', schema: { type: 'string', format: 'date' }, description: 'First UTC day, YYYY-MM-DD (400 invalid_date otherwise)' },
+      { name: 'to', in: 'query', schema: { type: 'string', format: 'date' }, description: 'Last UTC day, included (default today)' },
+      { name: 'group_by', in: 'query', schema: { ...dimension, default: 'model' } },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 25, default: 8 }, description: 'Groups named before the rest become "other"' },
+    ],
+    false,
+    ref('UsageDaily'),
+  ),
+  '/v1/routing-policies/{policy_id}/dry-run': mgmt(
+    'view_routing',
+    'Which routes a request would take under this policy, in order, and why (the real resolution, breakers read without claiming a probe); the routes left out and why; a request the policy cannot serve answers outcome "refused" with the error a real request would get. No vendor is called, nothing is billed or recorded (view_routing or manage_routing, or an organization gateway key)',
+    'post',
+    '200',
+    [p('policy_id')],
+    ref('DryRunRequest'),
+    ref('DryRun'),
+  ),
+});
