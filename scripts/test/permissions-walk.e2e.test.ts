@@ -182,6 +182,7 @@ const ROUTES: Row[] = [
   ['PATCH', '/v1/routing-policies/{policy_id}', { permission: 'manage_routing', body: () => ({}) }],
   ['DELETE', '/v1/routing-policies/{policy_id}', { permission: 'manage_routing' }],
   ['POST', '/v1/routing-policies/{policy_id}/set-default', { permission: 'manage_routing' }],
+  ['POST', '/v1/routing-policies/{policy_id}/dry-run', { permission: 'view_routing', body: () => ({ request: { input: 'walk' } }) }],
   ['GET', '/v1/organization/pi-settings', { permission: 'view_guardrails', ok: 200 }],
   ['PUT', '/v1/organization/pi-settings', { permission: 'manage_guardrails', body: () => ({}) }],
   ['GET', '/v1/customers/{customer_id}/pi-settings', { permission: 'view_guardrails' }],
@@ -192,6 +193,7 @@ const ROUTES: Row[] = [
   ['PUT', '/v1/organization/pi-check', { permission: 'manage_guardrails', body: () => ({ enabled: true }) }],
   ['POST', '/v1/prompt-injection/check', { permission: 'view_guardrails', body: () => ({ input: 'hello' }) }],
   ['GET', '/v1/usage', { permission: 'view_billing' }],
+  ['GET', '/v1/usage/daily', { permission: 'view_billing', ok: 200 }],
   // model-gateway: runtime calls by keys.
   ...['/v1/responses', '/v1/chat/completions', '/v1/openai/chat/completions', '/v1/openai/responses', '/v1/embeddings', '/v1/openai/embeddings', '/v1/messages', '/v1/anthropic/v1/messages', '/v1/messages/count_tokens', '/v1/anthropic/v1/messages/count_tokens'].map((p): Row => ['POST', p, { keysOnly: MODEL_CALL }]),
   // The catalog with prices is no secret: any signed-in member reads it (the console's /models page).

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { gatewayDocument } from '../src/openapi';
 import { call, createKey, createOrg, eventually, startHarness, type Harness, type TestOrg } from './harness';
 
 /**
@@ -17,6 +20,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema({ $id: 'gateway', components: gatewayDocument.components }, 'gateway');
+/** The live answer against the document's response schema (closed: no field more or less). */
+function expectDocumented(schema: 'UsageDaily' | 'DryRun', body: unknown): void {
+  const validate = ajv.getSchema(`gateway#/components/schemas/${schema}`)!;
+  expect(validate(body) ? [] : validate.errors).toEqual([]);
+}
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -69,6 +81,7 @@ describe('GET /v1/usage/daily', () => {
     expect(byTag.groups.find((g: { id: string }) => g.id === 'none').label).toBe('No tag');
     expect(byTag.totals.requests).toBe(3);
     expect(byTag.totals.cost_usd).toBeCloseTo(0.003542, 9);
+    for (const body of [byKey, top, byTag]) expectDocumented('UsageDaily', body);
   });
 
   test('another organization sees none of it; bad ranges and dimensions are 400 saying what to change; view_billing is needed', async () => {
@@ -119,6 +132,7 @@ describe('POST /v1/routing-policies/{id}/dry-run', () => {
     expect(res.body.notes.join(' ')).toContain('"openai/gpt-4.1" was set aside');
     expect(h.openai.requests).toHaveLength(0);
     expect(h.anthropic.requests).toHaveLength(0);
+    expectDocumented('DryRun', res.body);
   });
 
   test('lowest_cost orders by the estimate; a policy nothing can serve answers what a request would get', async () => {
@@ -133,6 +147,7 @@ describe('POST /v1/routing-policies/{id}/dry-run', () => {
     expect(refused.status).toBe(200);
     expect(refused.body).toMatchObject({ outcome: 'refused', refusal: { status: 400, code: 'vendor_restrictions_unavailable' }, routes: [] });
     expect(refused.body.excluded).toEqual([{ model: 'openai/gpt-4o-mini', vendor: 'openai', reason: "among the policy's denied vendors" }]);
+    expectDocumented('DryRun', refused.body);
   });
 
   test('a bad body is 400 naming the field; a management key without view_routing or manage_routing is 403; another organization\'s policy is 404', async () => {
