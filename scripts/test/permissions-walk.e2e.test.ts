@@ -155,6 +155,7 @@ const ROUTES: Row[] = [
   ['GET', '/v1/keys/{hash}', { permission: 'view_api_keys', params: { hash: '0'.repeat(64) } }],
   ['PATCH', '/v1/keys/{hash}', { permission: 'manage_api_keys', params: { hash: '0'.repeat(64) }, body: () => ({ name: 'walk' }) }],
   ['DELETE', '/v1/keys/{hash}', { permission: 'manage_api_keys', params: { hash: '0'.repeat(64) } }],
+  ['POST', '/v1/keys/{hash}/rotate', { permission: 'manage_api_keys', params: { hash: '0'.repeat(64) } }],
   ['GET', '/v1/key', { keysOnly: 'describes the calling gateway key; a session is not one (GET /v1/keys lists them)' }],
   ['GET', '/v1/projects', { permission: 'view_projects', ok: 200 }],
   ['POST', '/v1/projects', { permission: 'manage_projects', body: () => ({ name: `walk ${n()}` }), ok: 201 }],

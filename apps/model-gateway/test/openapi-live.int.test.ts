@@ -96,6 +96,7 @@ describe('the OpenAPI document against live answers', () => {
     await checkedCall('GET', '/v1/routing-policies/{policy_id}', { policy_id: policy.id }, { status: 200 });
     await checkedCall('PATCH', '/v1/routing-policies/{policy_id}', { policy_id: policy.id }, { body: { description: 'checked live' }, status: 200 });
     await checkedCall('POST', '/v1/routing-policies/{policy_id}/set-default', { policy_id: policy.id }, { status: 200 });
+    await checkedCall('POST', '/v1/routing-policies/{policy_id}/dry-run', { policy_id: policy.id }, { body: { request: { input: 'hi' } }, status: 200 });
 
     // Gateway keys: every field set, then a model call so usage and spend are not all zero.
     const key = (
@@ -115,6 +116,7 @@ describe('the OpenAPI document against live answers', () => {
     // Usage, by every dimension.
     for (const groupBy of ['key', 'model', 'project', 'customer', 'tag']) await checkedCall('GET', '/v1/usage', {}, { query: `group_by=${groupBy}`, status: 200 });
     await checkedCall('GET', '/v1/usage', {}, { query: 'start_date=yesterday', status: 400 });
+    await checkedCall('GET', '/v1/usage/daily', {}, { query: 'group_by=key&limit=3', status: 200 });
 
     // Vendor keys (a self-chosen base URL: the fake, so nothing leaves the machine).
     const vendorKey = (await checkedCall('PUT', '/v1/vendor-keys/{vendor}', { vendor: 'together' }, { body: { api_key: 'sk-live-test-WXYZ', base_url: h.groq.baseUrl }, status: 200 })).body;
@@ -154,7 +156,11 @@ describe('the OpenAPI document against live answers', () => {
 
     // Deletes last.
     await checkedCall('DELETE', '/v1/routing-policies/{policy_id}', { policy_id: policy.id }, { status: 200 });
-    await checkedCall('DELETE', '/v1/keys/{hash}', { hash: key.hash }, { status: 200 });
+    const rotated = (await checkedCall('POST', '/v1/keys/{hash}/rotate', { hash: key.hash }, { status: 200 })).body;
+    expect(rotated).toMatchObject({ name: 'Live key', limit: 5, limit_reset: 'daily', project_id: project.id });
+    expect(rotated.hash).not.toBe(key.hash);
+    expect((await call(h.edgeUrl, key.key, 'GET', '/v1/key')).status).toBe(401);
+    await checkedCall('DELETE', '/v1/keys/{hash}', { hash: rotated.hash }, { status: 200 });
     await checkedCall('DELETE', '/v1/customers/{customer_id}', { customer_id: customerId }, { status: 200 });
     await checkedCall('DELETE', '/v1/projects/{id}', { id: project.id }, { status: 200 });
 

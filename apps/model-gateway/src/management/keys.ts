@@ -230,6 +230,26 @@ export class KeyService {
     return renderKey(row, this.spend);
   }
 
+  /**
+   * A new secret for the key's settings (name, limit and window, models, routing policy, project,
+   * customer, rate limit, expiry): the new key replaces the old one in one transaction and the old one
+   * stops working on every replica within a second. The hash is the key's id, so the id changes, and
+   * its spend starts again from zero (usage records keep the old hash); stored responses go with the old key.
+   */
+  async rotate(organizationId: string, hash: string): Promise<Record<string, unknown>> {
+    const old = await this.row(organizationId, hash);
+    const material = generateGatewayKey();
+    const { hash: _oldHash, label: _oldLabel, createdAt: _created, updatedAt: _updated, ...settings } = old;
+    const row = await this.db.$transaction(async (tx) => {
+      const made = await tx.apiKey.create({ data: { ...settings, hash: material.hash, label: material.label } });
+      await tx.apiKey.delete({ where: { hash } });
+      await this.invalidate.stageKey(tx, hash);
+      return made;
+    });
+    await this.invalidate.keyCommitted(hash);
+    return { ...(await renderKey(row, this.spend)), key: material.key };
+  }
+
   async delete(organizationId: string, hash: string): Promise<void> {
     await this.row(organizationId, hash);
     await this.db.$transaction(async (tx) => {

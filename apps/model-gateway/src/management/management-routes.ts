@@ -88,6 +88,10 @@ export function managementRouter(deps: ManagementDeps): Router {
     await keys.delete(caller.organizationId, param(req, 'hash'));
     res.json({ deleted: true });
   });
+  router.post('/v1/keys/:hash/rotate', async (req, res) => {
+    const caller = await managementCaller(req, auth, 'manage_api_keys');
+    res.json(await keys.rotate(caller.organizationId, param(req, 'hash')));
+  });
   // The calling gateway key itself.
   router.get('/v1/key', async (req, res) => {
     const caller = await managementCaller(req, auth, null, { allowGatewayKeys: true });

@@ -2759,6 +2759,80 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/keys/{hash}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a key: a new secret (in `key`, once) with the same settings replaces it; the old key stops working within a second. The hash (its id) changes and spend starts from zero */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GatewayKeyCreated"];
+                    };
+                };
+                /** @description Invalid field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing scope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages": {
         parameters: {
             query?: never;
@@ -6679,6 +6753,84 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/routing-policies/{policy_id}/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Which routes a request would take under this policy, in order, and why (the real resolution, breakers read without claiming a probe); the routes left out and why; a request the policy cannot serve answers outcome "refused" with the error a real request would get. No vendor is called, nothing is billed or recorded (view_routing or manage_routing, or an organization gateway key) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    policy_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DryRunRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DryRun"];
+                    };
+                };
+                /** @description Invalid field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing scope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/routing-policies/{policy_id}/set-default": {
         parameters: {
             query?: never;
@@ -6969,6 +7121,86 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Usage"];
+                    };
+                };
+                /** @description Invalid field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing scope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Spend and requests per UTC day over from..to (default the last 30 days, at most 366), stacked by group_by; the top `limit` groups by spend are named, the rest summed as "other"; every total (per day, per group, the range) computed by the server */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day, YYYY-MM-DD (400 invalid_date otherwise) */
+                    from?: string;
+                    group_by?: "key" | "model" | "project" | "customer" | "tag";
+                    /** @description Groups named before the rest become "other" */
+                    limit?: number;
+                    /** @description Last UTC day, included (default today) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UsageDaily"];
                     };
                 };
                 /** @description Invalid field */
@@ -7336,6 +7568,100 @@ export interface components {
                 /** @description CUSTOM only: a regular expression source */
                 pattern?: string;
             }[];
+        };
+        DryRun: {
+            /** @description Routes of the policy's targets the request cannot take, and why */
+            excluded: {
+                model: string;
+                reason: string;
+                vendor: string | null;
+            }[];
+            failover?: boolean;
+            notes: string[];
+            /** @enum {string} */
+            object: "routing.dry_run";
+            /** @enum {string} */
+            outcome: "routed" | "refused";
+            policy: {
+                /** Format: uuid */
+                id: string;
+                /** @description @alias/<slug> */
+                model: string | null;
+                name: string;
+                /** @enum {string} */
+                strategy: "priority" | "weighted" | "lowest_cost" | "lowest_latency";
+            };
+            refusal?: {
+                code: string | null;
+                message: string;
+                status: number;
+            };
+            request: {
+                /** Format: uuid */
+                customer: string | null;
+                estimated_input_tokens: number;
+                expected_output_tokens: number;
+                needs: {
+                    input: string[];
+                    stream: boolean;
+                    structured_outputs: boolean;
+                    tools: boolean;
+                };
+                /** Format: uuid */
+                project_id: string | null;
+                service_tier: string;
+                surface: string;
+            };
+            resolved_by: string;
+            routes: components["schemas"]["DryRunRoute"][];
+            /** @description Routes whose circuit breaker is open: a request skips them */
+            skipped_unhealthy: {
+                model: string;
+                reason: string;
+                vendor: string;
+            }[];
+            strategy?: string;
+            /** @enum {boolean} */
+            vendor_called: false;
+        };
+        DryRunRequest: {
+            /** @description The model request body as that surface takes it; its model is set aside (the policy routes), its tags, customer, project_id, service_tier, tools, input kinds, stream and max tokens count */
+            request: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description How `request` is read: POST /v1/responses, /v1/chat/completions, /v1/openai/responses or /v1/messages
+             * @default native
+             * @enum {string}
+             */
+            surface: "native" | "openai_chat" | "openai_responses" | "anthropic";
+        };
+        DryRunRoute: {
+            /**
+             * @description probe: the cooldown is over and the next request probes the route
+             * @enum {string}
+             */
+            breaker: "closed" | "open" | "probe";
+            /** @description For the request's estimated input and expected output tokens; null when self-hosted */
+            estimated_cost_usd: number | null;
+            /** @description Measured moving average; null before a success */
+            latency_ms: number | null;
+            model: string;
+            /** @description Order of trial: the first route answers unless it fails over */
+            position: number;
+            price: {
+                input_per_million: number;
+                output_per_million: number;
+            } | null;
+            /** @description Why the route is at this position under the strategy */
+            reason: string;
+            self_hosted: boolean;
+            service_tier: string;
+            /** @description The policy target it came from (0-based) */
+            target_index: number;
+            vendor: string;
+            vendor_model: string;
+            zero_data_retention: boolean;
         };
         GatewayKey: {
             /** @description null: every model; a trailing * is a prefix */
@@ -7768,6 +8094,60 @@ export interface components {
             /** Format: date */
             start_date: string;
         };
+        UsageDaily: {
+            /** @description Every day from `from` to `to`, zeros included */
+            days: components["schemas"]["UsageDailyDay"][];
+            /** Format: date */
+            from: string;
+            /** @enum {string} */
+            group_by: "key" | "model" | "project" | "customer" | "tag";
+            /** @description Distinct values in the range before the top `limit` were kept */
+            group_count: number;
+            /** @description Largest spend first, "other" last */
+            groups: components["schemas"]["UsageDailyGroup"][];
+            /** @enum {string} */
+            object: "usage.daily";
+            /**
+             * @description Days are UTC days
+             * @enum {string}
+             */
+            time_zone: "UTC";
+            /** Format: date */
+            to: string;
+            /** @description The range: each request once (grouped by tag, a request with two tags is in two groups but once here) */
+            totals: components["schemas"]["UsageFigures"];
+        };
+        UsageDailyDay: {
+            cost_usd: number;
+            /** Format: date */
+            date: string;
+            failed_requests: number;
+            /** @description This day's figures per group, in the groups' order; groups with nothing that day are left out */
+            groups: {
+                cost_usd: number;
+                failed_requests: number;
+                id: string;
+                input_tokens: number;
+                output_tokens: number;
+                requests: number;
+            }[];
+            input_tokens: number;
+            output_tokens: number;
+            requests: number;
+        };
+        UsageDailyGroup: {
+            cost_usd: number;
+            failed_requests: number;
+            /** @description The series id: the value, "none" (requests without one: no project, customer or tag) or "other" (every group past limit) */
+            id: string;
+            input_tokens: number;
+            /** @description What a person reads: the key's name and label, the project's or customer's name, else the value */
+            label: string;
+            output_tokens: number;
+            requests: number;
+            /** @description Key hash, model, project id, customer id or key=value tag; null for none and other */
+            value: string | null;
+        };
         UsageDay: {
             byok_cost_usd: number;
             cached_input_tokens: number;
@@ -7786,6 +8166,13 @@ export interface components {
             requests: number;
             /** @description group_by=tag: key=value */
             tag?: string | null;
+        };
+        UsageFigures: {
+            cost_usd: number;
+            failed_requests: number;
+            input_tokens: number;
+            output_tokens: number;
+            requests: number;
         };
         VendorKey: {
             base_url: string | null;
