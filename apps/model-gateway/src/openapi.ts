@@ -469,7 +469,7 @@ const chatRequestBody = {
       tools: { type: 'array', items: { oneOf: [{ type: 'object', additionalProperties: true, description: 'A function tool in the surface\'s format' }, { $ref: '#/components/schemas/WebSearchTool' }] } },
       provider_options: {
         type: 'object',
-        properties: { web_search: { type: 'string', enum: ['auto', 'native', 'svc', 'merge'], description: 'svc (= merge; default with svc:web_search): the gateway\'s engines. native: the route vendor\'s own search (400 web_search_requires_provider where it has none; answered by the gateway\'s engine with the warning native_web_search_emulated for now). auto (default with a vendor\'s own tool): native where every route\'s vendor has one, else svc. Anything else: 400 invalid_web_search_mode.' } },
+        properties: { web_search: { type: 'string', enum: ['auto', 'native', 'svc', 'merge'], description: 'svc (= merge; default with svc:web_search): the gateway\'s engines. native: the route vendor\'s own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor\'s own tool): native where every route\'s vendor has one, else svc. Anything else: 400 invalid_web_search_mode.' } },
       },
     },
   }),

@@ -305,19 +305,111 @@ describe('the vendor-compatible surfaces with the official clients', () => {
     expect((message.usage as unknown as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
   });
 
-  test('native mode on an OpenAI route is answered by the gateway\'s engine with the warning native_web_search_emulated', async () => {
-    const res = await call(h.edgeUrl, key, 'POST', '/v1/responses', { model: 'openai/gpt-4o', input: PROMPT, tools: [searchTool()], provider_options: { web_search: 'native' } });
-    expect(res.status).toBe(200);
-    expect(engines.searxng.queries).toHaveLength(1);
-    expect(res.body.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'native_web_search_emulated' })]));
-  });
-
-  test('the ai SDK: generateText with the OpenAI provider\'s own web search tool on an OpenAI route, sources from the url_citation annotations', async () => {
+  test('the ai SDK: generateText with the OpenAI provider\'s own web search tool on an OpenAI route goes to OpenAI as its web_search (auto mode), sources from the url_citation annotations', async () => {
     const provider = createOpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai` });
     const result = await ai.generateText({ model: provider.responses('openai/gpt-4o'), prompt: PROMPT, tools: { web_search: provider.tools.webSearch({}) as never } });
+    expect(engines.searxng.queries).toHaveLength(0);
+    expect(JSON.parse(lastVendorBody(h.openai)).tools).toEqual([expect.objectContaining({ type: 'web_search' })]);
+    expect(result.sources).toEqual(expect.arrayContaining([expect.objectContaining({ sourceType: 'url', url: 'https://example.com/fake-openai-search' })]));
+  });
+});
+
+describe('native web search sent to the vendor (provider_options.web_search "native")', () => {
+  const OPENAI_SOURCE = 'https://example.com/fake-openai-search';
+
+  test('native mode on an OpenAI route sends OpenAI\'s own web_search on the Responses API; its citations come back as url_citation annotations and its searches as server_tool_use, priced at the catalog\'s price', async () => {
+    const res = await call(h.edgeUrl, key, 'POST', '/v1/responses', { model: 'openai/gpt-4o', input: PROMPT, tools: [searchTool({ allowed_domains: ['kubernetes.io'], search_context_size: 'high', user_location: { country: 'DE' } })], provider_options: { web_search: 'native' } });
+    expect(res.status).toBe(200);
+    expect(engines.searxng.queries).toHaveLength(0);
+    expect(h.openai.requests).toHaveLength(1);
+    expect(h.openai.requests[0]!.path).toBe('/v1/responses');
+    const sent = JSON.parse(h.openai.requests[0]!.body);
+    expect(sent.tools).toEqual([{ type: 'web_search', search_context_size: 'high', filters: { allowed_domains: ['kubernetes.io'] }, user_location: { type: 'approximate', country: 'DE' } }]);
+    expect(sent.include).toContain('web_search_call.action.sources');
+    // Neither the gateway's function nor its untrusted-content instruction: the vendor's tool only.
+    expect(JSON.stringify(sent.tools)).not.toContain('svc_web_search');
+    expect(sent.instructions).toBeUndefined();
+    // The native answer: one message whose content is the search, then the text it cites.
+    const [search, answer] = res.body.output[0].content;
+    expect(search).toMatchObject({ type: 'web_search_call', status: 'completed', queries: [PROMPT], sources: [{ url: 'https://kubernetes.io/fake-openai-search' }] });
+    expect(answer.annotations).toEqual([expect.objectContaining({ type: 'url_citation', url: 'https://kubernetes.io/fake-openai-search', start_index: 0 })]);
+    expect(res.body.usage.server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+    expect(res.body.warnings ?? null).toBeNull();
+    // gpt-4o: $2.50 / $10 per million tokens; one OpenAI search $0.01 (catalog "openai:web_search").
+    const u = res.body.usage;
+    expect(Math.round(u.cost_usd * 1e6)).toBe(Math.ceil(u.input_tokens * 2.5 + u.output_tokens * 10) + 10_000);
+  });
+
+  test('native mode on an OpenAI route through chat completions (openai SDK, streamed): the request goes out as Responses with web_search, and the chat stream carries the url_citation annotations and server_tool_use', async () => {
+    const openai = new OpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai` });
+    const stream = await openai.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: PROMPT }], tools: [searchTool() as never], provider_options: { web_search: 'native' }, stream: true, stream_options: { include_usage: true } } as never);
+    let text = '';
+    const annotations: unknown[] = [];
+    let usage: unknown = null;
+    for await (const chunk of stream as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
+      const delta = chunk.choices[0]?.delta as { content?: string; annotations?: unknown[] } | undefined;
+      text += delta?.content ?? '';
+      annotations.push(...(delta?.annotations ?? []));
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(h.openai.requests[0]!.path).toBe('/v1/responses');
+    expect(JSON.parse(h.openai.requests[0]!.body).tools).toEqual([expect.objectContaining({ type: 'web_search' })]);
+    expect(text.length).toBeGreaterThan(0);
+    expect(annotations).toEqual([{ type: 'url_citation', url_citation: expect.objectContaining({ url: OPENAI_SOURCE }) }]);
+    expect((usage as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+  });
+
+  test('native mode on an OpenAI route through the responses surface (openai SDK, streamed): OpenAI\'s web_search_call and annotation events reach the client', async () => {
+    const openai = new OpenAI({ apiKey: key, baseURL: `${h.edgeUrl}/v1/openai` });
+    const stream = openai.responses.stream({ model: 'openai/gpt-4o', input: PROMPT, tools: [searchTool() as never], provider_options: { web_search: 'native' } } as never);
+    const types: string[] = [];
+    stream.on('event', (e) => types.push(e.type));
+    const response = await stream.finalResponse();
+    expect(engines.searxng.queries).toHaveLength(0);
+    expect(types).toEqual(expect.arrayContaining(['response.web_search_call.completed', 'response.output_text.annotation.added', 'response.completed']));
+    expect(response.output.find((o) => o.type === 'web_search_call')).toMatchObject({ status: 'completed', action: { type: 'search', query: PROMPT } });
+    const message = response.output.find((o) => o.type === 'message') as { content: Array<{ annotations: unknown[] }> };
+    expect(message.content[0]!.annotations).toEqual([expect.objectContaining({ type: 'url_citation', url: OPENAI_SOURCE })]);
+  });
+
+  test('native mode on a Gemini route sends google_search; its grounding comes back as a search with its sources, url_citation annotations over the supported text, and server_tool_use priced at the catalog\'s price', async () => {
+    const res = await call(h.edgeUrl, key, 'POST', '/v1/responses', { model: 'google/gemini-2.5-flash', input: PROMPT, tools: [searchTool()], provider_options: { web_search: 'native' } });
+    expect(res.status).toBe(200);
+    expect(engines.searxng.queries).toHaveLength(0);
+    const sent = JSON.parse(h.gemini.requests[0]!.body);
+    expect(sent.tools).toEqual([{ google_search: {} }]);
+    expect(sent.systemInstruction).toBeUndefined();
+    const [search, answer] = res.body.output[0].content;
+    expect(search).toMatchObject({ type: 'web_search_call', status: 'completed', queries: [PROMPT], sources: [{ url: expect.stringMatching(/^https:\/\/vertexaisearch\.cloud\.google\.com\/grounding-api-redirect\//), title: 'example.com' }] });
+    const text = answer.text as string;
+    expect(answer.annotations).toEqual([expect.objectContaining({ type: 'url_citation', url: search.sources[0].url, start_index: 0, end_index: text.length })]);
+    expect(res.body.usage.server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+    const u = res.body.usage;
+    // gemini-2.5-flash: $0.30 / $2.50 per million tokens; one Google search $0.014 (catalog "google:google_search").
+    expect(Math.round(u.cost_usd * 1e6)).toBe(Math.ceil(u.input_tokens * 0.3 + u.output_tokens * 2.5) + 14_000);
+  });
+
+  test('native mode on a Gemini route, streamed with @anthropic-ai/sdk: the grounding\'s citations on the text and Google\'s search as server_tool_use and web_search_tool_result blocks', async () => {
+    const anthropic = new Anthropic({ apiKey: key, baseURL: `${h.edgeUrl}/v1/anthropic` });
+    const stream = anthropic.messages.stream({ model: 'google/gemini-2.5-flash', max_tokens: 512, messages: [{ role: 'user', content: PROMPT }], tools: [searchTool() as never], provider_options: { web_search: 'native' } } as never);
+    const message = await stream.finalMessage();
+    expect(JSON.parse(h.gemini.requests[0]!.body).tools).toEqual([{ google_search: {} }]);
+    expect(message.content.map((b) => b.type)).toEqual(expect.arrayContaining(['server_tool_use', 'web_search_tool_result', 'text']));
+    const text = message.content.find((b) => b.type === 'text') as { citations: Array<{ url: string }> };
+    expect(text.citations.map((c) => c.url)).toEqual([expect.stringMatching(/grounding-api-redirect/)]);
+    expect((message.usage as unknown as { server_tool_use: unknown }).server_tool_use).toEqual({ web_search_requests: 1, web_search_results: 1 });
+  });
+
+  test('Gemini\'s google_search cannot run beside function tools: native mode is a 400 before any call, auto mode searches with the gateway\'s engine', async () => {
+    const fn = { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } };
+    const refused = await call(h.edgeUrl, key, 'POST', '/v1/responses', { model: 'google/gemini-2.5-flash', input: PROMPT, tools: [searchTool(), fn], provider_options: { web_search: 'native' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_server_tool_parameters', param: 'provider_options.web_search' });
+    expect(h.gemini.requests).toHaveLength(0);
+    const auto = await call(h.edgeUrl, key, 'POST', '/v1/responses', { model: 'google/gemini-2.5-flash', input: PROMPT, tools: [searchTool(), fn], provider_options: { web_search: 'auto' } });
+    expect(auto.status).toBe(200);
     expect(engines.searxng.queries).toHaveLength(1);
-    expect(result.text).toContain('Tool svc_web_search returned');
-    expect(result.sources).toEqual(expect.arrayContaining([expect.objectContaining({ sourceType: 'url', url: PODS_URL })]));
+    expect(JSON.stringify(JSON.parse(h.gemini.requests[0]!.body).tools)).not.toContain('google_search');
   });
 });
 

@@ -230,9 +230,11 @@ export interface CanonicalRequest {
   webSearch?: NativeWebSearch;
 }
 
-/** What a vendor's own web search tool is sent with (Anthropic web_search_20250305). */
+/** What a vendor's own web search tool is sent with (Anthropic web_search_20250305, OpenAI web_search, Gemini google_search). */
 export interface NativeWebSearch {
   maxUses: number;
+  /** OpenAI's search_context_size (the others have none). */
+  contextSize?: 'low' | 'medium' | 'high';
   allowedDomains: string[];
   blockedDomains: string[];
   userLocation: { country?: string; region?: string; city?: string; timezone?: string } | null;

@@ -1,4 +1,4 @@
-import { callVendor, streamVendor, WireError, type AnswerOptions, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type NormalizedUsage, type ToolDefinition, type VendorStream } from '@patchbay/model-wire';
+import { callVendor, responsesTarget, streamVendor, WireError, type AnswerOptions, type CanonicalRequest, type CanonicalResponse, type CanonicalStreamEvent, type NormalizedUsage, type ToolDefinition, type VendorStream } from '@patchbay/model-wire';
 import type { Scorer } from '@patchbay/prompt-injection';
 import { SNIPPET_CHARS, type EngineName, type WebSearch } from '@patchbay/web-search';
 import { reserveMicros, type Catalog } from '../catalog/catalog';
@@ -33,8 +33,14 @@ function familyOf(catalog: Catalog, vendor: string): VendorFamily | null {
 
 const FAMILY_TOOL: Record<VendorFamily, string> = { openai: 'web_search', anthropic: 'web_search_20250305', google: 'google_search' };
 
-/** The vendor searches this gateway sends upstream today (the others are answered by the gateway's engine). */
-const NATIVE_UPSTREAM: ReadonlySet<VendorFamily> = new Set(['anthropic']);
+/**
+ * Whether the route vendor's own search can run this request. Gemini's google_search cannot be sent
+ * beside function declarations in one generateContent request (facts file §4.3), so a request with
+ * function tools of its own cannot use it.
+ */
+function canSearchNatively(family: VendorFamily | null, clientTools: number): family is VendorFamily {
+  return family !== null && (family !== 'google' || clientTools === 0);
+}
 
 /** The catalog key of a vendor's own search price (in web_search_engines): `anthropic:web_search_20250305`. */
 export function nativePriceKey(family: VendorFamily): string {
@@ -64,9 +70,10 @@ function searchFunction(ask: WebSearchAsk): ToolDefinition {
  *
  * Who searches: `svc` (also `merge`) and the svc:web_search tool by default: the gateway's engines.
  * `native`: the route vendor's own search; a route whose vendor has none is web_search_requires_provider.
- * `auto`: native where the vendor has one, else the gateway's engine. This gateway does not yet send a
- * vendor's own search tool upstream: where native search is chosen, the gateway's engine answers in the
- * surface's shapes and the response carries the warning `native_web_search_emulated` (documented).
+ * `auto`: native where the vendor has one, else the gateway's engine. Native search goes to the vendor
+ * as its own server tool (OpenAI `web_search` on the Responses API, Anthropic `web_search_20250305`,
+ * Gemini `google_search`) and its searches and citations come back as the canonical search blocks and
+ * url_citation annotations; the gateway's engine runs only where the vendor has no search of its own.
  */
 export function webSearchTools(deps: WebSearchDeps): ServerTools {
   return {
@@ -89,16 +96,21 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
               );
             }
           }
+          const clientTools = request.tools.length;
           let native = false;
           if (ask.mode === 'native') {
             const without = families.find((f) => f.family === null);
             if (without) {
               throw WireError.invalid('web_search_requires_provider', `provider_options.web_search is "native" but ${without.vendor} has no search of its own; use "svc" (the gateway's engines) or "auto".`, 'provider_options.web_search');
             }
+            const google = families.find((f) => !canSearchNatively(f.family, clientTools));
+            if (google) {
+              throw WireError.invalid('invalid_server_tool_parameters', `provider_options.web_search is "native" but ${google.vendor}'s google_search cannot run beside function tools in one request; drop the function tools, or use "svc" or "auto" (the gateway's engine).`, 'provider_options.web_search');
+            }
             native = true;
           } else if (ask.mode === 'auto') native = families.every((f) => f.family !== null);
-          // The gateway's engine is needed unless every route's vendor searches upstream itself.
-          const allUpstream = native && families.every((f) => f.family !== null && NATIVE_UPSTREAM.has(f.family));
+          // The gateway's engine is needed unless every route's vendor searches itself.
+          const allUpstream = native && families.every((f) => canSearchNatively(f.family, clientTools));
           if (!allUpstream && deps.search.candidates(engine).length === 0) throw unavailable(engine, native);
           if (request.tools.some((t) => t.name === SEARCH_FUNCTION)) {
             throw WireError.invalid('invalid_tool_definition', `tools: "${SEARCH_FUNCTION}" is the name of the gateway's web search function; rename your tool.`, 'tools');
@@ -142,17 +154,11 @@ export function webSearchTools(deps: WebSearchDeps): ServerTools {
             async call(route, canonical: CanonicalRequest, options) {
               const { stream, ...answer } = options;
               const family = familyOf(deps.catalog, route.target.vendor);
-              if (native && family && NATIVE_UPSTREAM.has(family)) {
+              // auto with function tools on Gemini lands here with native true: the gateway's engine searches.
+              if (native && canSearchNatively(family, clientTools)) {
                 return callNative(route, canonical, answer, stream, ask, priceMicros(deps.catalog, nativePriceKey(family)), runner);
               }
-              const run = stream ? await streamWithSearch(route.target, canonical, answer, runner, answer.signal) : await callWithSearch(route.target, canonical, answer, runner, answer.signal);
-              if (native) {
-                run.warnings.push({
-                  code: 'native_web_search_emulated',
-                  message: `Web search ran on the gateway's engine (${deps.search.candidates(engine).join(', ')}), not ${family ? `${route.target.vendor}'s ${FAMILY_TOOL[family]}` : 'the vendor'}: this gateway does not send vendors' own search tools yet.`,
-                });
-              }
-              return run;
+              return stream ? await streamWithSearch(route.target, canonical, answer, runner, answer.signal) : await callWithSearch(route.target, canonical, answer, runner, answer.signal);
             },
           };
         },
@@ -175,11 +181,13 @@ export function priceMicros(catalog: Catalog, engine: string): number {
 }
 
 /**
- * Native mode on a vendor whose search the gateway sends upstream (Anthropic's web_search_20250305):
- * the request goes as the client wrote it plus the vendor's tool (not the gateway's function or its
- * instruction), the vendor searches, and its searches come back as the same canonical blocks; each is
- * priced at the catalog's price for that vendor's search. The vendor's results are not screened by the
- * gateway (they never pass through it as text the model reads from the gateway).
+ * Native search: the request goes as the client wrote it plus the vendor's own tool (not the gateway's
+ * function or its instruction): Anthropic's web_search_20250305, OpenAI's web_search (always on the
+ * Responses API, the only OpenAI API with it for every model, so a chat-completions request on an
+ * OpenAI route goes out as Responses too), Gemini's google_search. The vendor searches, and its
+ * searches come back as the same canonical blocks and url_citation annotations whatever the surface;
+ * each search is priced at the catalog's price for that vendor's search. The vendor's results are not
+ * screened by the gateway (the model reads them inside the vendor, never from the gateway).
  */
 async function callNative(route: Route, canonical: CanonicalRequest, answer: AnswerOptions, stream: boolean, ask: WebSearchAsk, perSearchMicros: number, runner: SearchRunner): Promise<CanonicalResponse | VendorStream> {
   const s = ask.settings;
@@ -187,18 +195,19 @@ async function callNative(route: Route, canonical: CanonicalRequest, answer: Ans
     ...canonical,
     tools: canonical.tools.filter((t) => t.name !== SEARCH_FUNCTION),
     system: canonical.system.filter((b) => b.text !== UNTRUSTED_INSTRUCTION),
-    webSearch: { maxUses: s.maxSearches, allowedDomains: s.allowedDomains, blockedDomains: s.excludedDomains, userLocation: s.userLocation },
+    webSearch: { maxUses: s.maxSearches, contextSize: s.contextSize, allowedDomains: s.allowedDomains, blockedDomains: s.excludedDomains, userLocation: s.userLocation },
   };
+  const target = responsesTarget('openai-responses', route.target);
   if (request.tools.length === 0 && request.toolChoice) request.toolChoice = null;
   const priced = (usage: NormalizedUsage): NormalizedUsage =>
     usage.serverToolUse ? { ...usage, serverToolUse: { ...usage.serverToolUse, costMicros: usage.serverToolUse.webSearchRequests * perSearchMicros } } : usage;
   const start = performance.now();
   try {
     if (!stream) {
-      const response = await callVendor(route.target, request, answer);
+      const response = await callVendor(target, request, answer);
       return { ...response, usage: priced(response.usage) };
     }
-    const upstream = await streamVendor(route.target, request, answer);
+    const upstream = await streamVendor(target, request, answer);
     async function* events(): AsyncGenerator<CanonicalStreamEvent> {
       for await (const event of upstream) yield event.type === 'finish' ? { ...event, usage: priced(event.usage) } : event;
     }

@@ -1,6 +1,6 @@
 import type { ResponseHeaders } from '@patchbay/outbound';
 import { VendorError, WireError, type VendorErrorInit } from '../errors';
-import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, VendorTarget, Warning } from '../types';
+import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, UrlCitation, VendorTarget, Warning, WebSearchCallBlock } from '../types';
 import { count, kindByStatus, looksLikeContextLength, vendorErrorInit, vendorMessage, zeroUsage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
 import { prepareRequest } from './prepare';
 
@@ -98,6 +98,15 @@ export function buildGeminiBody(target: VendorTarget, request: CanonicalRequest,
       body.toolConfig = { functionCallingConfig: { mode, ...(choice.type === 'tool' ? { allowedFunctionNames: [choice.name] } : {}) } };
     }
   }
+  if (request.webSearch) {
+    // Gemini's own search (native mode): grounding with Google Search. It takes no domain lists or location.
+    const ws = request.webSearch;
+    body.tools = [...((body.tools as Json[] | undefined) ?? []), { google_search: {} }];
+    const dropped = [...(ws.allowedDomains.length > 0 ? ['allowed_domains'] : []), ...(ws.blockedDomains.length > 0 ? ['excluded_domains'] : []), ...(ws.userLocation ? ['user_location'] : [])];
+    if (dropped.length > 0) {
+      warnings.push({ code: 'web_search_filter_dropped', message: `${target.vendor}'s google_search takes no ${dropped.join(', ')}: not applied.`, detail: { parameters: dropped } });
+    }
+  }
   const config: Json = {};
   if (request.maxOutputTokens !== null) config.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== null) config.temperature = request.temperature;
@@ -161,6 +170,64 @@ export function classifyGeminiError(status: number, body: unknown, headers: Resp
   return vendorErrorInit(kind, status, message, body, headers, target, grpc);
 }
 
+/** Gemini's grounding with Google Search: the searches it ran and the spans of the answer each source supports. */
+interface Grounding {
+  call: WebSearchCallBlock;
+  /** Spans over the candidate's whole text (its text parts in order), in characters. */
+  citations: UrlCitation[];
+}
+
+function grounding(metadata: unknown, text: string, id: string): Grounding | null {
+  const m = (metadata ?? {}) as Json;
+  const queries = (Array.isArray(m.webSearchQueries) ? (m.webSearchQueries as unknown[]) : []).filter((q): q is string => typeof q === 'string');
+  const chunks = (Array.isArray(m.groundingChunks) ? (m.groundingChunks as Json[]) : []).map((c) => (c?.web ?? {}) as Json);
+  if (queries.length === 0 && chunks.length === 0) return null;
+  const sources = chunks.filter((w) => typeof w.uri === 'string').map((w) => ({ url: String(w.uri), title: String(w.title ?? w.uri) }));
+  // Segment indices count UTF-8 bytes of the text; the gateway's spans count characters.
+  const bytes = new TextEncoder().encode(text);
+  const decoder = new TextDecoder();
+  const charAt = (byteIndex: number) => decoder.decode(bytes.subarray(0, Math.min(byteIndex, bytes.length))).length;
+  const citations: UrlCitation[] = [];
+  for (const support of Array.isArray(m.groundingSupports) ? (m.groundingSupports as Json[]) : []) {
+    const segment = (support?.segment ?? {}) as Json;
+    const startIndex = charAt(count(segment.startIndex));
+    const endIndex = charAt(count(segment.endIndex));
+    for (const i of Array.isArray(support.groundingChunkIndices) ? (support.groundingChunkIndices as unknown[]) : []) {
+      const web = typeof i === 'number' ? chunks[i] : undefined;
+      if (!web || typeof web.uri !== 'string') continue;
+      citations.push({ type: 'url_citation', url: web.uri, title: String(web.title ?? web.uri), startIndex, endIndex, ...(typeof segment.text === 'string' ? { citedText: segment.text } : {}) });
+    }
+  }
+  return { call: { type: 'web_search_call', id, queries, sources, status: 'completed' }, citations };
+}
+
+/** Usage with the grounding's searches (Gemini bills each query; one when it names none). */
+function withSearches(usage: NormalizedUsage, found: Grounding | null): NormalizedUsage {
+  if (!found) return usage;
+  return { ...usage, serverToolUse: { webSearchRequests: Math.max(1, found.call.queries.length), webSearchResults: found.call.sources.length, costMicros: 0 } };
+}
+
+/** Each citation onto the text block its span starts in, with the span made relative to that block. */
+function placeCitations(blocks: Array<{ index: number; text: string }>, citations: UrlCitation[]): Map<number, UrlCitation[]> {
+  const placed = new Map<number, UrlCitation[]>();
+  let offset = 0;
+  for (const block of blocks) {
+    const end = offset + block.text.length;
+    for (const c of citations) {
+      if (c.startIndex < offset || (c.startIndex >= end && block !== blocks[blocks.length - 1])) continue;
+      const list = placed.get(block.index) ?? [];
+      list.push({ ...c, startIndex: c.startIndex - offset, endIndex: Math.min(c.endIndex, end) - offset });
+      placed.set(block.index, list);
+    }
+    offset = end;
+  }
+  return placed;
+}
+
+function searchId(): string {
+  return `ws_${Math.random().toString(36).slice(2, 12)}`;
+}
+
 /** A Gemini candidate's parts as output blocks; function calls get ids (Gemini's own `id` when it sends one). */
 function candidateBlocks(parts: unknown, nextId: () => string): OutputBlock[] {
   const out: OutputBlock[] = [];
@@ -193,6 +260,10 @@ class GeminiStreamDecoder implements StreamDecoder {
   private open: { kind: 'text' | 'thinking'; index: number } | null = null;
   private sawTool = false;
   private readonly nextId: () => string;
+  /** Grounding with Google Search, as the chunks report it (the last one holds it whole). */
+  private groundingMetadata: unknown = null;
+  /** The answer's text blocks as streamed, for the grounding's spans. */
+  private readonly texts: Array<{ index: number; text: string }> = [];
 
   constructor(private readonly target: VendorTarget, private readonly headers: ResponseHeaders) {
     this.model = target.vendorModel;
@@ -231,13 +302,19 @@ class GeminiStreamDecoder implements StreamDecoder {
         out.push({ type: 'tool_call_delta', index, argumentsDelta: JSON.stringify(block.input ?? {}) });
       } else if (block.type === 'text' || block.type === 'thinking') {
         if (this.open?.kind !== block.type) this.open = { kind: block.type, index: this.next++ };
-        if (block.type === 'text') out.push({ type: 'text_delta', index: this.open.index, text: block.text });
+        if (block.type === 'text') {
+          const last = this.texts[this.texts.length - 1];
+          if (last?.index === this.open.index) last.text += block.text;
+          else this.texts.push({ index: this.open.index, text: block.text });
+          out.push({ type: 'text_delta', index: this.open.index, text: block.text });
+        }
         else {
           out.push({ type: 'thinking_delta', index: this.open.index, thinking: block.thinking });
           if (block.signature) out.push({ type: 'thinking_signature', index: this.open.index, signature: block.signature });
         }
       }
     }
+    if (candidate.groundingMetadata) this.groundingMetadata = candidate.groundingMetadata;
     if (typeof candidate.finishReason === 'string' && candidate.finishReason !== 'FINISH_REASON_UNSPECIFIED') {
       this.finishWith(FINISH[candidate.finishReason] ?? 'stop', out);
     }
@@ -245,11 +322,17 @@ class GeminiStreamDecoder implements StreamDecoder {
 
   private finishWith(reason: FinishReason, out: CanonicalStreamEvent[]): void {
     this.done = true;
+    // Gemini reports its searches with the last chunk, after the text: the citations, then the search itself.
+    const found = grounding(this.groundingMetadata, this.texts.map((t) => t.text).join(''), searchId());
+    if (found) {
+      for (const [index, citations] of placeCitations(this.texts, found.citations)) for (const annotation of citations) out.push({ type: 'annotation', index, annotation });
+      out.push({ type: 'web_search_call', index: this.next++, call: found.call });
+    }
     out.push({
       type: 'finish',
       finishReason: reason === 'stop' && this.sawTool ? 'tool_use' : reason,
       stopSequence: null,
-      usage: this.sawUsage ? this.usage : { ...zeroUsage(), estimated: true },
+      usage: withSearches(this.sawUsage ? this.usage : { ...zeroUsage(), estimated: true }, found),
       providerRequestId: this.id ?? this.headers.get('x-goog-request-id'),
       vendorModel: this.model,
       serviceTier: null,
@@ -284,15 +367,22 @@ export const geminiAdapter: DialectAdapter = {
     const candidate = (Array.isArray(answer.candidates) ? answer.candidates[0] : undefined) as Json | undefined;
     const blocked = (answer.promptFeedback as Json | undefined)?.blockReason;
     if (!candidate && !blocked) throw malformed(target, `${target.vendor} answered without candidates`, json);
-    const output = candidate ? candidateBlocks((candidate.content as Json | undefined)?.parts, callIds(Math.random().toString(36).slice(2, 10))) : [];
+    let output = candidate ? candidateBlocks((candidate.content as Json | undefined)?.parts, callIds(Math.random().toString(36).slice(2, 10))) : [];
     let finish: FinishReason = candidate ? (FINISH[String(candidate.finishReason)] ?? 'stop') : 'content_filter';
     if (finish === 'stop' && output.some((b) => b.type === 'tool_use')) finish = 'tool_use';
+    // Grounding with Google Search (native web search): the search first, as the other vendors show theirs, and its citations on the text.
+    const texts = output.flatMap((b, index) => (b.type === 'text' ? [{ index, text: b.text }] : []));
+    const found = candidate ? grounding(candidate.groundingMetadata, texts.map((t) => t.text).join(''), searchId()) : null;
+    if (found) {
+      const placed = placeCitations(texts, found.citations);
+      output = [found.call, ...output.map((b, index) => (b.type === 'text' && placed.has(index) ? { ...b, annotations: placed.get(index)! } : b))];
+    }
     return {
       output,
       finishReason: finish,
       stopSequence: null,
       refusal: null,
-      usage: geminiUsage(answer.usageMetadata),
+      usage: withSearches(geminiUsage(answer.usageMetadata), found),
       providerRequestId: typeof answer.responseId === 'string' ? answer.responseId : headers.get('x-goog-request-id'),
       vendorModel: typeof answer.modelVersion === 'string' ? answer.modelVersion : target.vendorModel,
       serviceTier: null,

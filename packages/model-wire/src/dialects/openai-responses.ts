@@ -2,7 +2,7 @@ import type { ResponseHeaders } from '@patchbay/outbound';
 import { VendorError, WireError } from '../errors';
 import { dataUrl } from '../surfaces/common';
 import type { SseFrame } from '../stream/sse';
-import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, NormalizedUsage, OutputBlock, VendorTarget, Warning } from '../types';
+import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, NormalizedUsage, OutputBlock, UrlCitation, VendorTarget, Warning, WebSearchCallBlock } from '../types';
 import { count, parseJson, zeroUsage, type DialectAdapter, type StreamDecoder, type VendorAnswer, type VendorRequest } from './adapter';
 import { classifyOpenAIError } from './openai';
 import { prepareRequest } from './prepare';
@@ -95,7 +95,7 @@ function inputItems(request: CanonicalRequest, target: VendorTarget): unknown[] 
   return items;
 }
 
-export function buildResponsesBody(target: VendorTarget, request: CanonicalRequest, stream: boolean): Json {
+export function buildResponsesBody(target: VendorTarget, request: CanonicalRequest, stream: boolean, warnings: Warning[] = []): Json {
   const body: Json = { model: target.vendorModel, input: inputItems(request, target), store: false };
   if (request.system.length > 0) body.instructions = request.system.map((b) => b.text).join('\n\n');
   if (request.maxOutputTokens !== null) body.max_output_tokens = request.maxOutputTokens;
@@ -116,21 +116,52 @@ export function buildResponsesBody(target: VendorTarget, request: CanonicalReque
   const reasoning = request.reasoning;
   if (reasoning?.effort || reasoning?.summary) body.reasoning = { ...(reasoning.effort ? { effort: reasoning.effort } : {}), ...(reasoning.summary ? { summary: reasoning.summary } : {}) };
   body.include = ['reasoning.encrypted_content'];
+  if (request.webSearch) {
+    // OpenAI's own search (native mode), beside the client's functions; its sources come back on the call item.
+    const ws = request.webSearch;
+    const tool: Json = { type: 'web_search', search_context_size: ws.contextSize ?? 'medium' };
+    if (ws.allowedDomains.length > 0) tool.filters = { allowed_domains: ws.allowedDomains };
+    if (ws.userLocation) tool.user_location = { type: 'approximate', ...ws.userLocation };
+    if (ws.blockedDomains.length > 0) {
+      warnings.push({ code: 'web_search_filter_dropped', message: `${target.vendor}'s web_search has no blocked-domain filter: excluded_domains was not applied (allowed_domains is).`, detail: { parameter: 'excluded_domains' } });
+    }
+    body.tools = [...((body.tools as Json[] | undefined) ?? []), tool];
+    body.include = [...(body.include as string[]), 'web_search_call.action.sources'];
+  }
   if (request.endUserId) body.safety_identifier = request.endUserId;
   if (target.serviceTier) body.service_tier = target.serviceTier;
   if (stream) body.stream = true;
   return body;
 }
 
-export function responsesApiUsage(usage: unknown): NormalizedUsage {
+export function responsesApiUsage(usage: unknown, blocks: OutputBlock[] = []): NormalizedUsage {
   const u = (usage ?? {}) as Json;
+  // OpenAI bills its searches apart from the tokens and reports none in usage: they are the web_search_call items.
+  const searches = blocks.filter((b): b is WebSearchCallBlock => b.type === 'web_search_call');
+  const results = searches.reduce((n, s) => n + s.sources.length, 0);
   return {
     ...zeroUsage(),
     inputTokens: count(u.input_tokens),
     cachedInputTokens: count(((u.input_tokens_details ?? {}) as Json).cached_tokens),
     outputTokens: count(u.output_tokens),
     reasoningTokens: count(((u.output_tokens_details ?? {}) as Json).reasoning_tokens),
+    // Priced by the gateway (the catalog's price of the vendor's search), not here.
+    ...(searches.length > 0 ? { serverToolUse: { webSearchRequests: searches.length, webSearchResults: results, costMicros: 0 } } : {}),
   };
+}
+
+/** A `web_search_call` output item (its action's query and, with the include, its sources) as a search block. */
+function searchCallOf(item: Json): WebSearchCallBlock {
+  const action = (item.action ?? {}) as Json;
+  const queries = typeof action.query === 'string' ? [action.query] : Array.isArray(action.queries) ? (action.queries as unknown[]).filter((q): q is string => typeof q === 'string') : [];
+  const sources = (Array.isArray(action.sources) ? (action.sources as Json[]) : []).filter((s) => typeof s?.url === 'string').map((s) => ({ url: String(s.url), title: String(s.title ?? s.url) }));
+  return { type: 'web_search_call', id: String(item.id ?? ''), queries, sources, status: item.status === 'failed' ? 'failed' : 'completed', ...(item.status === 'failed' ? { errorCode: 'unavailable' } : {}) };
+}
+
+/** An output_text annotation of OpenAI's (`url_citation` with its span), or null for other kinds. */
+function citationOf(a: Json): UrlCitation | null {
+  if (a?.type !== 'url_citation' || typeof a.url !== 'string') return null;
+  return { type: 'url_citation', url: a.url, title: String(a.title ?? a.url), startIndex: count(a.start_index), endIndex: count(a.end_index) };
 }
 
 /** Output items as canonical blocks. */
@@ -140,12 +171,17 @@ function outputBlocks(output: unknown): { blocks: OutputBlock[]; refusal: string
   for (const item of Array.isArray(output) ? (output as Json[]) : []) {
     if (item.type === 'message') {
       for (const part of Array.isArray(item.content) ? (item.content as Json[]) : []) {
-        if (part.type === 'output_text' && typeof part.text === 'string') blocks.push({ type: 'text', text: part.text });
+        if (part.type === 'output_text' && typeof part.text === 'string') {
+          const annotations = (Array.isArray(part.annotations) ? (part.annotations as Json[]) : []).map(citationOf).filter((c): c is UrlCitation => c !== null);
+          blocks.push(annotations.length > 0 ? { type: 'text', text: part.text, annotations } : { type: 'text', text: part.text });
+        }
         else if (part.type === 'refusal' && typeof part.refusal === 'string') {
           refusal = part.refusal;
           blocks.push({ type: 'text', text: part.refusal });
         }
       }
+    } else if (item.type === 'web_search_call') {
+      blocks.push(searchCallOf(item));
     } else if (item.type === 'function_call') {
       const json = typeof item.arguments === 'string' ? item.arguments : '{}';
       blocks.push({ type: 'tool_use', id: String(item.call_id ?? item.id ?? ''), name: String(item.name ?? ''), input: parseOr(json), inputJson: json });
@@ -218,8 +254,17 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.reasoning_summary_text.delta':
         if (typeof event.delta === 'string') out.push({ type: 'thinking_delta', index: this.index(event.output_index), thinking: event.delta });
         return;
+      case 'response.output_text.annotation.added': {
+        const annotation = citationOf((event.annotation ?? {}) as Json);
+        if (annotation) out.push({ type: 'annotation', index: this.index(event.output_index), annotation });
+        return;
+      }
       case 'response.output_item.done': {
         const item = (event.item ?? {}) as Json;
+        if (item.type === 'web_search_call') {
+          out.push({ type: 'web_search_call', index: this.index(event.output_index), call: searchCallOf(item) });
+          return;
+        }
         if (item.type === 'reasoning' && typeof item.encrypted_content === 'string') {
           // Its own block after any summary text of the same item: the encrypted content a later turn hands back.
           out.push({ type: 'redacted_thinking', index: this.next++, data: item.encrypted_content, origin: 'openai' });
@@ -237,7 +282,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
           type: 'finish',
           finishReason: finish,
           stopSequence: null,
-          usage: response.usage ? responsesApiUsage(response.usage) : { ...zeroUsage(), estimated: true },
+          usage: response.usage ? responsesApiUsage(response.usage, blocks) : { ...zeroUsage(), estimated: true },
           providerRequestId: typeof response.id === 'string' ? response.id : this.headers.get('x-request-id'),
           vendorModel: typeof response.model === 'string' ? response.model : this.target.vendorModel,
           serviceTier: typeof response.service_tier === 'string' ? response.service_tier : null,
@@ -264,7 +309,7 @@ export const openAIResponsesAdapter: DialectAdapter = {
   buildRequest(target, canonical, stream): VendorRequest {
     const prepared = prepareRequest(target, canonical);
     const warnings: Warning[] = prepared.warnings;
-    const body = buildResponsesBody(target, prepared.request, stream);
+    const body = buildResponsesBody(target, prepared.request, stream, warnings);
     const headers = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${target.apiKey}`, ...target.extraHeaders };
     return { url: url(target.baseUrl, '/responses'), headers, body: JSON.stringify(body), warnings };
   },
@@ -277,7 +322,7 @@ export const openAIResponsesAdapter: DialectAdapter = {
       finishReason: finishOf(response, blocks, refusal),
       stopSequence: null,
       refusal,
-      usage: responsesApiUsage(response.usage),
+      usage: responsesApiUsage(response.usage, blocks),
       providerRequestId: typeof response.id === 'string' ? response.id : headers.get('x-request-id'),
       vendorModel: typeof response.model === 'string' ? response.model : target.vendorModel,
       serviceTier: typeof response.service_tier === 'string' ? response.service_tier : null,

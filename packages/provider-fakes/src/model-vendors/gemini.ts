@@ -30,6 +30,8 @@ interface ParsedGenerate {
   operation: FakeOperation;
   stream: boolean;
   sse: boolean;
+  /** The request carries Gemini's own search tool (google_search): the answer is grounded on one search. */
+  googleSearch?: boolean;
 }
 
 /** Reads a generateContent request (contents, systemInstruction, tools, toolConfig, generationConfig). */
@@ -120,6 +122,21 @@ function usageMetadata(answer: Answer): Record<string, unknown> {
   return meta;
 }
 
+/**
+ * Grounding with Google Search as the fake runs it: one query (the user's words), one source behind a
+ * Google redirect URL with the site's domain as its title, and one support spanning the whole answer
+ * (segment indices count UTF-8 bytes, as Gemini's do). Reported on the candidate that finishes.
+ */
+function fakeGrounding(query: string, text: string, n: number): Record<string, unknown> {
+  const uri = `https://vertexaisearch.cloud.google.com/grounding-api-redirect/fake-${hexId(n, 16)}`;
+  return {
+    webSearchQueries: [query],
+    searchEntryPoint: { renderedContent: `<style>.container{}</style><div class="container"><a class="chip" href="https://www.google.com/search?q=${encodeURIComponent(query)}">${query}</a></div>` },
+    groundingChunks: [{ web: { uri, title: 'example.com' } }],
+    ...(text ? { groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(text), text }, groundingChunkIndices: [0], confidenceScores: [0.9] }] } : {}),
+  };
+}
+
 function respondGenerate(parsed: ParsedGenerate, ctx: RespondContext): VendorResult {
   const n = ctx.state.nextId();
   const responseId = hexId(n, 22);
@@ -137,6 +154,7 @@ function respondGenerate(parsed: ParsedGenerate, ctx: RespondContext): VendorRes
   });
   const finish = finishReason(answer);
   const usage = usageMetadata(answer);
+  const grounding = parsed.googleSearch && !ctx.scripted && !ctx.fault ? fakeGrounding(parsed.input.lastUserText.slice(0, 100), answer.text, n) : null;
 
   if (promptBlocked) {
     const body = { promptFeedback: { blockReason: 'SAFETY', safetyRatings: safetyRatings(true) }, usageMetadata: { promptTokenCount: answer.usage.inputTokens, totalTokenCount: answer.usage.inputTokens }, ...head };
@@ -147,6 +165,7 @@ function respondGenerate(parsed: ParsedGenerate, ctx: RespondContext): VendorRes
     if (parts) c.content = { parts, role: 'model' };
     if (withFinish) c.finishReason = finish;
     if (withFinish && answer.finish === 'content_filter') c.safetyRatings = safetyRatings(true);
+    if (withFinish && grounding) c.groundingMetadata = grounding;
     c.index = 0;
     return c;
   };
@@ -302,7 +321,10 @@ function geminiDialect(): VendorDialect {
         const input = parseGenerate(body, model);
         if (typeof input === 'string') return geminiError(400, 'INVALID_ARGUMENT', input);
         const stream = method === 'streamGenerateContent';
-        const parsed: ParsedGenerate = { input, operation: method, stream, sse: req.query.get('alt') === 'sse' };
+        const googleSearch = asArray(body.tools).some((t) => asRecord(t).google_search !== undefined || asRecord(t).googleSearch !== undefined);
+        // As the Gemini API answers generateContent with both (search tools cannot be mixed with function calling).
+        if (googleSearch && input.tools.length > 0) return geminiError(400, 'INVALID_ARGUMENT', 'Tool use with function calling is unsupported');
+        const parsed: ParsedGenerate = { input, operation: method, stream, sse: req.query.get('alt') === 'sse', googleSearch };
         return { operation: method, model, stream, inputTokens: input.inputTokens, respond: (ctx) => tooLong(ctx, method, input.inputTokens) ?? respondGenerate(parsed, ctx) };
       }
       if (method === 'countTokens') {

@@ -216,6 +216,21 @@ function isFakeEncryptedReasoning(value: unknown): boolean {
   return typeof value === 'string' && value.startsWith(ENCRYPTED_REASONING_PREFIX);
 }
 
+const WEB_SEARCH_TOOLS = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
+
+/**
+ * OpenAI's built-in web search (Responses `tools: [{"type": "web_search"}]`) as the fake runs it: one
+ * search for the user's words before the answer, a `web_search_call` item whose `action.sources` are
+ * there only when the request includes "web_search_call.action.sources" (as OpenAI does), and one
+ * url_citation annotation on the answer's text. OpenAI reports no search count in usage.
+ */
+function fakeOpenAIWebSearch(query: string, hex: string, includeSources: boolean, allowed: string[]): { item: Record<string, unknown>; url: string; title: string } {
+  const domain = allowed[0] ?? 'example.com';
+  const url = `https://${domain}/fake-openai-search`;
+  const action = { type: 'search', query, ...(includeSources ? { sources: [{ type: 'url', url }] } : {}) };
+  return { item: { id: `ws_${hex}`, type: 'web_search_call', status: 'completed', action }, url, title: 'Fake OpenAI search result' };
+}
+
 /** Renders a Responses API answer: the response object, or its event stream with sequence numbers. */
 function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorResult {
   const n = ctx.state.nextId();
@@ -255,11 +270,16 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
   // With include: ["reasoning.encrypted_content"] (what store: false callers ask for) the item carries it.
   const encrypted = asArray(b.include).includes('reasoning.encrypted_content') ? { encrypted_content: fakeEncryptedReasoning(hex) } : {};
   const reasoningItem = reasons || answer.thinking || answer.shapedBy === 'reasoning_exhausted' ? { id: `rs_${hex}`, type: 'reasoning', summary: answer.thinking ? [{ type: 'summary_text', text: answer.thinking }] : [], ...encrypted } : undefined;
-  const textPart = { type: 'output_text', text: answer.text, annotations: [], logprobs: [] };
+  const searchTool = asArray(b.tools).map((t) => asRecord(t)).find((t) => WEB_SEARCH_TOOLS.has(str(t.type) ?? ''));
+  const search = searchTool && !ctx.scripted && !ctx.fault
+    ? fakeOpenAIWebSearch(parsed.input.lastUserText.slice(0, 100), hex, asArray(b.include).includes('web_search_call.action.sources'), asArray(asRecord(searchTool.filters).allowed_domains).filter((d): d is string => typeof d === 'string'))
+    : null;
+  const annotation = search && answer.text ? { type: 'url_citation', start_index: 0, end_index: answer.text.length, url: search.url, title: search.title } : null;
+  const textPart = { type: 'output_text', text: answer.text, annotations: annotation ? [annotation] : [], logprobs: [] };
   const hasMessage = answer.text !== '' || (answer.toolCalls.length === 0 && answer.shapedBy !== 'content_filter' && answer.shapedBy !== 'reasoning_exhausted');
   const messageItem = hasMessage ? { id: `msg_${hex}`, type: 'message', status: 'completed', role: 'assistant', content: [textPart] } : undefined;
   const callItems = answer.toolCalls.map((c, i) => ({ id: `fc_${hexId(n * 31 + i, 40)}`, type: 'function_call', status: 'completed', arguments: c.arguments, call_id: c.id, name: c.name }));
-  const output = [reasoningItem, messageItem, ...callItems].filter((x) => x !== undefined);
+  const output = [reasoningItem, search?.item, messageItem, ...callItems].filter((x) => x !== undefined);
   const final = {
     ...base,
     status,
@@ -285,11 +305,19 @@ function respondResponses(parsed: ParsedResponses, ctx: RespondContext): VendorR
         ev('response.reasoning_summary_part.done', { ...ids, part: { type: 'summary_text', text: answer.thinking } });
       }
       ev('response.output_item.done', { output_index, item });
+    } else if (item.type === 'web_search_call') {
+      const ids = { item_id: item.id, output_index };
+      ev('response.output_item.added', { output_index, item: { id: item.id, type: 'web_search_call', status: 'in_progress' } });
+      ev('response.web_search_call.in_progress', ids);
+      ev('response.web_search_call.searching', ids);
+      ev('response.web_search_call.completed', ids);
+      ev('response.output_item.done', { output_index, item });
     } else if (item.type === 'message') {
       const ids = { item_id: item.id, output_index, content_index: 0 };
       ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       ev('response.content_part.added', { ...ids, part: { ...textPart, text: '' } });
       for (const delta of answer.pieces) ev('response.output_text.delta', { ...ids, delta, logprobs: [] }, 1);
+      if (annotation) ev('response.output_text.annotation.added', { ...ids, annotation_index: 0, annotation });
       ev('response.output_text.done', { ...ids, text: answer.text, logprobs: [] });
       ev('response.content_part.done', { ...ids, part: textPart });
       ev('response.output_item.done', { output_index, item });

@@ -24,7 +24,7 @@ export interface paths {
                     "application/json": {
                         provider_options?: {
                             /**
-                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search (400 web_search_requires_provider where it has none; answered by the gateway's engine with the warning native_web_search_emulated for now). auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
+                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
                              * @enum {string}
                              */
                             web_search?: "auto" | "native" | "svc" | "merge";
@@ -950,7 +950,7 @@ export interface paths {
                     "application/json": {
                         provider_options?: {
                             /**
-                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search (400 web_search_requires_provider where it has none; answered by the gateway's engine with the warning native_web_search_emulated for now). auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
+                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
                              * @enum {string}
                              */
                             web_search?: "auto" | "native" | "svc" | "merge";
@@ -2855,7 +2855,7 @@ export interface paths {
                     "application/json": {
                         provider_options?: {
                             /**
-                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search (400 web_search_requires_provider where it has none; answered by the gateway's engine with the warning native_web_search_emulated for now). auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
+                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
                              * @enum {string}
                              */
                             web_search?: "auto" | "native" | "svc" | "merge";
@@ -3756,7 +3756,7 @@ export interface paths {
                     "application/json": {
                         provider_options?: {
                             /**
-                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search (400 web_search_requires_provider where it has none; answered by the gateway's engine with the warning native_web_search_emulated for now). auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
+                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
                              * @enum {string}
                              */
                             web_search?: "auto" | "native" | "svc" | "merge";
@@ -4631,7 +4631,7 @@ export interface paths {
                     "application/json": {
                         provider_options?: {
                             /**
-                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search (400 web_search_requires_provider where it has none; answered by the gateway's engine with the warning native_web_search_emulated for now). auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
+                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
                              * @enum {string}
                              */
                             web_search?: "auto" | "native" | "svc" | "merge";
@@ -6191,7 +6191,7 @@ export interface paths {
                     "application/json": {
                         provider_options?: {
                             /**
-                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search (400 web_search_requires_provider where it has none; answered by the gateway's engine with the warning native_web_search_emulated for now). auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
+                             * @description svc (= merge; default with svc:web_search): the gateway's engines. native: the route vendor's own search, sent upstream as its server tool (OpenAI web_search on the Responses API, Anthropic web_search_20250305, Gemini google_search) with its citations normalised to url_citation annotations and server_tool_use; 400 web_search_requires_provider where the vendor has none, 400 invalid_server_tool_parameters with function tools on Gemini. auto (default with a vendor's own tool): native where every route's vendor has one, else svc. Anything else: 400 invalid_web_search_mode.
                              * @enum {string}
                              */
                             web_search?: "auto" | "native" | "svc" | "merge";
