@@ -79,7 +79,34 @@ describe('every tools/call is recorded', () => {
       detections: [],
       occurred_at: expect.any(String),
     });
-    expect((await request(h.url, s.org.master_key, 'GET', `/api/v1/tool-call-records/${record.id}/`)).body).toEqual(record);
+    const detail = (await request(h.url, s.org.master_key, 'GET', `/api/v1/tool-call-records/${record.id}/`)).body;
+    // As the tool received them: the input schema's defaults filled in.
+    expect(detail).toEqual({ ...record, arguments: { input: expect.objectContaining({ owner: 'octo-org', repo: 'hello' }) }, result: expect.objectContaining({ content: expect.any(Array) }) });
+    expect(detail.result.isError).toBeFalsy();
+  });
+
+  it('the detail keeps arguments and result as scanning left them: a redacted email reads [REDACTED:EMAIL_ADDRESS] and the value is nowhere', async () => {
+    const s = await scenario(h);
+    const rule = await request(h.url, s.org.master_key, 'POST', '/api/v1/security-rules/', { name: 'No emails to tools', detector: 'EMAIL_ADDRESS', direction: 'inbound', action: 'redact' });
+    expect(rule.status).toBe(201);
+    await rpc(s.mcpUrl, s.org.master_key, { id: 1, jsonrpc: '2.0', method: 'tools/call', params: { name: 'github__list_issues', arguments: { input: { owner: 'octo-org', repo: 'hello', labels: 'ada@example.com' } } } });
+    const [record] = await waitForRecords(s, 1);
+    expect(record).not.toHaveProperty('arguments');
+    expect(record.detections).toEqual([expect.objectContaining({ rule_id: rule.body.id, action: 'redact', direction: 'inbound', path: '$.input.labels' })]);
+    const detail = (await request(h.url, s.org.master_key, 'GET', `/api/v1/tool-call-records/${record.id}/`)).body;
+    expect(detail.arguments).toEqual({ input: expect.objectContaining({ owner: 'octo-org', repo: 'hello', labels: '[REDACTED:EMAIL_ADDRESS]' }) });
+    expect(JSON.stringify(detail)).not.toContain('ada@example.com');
+    expect(JSON.stringify(detail)).not.toContain('ghp_fake');
+  });
+
+  it('a payload too long for a record is kept as the beginning of its JSON, marked as cut', async () => {
+    const { recordedPayload, RECORDED_PAYLOAD_MAX_CHARS } = await import('../src/domain/scanned-call');
+    const small = { input: { q: 'x' } };
+    expect(recordedPayload(small)).toBe(small);
+    expect(recordedPayload(undefined)).toBeNull();
+    const big = recordedPayload({ text: 'y'.repeat(RECORDED_PAYLOAD_MAX_CHARS) }) as { patchbay_truncated: boolean; original_chars: number; json_prefix: string };
+    expect(big).toMatchObject({ patchbay_truncated: true, original_chars: RECORDED_PAYLOAD_MAX_CHARS + 11 });
+    expect(big.json_prefix).toHaveLength(RECORDED_PAYLOAD_MAX_CHARS);
   });
 
   it('records failed calls with the reason, and never the credential', async () => {

@@ -94,6 +94,14 @@ export interface ToolCallRecordJob {
    * Absent from records of runtimes that predate it.
    */
   meter_epoch?: string | null;
+  /**
+   * The arguments as the tool received them, after security scanning's inbound rules (redaction
+   * markers in place of redacted values), cut to a size limit by the producer. Absent from records
+   * of runtimes that predate it, and null when the call never ran (unknown tool).
+   */
+  arguments?: unknown;
+  /** The tools/call result the agent received, after the outbound rules; same limits as arguments. */
+  result?: unknown;
 }
 
 /**
@@ -165,6 +173,8 @@ export interface GatewayUsageRecordJob {
   /** Media requests (issue 27 §2): the unit billed (per_image, per_character, per_second) and how many; absent on token-billed requests. */
   billed_unit?: string | null;
   billed_units?: number | null;
+  /** Web searches run for the request (usage.server_tool_use.web_search_requests); absent from records of gateways that predate it. */
+  web_search_requests?: number;
   occurred_at: string;
 }
 

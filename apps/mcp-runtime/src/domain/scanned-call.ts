@@ -43,6 +43,28 @@ interface Ending {
   result: CallToolResult;
   status: ToolCallStatus;
   errorCode: string | null;
+  /** The arguments as the tool received them (after the inbound rules), for the record; undefined when it never ran. */
+  sentArguments?: unknown;
+}
+
+/** A record keeps at most this much of a call's arguments and of its result (JSON text), so one huge answer cannot bloat the table. */
+export const RECORDED_PAYLOAD_MAX_CHARS = 16_384;
+
+/**
+ * What a record keeps of a payload: the value itself when its JSON is small enough, else its JSON
+ * text's beginning, marked as cut. It is the value after scanning, so redaction markers stay in it.
+ */
+export function recordedPayload(value: unknown): unknown {
+  if (value === undefined) return null;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return { patchbay_truncated: true, reason: 'not representable as JSON' };
+  }
+  if (text === undefined) return null;
+  if (text.length <= RECORDED_PAYLOAD_MAX_CHARS) return value;
+  return { patchbay_truncated: true, original_chars: text.length, json_prefix: text.slice(0, RECORDED_PAYLOAD_MAX_CHARS) };
 }
 
 /**
@@ -101,11 +123,11 @@ async function scannedCall(
     }
     const live = scanner && context.live ? scannedLiveCall(context.live, scanner, detections) : context.live;
     const outcome = await deps.executor.call(principal, pack, tool, input, live === context.live && resume === context.resume ? context : { ...context, live, resume });
-    if (!scanner) return { result: outcome.result, status: outcome.status, errorCode: outcome.errorCode };
+    if (!scanner) return { result: outcome.result, status: outcome.status, errorCode: outcome.errorCode, sentArguments: input };
     const outbound = scanner.scan(outcome.result, 'outbound');
     detections.push(...outbound.detections);
-    if (outbound.blocked) return { result: blockedResult(outbound.blocked, 'outbound'), status: 'blocked', errorCode: 'security_rule_blocked' };
-    return { result: outbound.value as CallToolResult, status: outcome.status, errorCode: outcome.errorCode };
+    if (outbound.blocked) return { result: blockedResult(outbound.blocked, 'outbound'), status: 'blocked', errorCode: 'security_rule_blocked', sentArguments: input };
+    return { result: outbound.value as CallToolResult, status: outcome.status, errorCode: outcome.errorCode, sentArguments: input };
   } catch (err) {
     // A value the scanner cannot read, or a custom pattern exhausting the regex engine: fail closed.
     if (!(err instanceof ScanError)) throw err;
@@ -190,5 +212,8 @@ function record(
     error_code: ending.errorCode,
     occurred_at: occurredAt.toISOString(),
     meter_epoch: context.decision?.epoch ?? null,
+    // What the tool got and what the agent got, both after scanning: a blocked call keeps no arguments (a rule refused them).
+    arguments: recordedPayload(ending.sentArguments),
+    result: recordedPayload(ending.result),
   });
 }

@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const STATUSES = ['success', 'error', 'blocked'] as const;
 type Status = (typeof STATUSES)[number];
 
-/** A tool-call record as the API shows it. Never arguments, results, credentials or matched values. */
+/** A tool-call record as lists show it: what happened, never the payloads, credentials or matched values. */
 export interface ToolCallRecordView {
   id: string;
   /** `<connector_slug>__<tool_name>`, as the agent called it. */
@@ -37,7 +37,19 @@ export interface ToolCallRecordView {
   occurred_at: string;
 }
 
-function viewOf(row: RecordRow): ToolCallRecordView {
+/** One record with its payloads as stored: after security scanning (redaction markers in place), cut at 16,384 characters of JSON each. */
+export interface ToolCallRecordDetail extends ToolCallRecordView {
+  /** The arguments as the tool received them (after the inbound rules). Null when the tool never ran (unknown tool, or a rule blocked them), or for records made before payloads were kept. A payload too long is `{patchbay_truncated: true, original_chars, json_prefix}`. */
+  arguments: unknown;
+  /** The tools/call result the agent received (after the outbound rules): `content`, `isError`, `structuredContent`... Same limits as arguments. */
+  result: unknown;
+}
+
+function detailOf(row: RecordRow): ToolCallRecordDetail {
+  return { ...viewOf(row), arguments: row.arguments ?? null, result: row.result ?? null };
+}
+
+function viewOf(row: Omit<RecordRow, 'arguments' | 'result'>): ToolCallRecordView {
   return {
     id: row.id,
     tool_name: row.toolName,
@@ -139,6 +151,12 @@ function validateRecordJob(job: ToolCallRecordJob): string[] {
   return problems;
 }
 
+/** A payload's JSON text for a jsonb column; absent or null is SQL NULL. JSON text cannot hold U+0000 in jsonb, so it is escaped away. */
+function jsonOrNull(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return JSON.stringify(value).replace(/\\u0000/g, '\\ufffd');
+}
+
 export type StoreOutcome = 'stored' | 'duplicate' | 'expired' | 'user_deleted';
 
 /**
@@ -161,18 +179,21 @@ export async function storeToolCallRecords(db: Db, jobs: ToolCallRecordJob[], re
     // One statement for the batch, one array per column: Prisma's query builder cost more CPU than the insert.
     const inserted = await db.$queryRaw<Array<{ id: string }>>`
       INSERT INTO "tool_call_records" ("id", "organization_id", "environment", "tool_pack_id", "registered_user_id", "access_key_id",
-        "tool_name", "connector_slug", "status", "error_code", "duration_ms", "credits", "billing_cycle", "overage", "detections", "occurred_at", "meter_epoch")
+        "tool_name", "connector_slug", "status", "error_code", "duration_ms", "credits", "billing_cycle", "overage", "detections", "occurred_at", "meter_epoch",
+        "arguments", "result")
       SELECT u.id, u.organization_id, u.environment::"Environment", u.tool_pack_id, u.registered_user_id, u.access_key_id,
-        u.tool_name, u.connector_slug, u.status::"ToolCallStatus", u.error_code, u.duration_ms, u.credits, u.billing_cycle, u.overage, u.detections::jsonb, u.occurred_at, u.meter_epoch
+        u.tool_name, u.connector_slug, u.status::"ToolCallStatus", u.error_code, u.duration_ms, u.credits, u.billing_cycle, u.overage, u.detections::jsonb, u.occurred_at, u.meter_epoch,
+        u.arguments::jsonb, u.result::jsonb
       FROM unnest(
         ${ids}::uuid[], ${rows.map((r) => r.organization_id)}::uuid[], ${rows.map((r) => r.environment)}::text[],
         ${rows.map((r) => r.tool_pack_id)}::uuid[], ${rows.map((r) => r.registered_user_id)}::uuid[], ${rows.map((r) => r.access_key_id)}::uuid[],
         ${rows.map((r) => r.tool_name.slice(0, 255))}::text[], ${rows.map((r) => r.connector_slug.slice(0, 255))}::text[], ${rows.map((r) => r.status)}::text[],
         ${rows.map((r) => r.error_code?.slice(0, 64) ?? null)}::text[], ${rows.map((r) => Math.max(0, Math.round(r.duration_ms)))}::int[],
         ${rows.map((r) => r.credits)}::int[], ${rows.map((r) => r.billing_cycle)}::text[], ${rows.map((r) => r.overage)}::boolean[],
-        ${rows.map((r) => JSON.stringify(r.detections))}::text[], ${rows.map((r) => r.occurred_at)}::timestamptz[], ${rows.map((r) => r.meter_epoch ?? null)}::uuid[]
+        ${rows.map((r) => JSON.stringify(r.detections))}::text[], ${rows.map((r) => r.occurred_at)}::timestamptz[], ${rows.map((r) => r.meter_epoch ?? null)}::uuid[],
+        ${rows.map((r) => jsonOrNull(r.arguments))}::text[], ${rows.map((r) => jsonOrNull(r.result))}::text[]
       ) AS u(id, organization_id, environment, tool_pack_id, registered_user_id, access_key_id, tool_name, connector_slug, status,
-             error_code, duration_ms, credits, billing_cycle, overage, detections, occurred_at, meter_epoch)
+             error_code, duration_ms, credits, billing_cycle, overage, detections, occurred_at, meter_epoch, arguments, result)
       ON CONFLICT ("id") DO NOTHING
       RETURNING "id"::text`;
     const fresh = new Set(inserted.map((r) => r.id));
@@ -342,16 +363,18 @@ export class ToolCallRecordService {
       where: { AND: [where, position] },
       orderBy: backwards ? [{ occurredAt: 'asc' }, { id: 'asc' }] : [{ occurredAt: 'desc' }, { id: 'desc' }],
       take: pageSize + 1,
+      // Lists never carry the payloads (up to 32 KB a record): the detail does.
+      omit: { arguments: true, result: true },
     });
     const ordered = backwards ? rows.reverse() : rows;
     const page = cursorList(ordered, { pageSize, from, keyOf: (row) => [row.occurredAt.getTime(), row.id] });
     return { ...page, results: page.results.map(viewOf) };
   }
 
-  async get(principal: KeyPrincipal, id: string): Promise<ToolCallRecordView> {
+  async get(principal: KeyPrincipal, id: string): Promise<ToolCallRecordDetail> {
     const row = isUuid(id) ? await this.db.toolCallRecord.findFirst({ where: { id, ...this.where(principal, {}) } }) : null;
     if (!row) throw new NotFoundError('No tool-call record with this id in the organization and environment of the key (records past the retention window are deleted).');
-    return viewOf(row);
+    return detailOf(row);
   }
 }
 

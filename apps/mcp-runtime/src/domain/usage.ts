@@ -1,4 +1,4 @@
-import type { KeyPrincipal } from '@patchbay/auth';
+import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { ValidationError } from '@patchbay/errors';
 import { billingCycleBounds, isBillingCycle, type Meter, type MeterLedger, type RecordedUsage } from '@patchbay/metering';
 import type { Db } from '../db';
@@ -98,4 +98,138 @@ export function noteRecordsStored(meter: Pick<Meter, 'noteRecorded'>, records: A
     epochs.add(record.meter_epoch);
   }
   for (const [organizationId, epochs] of epochsByOrganization) void meter.noteRecorded(organizationId, epochs);
+}
+
+/** One UTC day of tool calls and credits (GET /api/v1/usage/daily). */
+export interface DailyUsageRow {
+  /** 'YYYY-MM-DD', a UTC day. */
+  date: string;
+  /** tools/call of the caller's environment that day (every one cost a credit). */
+  tool_calls: number;
+  /** Of those, the ones that did not succeed: status error or blocked. */
+  failures: number;
+  /** Of the failures, the ones a security rule blocked. */
+  blocked: number;
+  /** Credits of the caller's environment's calls. */
+  credits: number;
+  /** Credits of production and test together: what the plan's monthly allotment counts. */
+  credits_all_environments: number;
+}
+
+/** Tool calls and credits per UTC day over a range, computed by the service (every day of the range, zeros included). */
+export interface DailyUsageView {
+  /** Days are UTC days. */
+  time_zone: 'UTC';
+  environment: 'production' | 'test';
+  /** First day of the range, 'YYYY-MM-DD' (inclusive). */
+  start: string;
+  /** Last day of the range, 'YYYY-MM-DD' (inclusive). */
+  end: string;
+  /** The billing cycle when the range is one ('YYYY-MM'), else null. */
+  cycle: string | null;
+  /** Sums over the range, computed by the service (not the sum of a page). */
+  totals: Omit<DailyUsageRow, 'date'>;
+  days: DailyUsageRow[];
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A range of at most this many days: the records are kept 90 days, a quarter fits. */
+export const DAILY_USAGE_MAX_DAYS = 92;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseDay(field: string, value: string): number {
+  const at = DATE_PATTERN.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+  if (Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== value) throw ValidationError.forField(`query.${field}`, "must be a UTC date 'YYYY-MM-DD', e.g. 2026-11-01");
+  return at;
+}
+
+/** The days asked for: start and end (inclusive, both or neither), else a billing cycle (default the current one). */
+export function dailyUsageRange(query: { cycle?: string; start?: string; end?: string }, now = Date.now()): { startMs: number; endMs: number; cycle: string | null } {
+  const { cycle, start, end } = query;
+  if (start || end) {
+    if (cycle) throw ValidationError.forField('query.cycle', 'give either cycle or start and end, not both');
+    if (!start || !end) throw ValidationError.forField(start ? 'query.end' : 'query.start', 'start and end go together: give both days (inclusive), or neither for a billing cycle');
+    const startMs = parseDay('start', start);
+    const endMs = parseDay('end', end) + DAY_MS;
+    if (endMs <= startMs) throw ValidationError.forField('query.end', 'must not be earlier than start');
+    if ((endMs - startMs) / DAY_MS > DAILY_USAGE_MAX_DAYS) throw ValidationError.forField('query.end', `the range may span at most ${DAILY_USAGE_MAX_DAYS} days`);
+    return { startMs, endMs, cycle: null };
+  }
+  if (cycle !== undefined && cycle !== '' && !isBillingCycle(cycle)) throw ValidationError.forField('query.cycle', "must be a billing cycle 'YYYY-MM', e.g. 2026-11");
+  const chosen = cycle || new Date(now).toISOString().slice(0, 7);
+  const bounds = billingCycleBounds(chosen);
+  return { startMs: bounds.start, endMs: bounds.end, cycle: chosen };
+}
+
+type DayRow = { day: string; tool_calls: bigint | number; failures: bigint | number; blocked: bigint | number; credits: bigint | number; credits_all: bigint | number };
+
+/**
+ * Tool calls, failures and credits per UTC day, summed by PostgreSQL: from tool_call_daily_usage,
+ * which a trigger keeps as records are inserted (a few rows per day, however many calls: a cycle of
+ * 1,000,000 records reads 62 rows). A key restricted to tool packs or registered users counts only
+ * theirs, from the records themselves (the daily rows do not split by pack or user).
+ */
+export async function readDailyUsage(db: Db, principal: KeyPrincipal, query: { cycle?: string; start?: string; end?: string }, now = Date.now()): Promise<DailyUsageView> {
+  const { startMs, endMs, cycle } = dailyUsageRange(query, now);
+  const packs = toolPackIdFilter(principal);
+  const users = registeredUserIdFilter(principal);
+  const environment = principal.environment;
+  const from = new Date(startMs);
+  const until = new Date(endMs);
+  let rows: DayRow[];
+  if (packs === null && users === null) {
+    rows = await db.$queryRaw<DayRow[]>`
+      SELECT to_char(day, 'YYYY-MM-DD') AS day,
+        COALESCE(SUM(tool_calls) FILTER (WHERE environment = ${environment}::"Environment"), 0)::bigint AS tool_calls,
+        COALESCE(SUM(failures) FILTER (WHERE environment = ${environment}::"Environment"), 0)::bigint AS failures,
+        COALESCE(SUM(blocked) FILTER (WHERE environment = ${environment}::"Environment"), 0)::bigint AS blocked,
+        COALESCE(SUM(credits) FILTER (WHERE environment = ${environment}::"Environment"), 0)::bigint AS credits,
+        COALESCE(SUM(credits), 0)::bigint AS credits_all
+      FROM "tool_call_daily_usage"
+      WHERE organization_id = ${principal.organizationId}::uuid AND day >= ${from.toISOString().slice(0, 10)}::date AND day < ${until.toISOString().slice(0, 10)}::date
+      GROUP BY day`;
+  } else {
+    const onlyPacks = packs === null ? Prisma.empty : Prisma.sql`AND tool_pack_id = ANY(${packs}::uuid[])`;
+    const onlyUsers = users === null ? Prisma.empty : Prisma.sql`AND registered_user_id = ANY(${users}::uuid[])`;
+    rows = await db.$queryRaw<DayRow[]>`
+      SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+        COUNT(*) FILTER (WHERE environment = ${environment}::"Environment") AS tool_calls,
+        COUNT(*) FILTER (WHERE environment = ${environment}::"Environment" AND status <> 'success') AS failures,
+        COUNT(*) FILTER (WHERE environment = ${environment}::"Environment" AND status = 'blocked') AS blocked,
+        COALESCE(SUM(credits) FILTER (WHERE environment = ${environment}::"Environment"), 0)::bigint AS credits,
+        COALESCE(SUM(credits), 0)::bigint AS credits_all
+      FROM "tool_call_records"
+      WHERE organization_id = ${principal.organizationId}::uuid AND occurred_at >= ${from} AND occurred_at < ${until} ${onlyPacks} ${onlyUsers}
+      GROUP BY 1`;
+  }
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const days: DailyUsageRow[] = [];
+  const totals = { tool_calls: 0, failures: 0, blocked: 0, credits: 0, credits_all_environments: 0 };
+  for (let at = startMs; at < endMs; at += DAY_MS) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    const r = byDay.get(date);
+    const day: DailyUsageRow = {
+      date,
+      tool_calls: Number(r?.tool_calls ?? 0),
+      failures: Number(r?.failures ?? 0),
+      blocked: Number(r?.blocked ?? 0),
+      credits: Number(r?.credits ?? 0),
+      credits_all_environments: Number(r?.credits_all ?? 0),
+    };
+    days.push(day);
+    totals.tool_calls += day.tool_calls;
+    totals.failures += day.failures;
+    totals.blocked += day.blocked;
+    totals.credits += day.credits;
+    totals.credits_all_environments += day.credits_all_environments;
+  }
+  return {
+    time_zone: 'UTC',
+    environment,
+    start: new Date(startMs).toISOString().slice(0, 10),
+    end: new Date(endMs - DAY_MS).toISOString().slice(0, 10),
+    cycle,
+    totals,
+    days,
+  };
 }

@@ -57,9 +57,46 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{"tool_calls":{"dataType":"double","required":true},"failures":{"dataType":"double","required":true},"blocked":{"dataType":"double","required":true},"credits":{"dataType":"double","required":true},"credits_all_environments":{"dataType":"double","required":true}},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Omit_DailyUsageRow.date_": {
+        "dataType": "refAlias",
+        "type": {"ref":"Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__","validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "DailyUsageRow": {
+        "dataType": "refObject",
+        "properties": {
+            "date": {"dataType":"string","required":true},
+            "tool_calls": {"dataType":"double","required":true},
+            "failures": {"dataType":"double","required":true},
+            "blocked": {"dataType":"double","required":true},
+            "credits": {"dataType":"double","required":true},
+            "credits_all_environments": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "DailyUsageView": {
+        "dataType": "refObject",
+        "properties": {
+            "time_zone": {"dataType":"enum","enums":["UTC"],"required":true},
+            "environment": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["production"]},{"dataType":"enum","enums":["test"]}],"required":true},
+            "start": {"dataType":"string","required":true},
+            "end": {"dataType":"string","required":true},
+            "cycle": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "totals": {"ref":"Omit_DailyUsageRow.date_","required":true},
+            "days": {"dataType":"array","array":{"dataType":"refObject","ref":"DailyUsageRow"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "Status": {
         "dataType": "refAlias",
-        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["success"]},{"dataType":"enum","enums":["error"]},{"dataType":"enum","enums":["blocked"]}],"validators":{}},
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["blocked"]},{"dataType":"enum","enums":["success"]},{"dataType":"enum","enums":["error"]}],"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "ToolCallDetection": {
@@ -103,6 +140,29 @@ const models: TsoaRoute.Models = {
             "next": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "previous": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "results": {"dataType":"array","array":{"dataType":"refObject","ref":"ToolCallRecordView"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ToolCallRecordDetail": {
+        "dataType": "refObject",
+        "properties": {
+            "id": {"dataType":"string","required":true},
+            "tool_name": {"dataType":"string","required":true},
+            "connector_slug": {"dataType":"string","required":true},
+            "tool_pack_id": {"dataType":"string","required":true},
+            "registered_user_id": {"dataType":"string","required":true},
+            "access_key_id": {"dataType":"string","required":true},
+            "status": {"ref":"Status","required":true},
+            "error_code": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "duration_ms": {"dataType":"double","required":true},
+            "credits": {"dataType":"double","required":true},
+            "billing_cycle": {"dataType":"string","required":true},
+            "overage": {"dataType":"boolean","required":true},
+            "detections": {"dataType":"array","array":{"dataType":"refObject","ref":"ToolCallDetection"},"required":true},
+            "occurred_at": {"dataType":"string","required":true},
+            "arguments": {"dataType":"any","required":true},
+            "result": {"dataType":"any","required":true},
         },
         "additionalProperties": false,
     },
@@ -202,6 +262,102 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "SampleKind": {
+        "dataType": "refAlias",
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["text"]},{"dataType":"enum","enums":["arguments"]},{"dataType":"enum","enums":["result"]}],"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestBlock": {
+        "dataType": "refObject",
+        "properties": {
+            "rule_id": {"dataType":"string","required":true},
+            "rule_name": {"dataType":"string","required":true},
+            "kind": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestDetection": {
+        "dataType": "refObject",
+        "properties": {
+            "rule_id": {"dataType":"string","required":true},
+            "rule_name": {"dataType":"string","required":true},
+            "kind": {"dataType":"string","required":true},
+            "direction": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["inbound"]},{"dataType":"enum","enums":["outbound"]}],"required":true},
+            "action": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["allow"]},{"dataType":"enum","enums":["redact"]},{"dataType":"enum","enums":["block"]}],"required":true},
+            "path": {"dataType":"string","required":true},
+            "count": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestSampleResult": {
+        "dataType": "refObject",
+        "properties": {
+            "sample": {"ref":"SampleKind","required":true},
+            "direction": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["inbound"]},{"dataType":"enum","enums":["outbound"]}],"required":true},
+            "output": {"dataType":"any","required":true},
+            "blocked": {"dataType":"union","subSchemas":[{"ref":"RuleTestBlock"},{"dataType":"enum","enums":[null]}],"required":true},
+            "detections": {"dataType":"array","array":{"dataType":"refObject","ref":"RuleTestDetection"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestMatch": {
+        "dataType": "refObject",
+        "properties": {
+            "sample": {"ref":"SampleKind","required":true},
+            "direction": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["inbound"]},{"dataType":"enum","enums":["outbound"]}],"required":true},
+            "path": {"dataType":"string","required":true},
+            "count": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestRuleResult": {
+        "dataType": "refObject",
+        "properties": {
+            "rule_id": {"dataType":"string","required":true},
+            "rule_name": {"dataType":"string","required":true},
+            "detector": {"dataType":"string","required":true},
+            "kind": {"dataType":"string","required":true},
+            "direction": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["inbound"]},{"dataType":"enum","enums":["outbound"]},{"dataType":"enum","enums":["both"]}],"required":true},
+            "action": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["allow"]},{"dataType":"enum","enums":["redact"]},{"dataType":"enum","enums":["block"]}],"required":true},
+            "enabled": {"dataType":"boolean","required":true},
+            "fired": {"dataType":"boolean","required":true},
+            "outcome": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["blocked"]},{"dataType":"enum","enums":["redacted"]},{"dataType":"enum","enums":["recorded"]},{"dataType":"enum","enums":["nothing"]}],"required":true},
+            "matches": {"dataType":"array","array":{"dataType":"refObject","ref":"RuleTestMatch"},"required":true},
+            "outputs": {"dataType":"array","array":{"dataType":"nestedObjectLiteral","nestedProperties":{"output":{"dataType":"any","required":true},"direction":{"dataType":"union","subSchemas":[{"dataType":"enum","enums":["inbound"]},{"dataType":"enum","enums":["outbound"]}],"required":true},"sample":{"ref":"SampleKind","required":true}}},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestResult": {
+        "dataType": "refObject",
+        "properties": {
+            "samples": {"dataType":"array","array":{"dataType":"refObject","ref":"RuleTestSampleResult"},"required":true},
+            "rules": {"dataType":"array","array":{"dataType":"refObject","ref":"RuleTestRuleResult"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Record_string.unknown_": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RuleTestBody": {
+        "dataType": "refObject",
+        "properties": {
+            "text": {"dataType":"string"},
+            "arguments": {"ref":"Record_string.unknown_"},
+            "result": {"ref":"Record_string.unknown_"},
+            "tool_pack_id": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
+            "rule": {"dataType":"union","subSchemas":[{"ref":"Record_string.unknown_"},{"dataType":"enum","enums":[null]}]},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "SecurityRulePatchBody": {
         "dataType": "refObject",
         "properties": {
@@ -255,6 +411,40 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'getUsage',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsUsageController_getDailyUsage: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                cycle: {"in":"query","name":"cycle","dataType":"string"},
+                start: {"in":"query","name":"start","dataType":"string"},
+                end: {"in":"query","name":"end","dataType":"string"},
+        };
+        app.get('/api/v1/usage/daily',
+            authenticateMiddleware([{"session":["view_billing"]},{"access_key":["management:all"]}]),
+            ...(fetchMiddlewares<RequestHandler>(UsageController)),
+            ...(fetchMiddlewares<RequestHandler>(UsageController.prototype.getDailyUsage)),
+
+            async function UsageController_getDailyUsage(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsUsageController_getDailyUsage, request, response });
+
+                const controller = new UsageController();
+
+              await templateService.apiHandler({
+                methodName: 'getDailyUsage',
                 controller,
                 response,
                 next,
@@ -496,6 +686,38 @@ export function RegisterRoutes(app: Router) {
                 next,
                 validatedArgs,
                 successStatus: 201,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsSecurityRulesController_testSecurityRules: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                body: {"in":"body","name":"body","required":true,"ref":"RuleTestBody"},
+        };
+        app.post('/api/v1/security-rules/test',
+            authenticateMiddleware([{"session":["view_security_rules"]},{"access_key":["management:all"]}]),
+            ...(fetchMiddlewares<RequestHandler>(SecurityRulesController)),
+            ...(fetchMiddlewares<RequestHandler>(SecurityRulesController.prototype.testSecurityRules)),
+
+            async function SecurityRulesController_testSecurityRules(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsSecurityRulesController_testSecurityRules, request, response });
+
+                const controller = new SecurityRulesController();
+
+              await templateService.apiHandler({
+                methodName: 'testSecurityRules',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
               });
             } catch (err) {
                 return next(err);

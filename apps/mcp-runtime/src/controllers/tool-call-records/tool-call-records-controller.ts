@@ -2,7 +2,7 @@ import { principalOf } from '@patchbay/auth';
 import { parseCursorPageSize, type CursorList } from '@patchbay/pagination';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExpressRequest } from 'express';
-import type { ToolCallRecordView } from '../../domain/tool-call-records';
+import type { ToolCallRecordDetail, ToolCallRecordView } from '../../domain/tool-call-records';
 import { servicesOf } from '../../services';
 import type { ErrorBody } from '../schemas';
 
@@ -49,11 +49,15 @@ export class ToolCallRecordsController extends Controller {
     );
   }
 
+  /**
+   * One record, with the arguments the tool received and the result the agent received, as security scanning left them
+   * (a redacted value reads `[REDACTED:<LABEL>]`), cut at 16,384 characters of JSON each.
+   */
   @Security('session', ['view_tool_call_records'])
   @Security('access_key', ['management:all'])
   @Get('{record_id}')
   @Response<ErrorBody>(404, 'No such record in the key\'s organization and environment, or past retention')
-  public async getToolCallRecord(@Request() req: ExpressRequest, @Path() record_id: string): Promise<ToolCallRecordView> {
+  public async getToolCallRecord(@Request() req: ExpressRequest, @Path() record_id: string): Promise<ToolCallRecordDetail> {
     return servicesOf(req).toolCallRecords.get(principalOf(req), record_id);
   }
 }

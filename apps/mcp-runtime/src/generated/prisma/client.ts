@@ -52,9 +52,21 @@ export type SecurityRuleOverride = Prisma.SecurityRuleOverrideModel
 /**
  * Model ToolCallRecord
  * One MCP tools/call. Written by the queue consumer; the id is the producer's event id, so a
- * redelivered job is stored once. Never holds arguments, results, credentials or matched values.
+ * redelivered job is stored once. Holds the arguments and the result as they passed security
+ * scanning (redaction markers in place of what a rule redacted), cut to a size limit; never the
+ * credential the runtime injected, nor a matched value.
  */
 export type ToolCallRecord = Prisma.ToolCallRecordModel
+/**
+ * Model ToolCallDailyUsage
+ * Tool calls, failures and credits per organization, environment and UTC day, kept by PostgreSQL
+ * itself: a statement-level trigger on tool_call_records adds each INSERT's new rows (the runtime's
+ * batches, the record workers', a bulk load alike), so GET /api/v1/usage/daily reads a few rows
+ * per day instead of counting up to millions of records. What happened stays counted: deleting a
+ * registered user's records or the retention sweep does not take their calls back, as the meter
+ * does not give back their credits.
+ */
+export type ToolCallDailyUsage = Prisma.ToolCallDailyUsageModel
 /**
  * Model DeletedRegisteredUser
  * Registered users deleted in connector-registry. A record delivered after the deletion (the

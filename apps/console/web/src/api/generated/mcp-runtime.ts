@@ -38,6 +38,30 @@ export interface paths {
         patch: operations["UpdateSecurityRule"];
         trace?: never;
     };
+    "/api/v1/security-rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description The rule tester: runs the environment's rules (as one tool pack runs them, with tool_pack_id) and an
+         *     optional unsaved draft over sample input, without calling any tool. Free text is scanned both ways
+         *     (as sent to a tool and as returned to the model), a tool call's arguments inbound, a tool's result
+         *     outbound. The answer shows the samples after all enabled rules together, as a call would see them,
+         *     and what each rule would redact, record or block on its own. Nothing is stored or recorded, and no
+         *     credit is used.
+         */
+        post: operations["TestSecurityRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tool-call-records": {
         parameters: {
             query?: never;
@@ -65,6 +89,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description One record, with the arguments the tool received and the result the agent received, as security scanning left them
+         *     (a redacted value reads `[REDACTED:<LABEL>]`), cut at 16,384 characters of JSON each.
+         */
         get: operations["GetToolCallRecord"];
         put?: never;
         post?: never;
@@ -129,6 +157,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Tool calls, failures and credits per UTC day, summed by the service: every day of a billing cycle (default the current one)
+         *     or of a range of at most 92 days, zeros included, with the range's totals. Calls and failures are the caller's environment's;
+         *     `credits_all_environments` counts production and test together, as the plan's allotment does. A key restricted to tool packs
+         *     or registered users counts only theirs. Records are kept 90 days: older days read zero.
+         */
+        get: operations["GetDailyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -137,6 +187,55 @@ export interface components {
             next: string | null;
             previous: string | null;
             results: components["schemas"]["ToolCallRecordView"][];
+        };
+        /** @description One UTC day of tool calls and credits (GET /api/v1/usage/daily). */
+        DailyUsageRow: {
+            /**
+             * Format: double
+             * @description Of the failures, the ones a security rule blocked.
+             */
+            blocked: number;
+            /**
+             * Format: double
+             * @description Credits of the caller's environment's calls.
+             */
+            credits: number;
+            /**
+             * Format: double
+             * @description Credits of production and test together: what the plan's monthly allotment counts.
+             */
+            credits_all_environments: number;
+            /** @description 'YYYY-MM-DD', a UTC day. */
+            date: string;
+            /**
+             * Format: double
+             * @description Of those, the ones that did not succeed: status error or blocked.
+             */
+            failures: number;
+            /**
+             * Format: double
+             * @description tools/call of the caller's environment that day (every one cost a credit).
+             */
+            tool_calls: number;
+        };
+        /** @description Tool calls and credits per UTC day over a range, computed by the service (every day of the range, zeros included). */
+        DailyUsageView: {
+            /** @description The billing cycle when the range is one ('YYYY-MM'), else null. */
+            cycle: string | null;
+            days: components["schemas"]["DailyUsageRow"][];
+            /** @description Last day of the range, 'YYYY-MM-DD' (inclusive). */
+            end: string;
+            /** @enum {string} */
+            environment: "production" | "test";
+            /** @description First day of the range, 'YYYY-MM-DD' (inclusive). */
+            start: string;
+            /**
+             * @description Days are UTC days.
+             * @enum {string}
+             */
+            time_zone: "UTC";
+            /** @description Sums over the range, computed by the service (not the sum of a page). */
+            totals: components["schemas"]["Omit_DailyUsageRow.date_"];
         };
         /** @description The error body of the tool-connector and management APIs. */
         ErrorBody: {
@@ -152,6 +251,8 @@ export interface components {
             field: string;
             message: string;
         };
+        /** @description Construct a type with the properties of T except for those in type K. */
+        "Omit_DailyUsageRow.date_": components["schemas"]["Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__"];
         PackSecurityRuleList: {
             /** @description Every organization rule with this pack's action and enabled flag; `override` shows what the pack changed. */
             results: components["schemas"]["PackSecurityRuleRecord"][];
@@ -190,6 +291,38 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["SecurityRuleRecord"][];
         };
+        /** @description From T, pick a set of properties whose keys are in the union K */
+        "Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__": {
+            /**
+             * Format: double
+             * @description Of the failures, the ones a security rule blocked.
+             */
+            blocked: number;
+            /**
+             * Format: double
+             * @description Credits of the caller's environment's calls.
+             */
+            credits: number;
+            /**
+             * Format: double
+             * @description Credits of production and test together: what the plan's monthly allotment counts.
+             */
+            credits_all_environments: number;
+            /**
+             * Format: double
+             * @description Of those, the ones that did not succeed: status error or blocked.
+             */
+            failures: number;
+            /**
+             * Format: double
+             * @description tools/call of the caller's environment that day (every one cost a credit).
+             */
+            tool_calls: number;
+        };
+        /** @description Construct a type with a set of properties K of type T */
+        "Record_string.unknown_": {
+            [key: string]: unknown;
+        };
         /**
          * @description allow records the detection only; redact replaces the value with a marker; block fails the call.
          * @enum {string}
@@ -204,6 +337,102 @@ export interface components {
             action: components["schemas"]["RuleAction"] | null;
             enabled: boolean | null;
         };
+        /** @description The block rule that stopped a sample (the scanner's BlockedBy, named here for the OpenAPI document). */
+        RuleTestBlock: {
+            kind: string;
+            rule_id: string;
+            rule_name: string;
+        };
+        /** @description Body of POST /api/v1/security-rules/test: samples, and optionally a pack's view of the rules and a draft rule. */
+        RuleTestBody: {
+            /** @description A tools/call's `arguments`, scanned inbound as the runtime scans them before the tool runs. */
+            arguments?: components["schemas"]["Record_string.unknown_"];
+            /** @description A tool's result (`{"content": [...]}`), scanned outbound as the runtime scans it before the model sees it. */
+            result?: components["schemas"]["Record_string.unknown_"];
+            /** @description An unsaved rule (the fields of a create) tried with the others, answered as rule_id `draft`. */
+            rule?: components["schemas"]["Record_string.unknown_"] | null;
+            /** @description Free text, scanned both ways: as if sent to a tool (inbound) and as if returned to the model (outbound). */
+            text?: string;
+            /** @description Run the rules as this tool pack runs them (its overrides applied); default: the organization's rules. */
+            tool_pack_id?: string | null;
+        };
+        /** @description One rule firing at one place of a sample (the scanner's Detection); never the matched value. */
+        RuleTestDetection: {
+            /** @enum {string} */
+            action: "allow" | "redact" | "block";
+            /** Format: double */
+            count: number;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            /** @description The detector kind, or a custom rule's label. */
+            kind: string;
+            /** @description JSON path of the string that matched (`$` for free text), matched keys masked. */
+            path: string;
+            rule_id: string;
+            rule_name: string;
+        };
+        /** @description One place a rule matched, with what the sample looks like after this rule alone. */
+        RuleTestMatch: {
+            /** Format: double */
+            count: number;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            /** @description JSON path of the string that matched (`$` for the text itself), matched keys masked. */
+            path: string;
+            sample: components["schemas"]["SampleKind"];
+        };
+        RuleTestResult: {
+            /** @description Each rule on its own, in the scanner's order, the draft last. */
+            rules: components["schemas"]["RuleTestRuleResult"][];
+            /** @description Every sample after all the enabled rules, in the order the scanner applies them. */
+            samples: components["schemas"]["RuleTestSampleResult"][];
+        };
+        /** @description What one rule would do to the samples on its own. */
+        RuleTestRuleResult: {
+            /** @enum {string} */
+            action: "allow" | "redact" | "block";
+            detector: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "both";
+            /** @description False: the rule is off (for the pack, with tool_pack_id) and would not run; its matches show what it would do on. */
+            enabled: boolean;
+            /** @description Whether it matched anything in the samples. */
+            fired: boolean;
+            /** @description The detector kind, or a custom rule's label: the <KIND> of its marker. */
+            kind: string;
+            matches: components["schemas"]["RuleTestMatch"][];
+            /**
+             * @description What the rule would do: `blocked`, `redacted`, `recorded` (allow), or `nothing`.
+             * @enum {string}
+             */
+            outcome: "blocked" | "redacted" | "recorded" | "nothing";
+            /** @description The samples after this rule alone, where it changed them. */
+            outputs: {
+                /** @enum {string} */
+                direction: "inbound" | "outbound";
+                output: unknown;
+                sample: components["schemas"]["SampleKind"];
+            }[];
+            /** @description The rule's id, or `draft` for the unsaved rule of the request. */
+            rule_id: string;
+            rule_name: string;
+        };
+        /** @description One sample after every enabled rule together, as a real call would see it. */
+        RuleTestSampleResult: {
+            /** @description The first block rule that fired; the call would fail. Null when it would go through. */
+            blocked: components["schemas"]["RuleTestBlock"] | null;
+            detections: components["schemas"]["RuleTestDetection"][];
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            /** @description The sample with every redaction applied (unchanged when nothing was redacted). */
+            output: unknown;
+            sample: components["schemas"]["SampleKind"];
+        };
+        /**
+         * @description Which part of a tool call a sample stands for.
+         * @enum {string}
+         */
+        SampleKind: "text" | "arguments" | "result";
         /** @description A security rule as created. */
         SecurityRuleBody: {
             /** @description allow (detection recorded), redact (match replaced by [REDACTED:<KIND>]) or block (the call fails and still costs its credit). */
@@ -259,7 +488,7 @@ export interface components {
             updated_at: string;
         };
         /** @enum {string} */
-        Status: "success" | "error" | "blocked";
+        Status: "blocked" | "success" | "error";
         /** @description A security-scanning rule that matched during a tool call (the shape of */
         ToolCallDetection: {
             /**
@@ -284,7 +513,40 @@ export interface components {
             rule_id: string;
             rule_name: string;
         };
-        /** @description A tool-call record as the API shows it. Never arguments, results, credentials or matched values. */
+        /** @description One record with its payloads as stored: after security scanning (redaction markers in place), cut at 16,384 characters of JSON each. */
+        ToolCallRecordDetail: {
+            /** @description The key the agent called with. */
+            access_key_id: string;
+            /** @description The arguments as the tool received them (after the inbound rules). Null when the tool never ran (unknown tool, or a rule blocked them), or for records made before payloads were kept. A payload too long is `{patchbay_truncated: true, original_chars, json_prefix}`. */
+            arguments: unknown;
+            /** @description 'YYYY-MM' (UTC): the billing cycle the credit counts in. */
+            billing_cycle: string;
+            connector_slug: string;
+            /**
+             * Format: double
+             * @description Credits the call cost (1; every tools/call costs one whatever its outcome).
+             */
+            credits: number;
+            /** @description Security-gateway rules that matched: rule, kind, direction, action, JSON path and count; never the matched value. */
+            detections: components["schemas"]["ToolCallDetection"][];
+            /** Format: double */
+            duration_ms: number;
+            /** @description Why it failed: invalid_input, credential_missing, credential_invalid, timeout, rate_limited, provider_error, remote_error, security_rule_blocked... */
+            error_code: string | null;
+            id: string;
+            occurred_at: string;
+            /** @description Whether the credit was beyond a paid plan's monthly allotment. */
+            overage: boolean;
+            registered_user_id: string;
+            /** @description The tools/call result the agent received (after the outbound rules): `content`, `isError`, `structuredContent`... Same limits as arguments. */
+            result: unknown;
+            /** @description success, error (the tool answered with isError) or blocked (a security rule of action block fired). */
+            status: components["schemas"]["Status"];
+            /** @description `<connector_slug>__<tool_name>`, as the agent called it. */
+            tool_name: string;
+            tool_pack_id: string;
+        };
+        /** @description A tool-call record as lists show it: what happened, never the payloads, credentials or matched values. */
         ToolCallRecordView: {
             /** @description The key the agent called with. */
             access_key_id: string;
@@ -620,6 +882,66 @@ export interface operations {
             };
         };
     };
+    TestSecurityRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleTestBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleTestResult"];
+                };
+            };
+            /** @description No sample, a sample too large or too deeply nested, or an invalid draft rule; the field is named */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired key, or an ended console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks management:all, or (writes) has tool-pack or registered-user restrictions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description tool_pack_id names no tool pack of the key's organization and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     ListToolCallRecords: {
         parameters: {
             query?: {
@@ -703,7 +1025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ToolCallRecordView"];
+                    "application/json": components["schemas"]["ToolCallRecordDetail"];
                 };
             };
             /** @description Missing, invalid, revoked or expired key, or an ended console session */
@@ -917,6 +1239,60 @@ export interface operations {
                 };
             };
             /** @description Invalid cycle */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired key, or an ended console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks management:all */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    GetDailyUsage: {
+        parameters: {
+            query?: {
+                /** @description 'YYYY-MM': the cycle's days (default the current cycle when start and end are absent). */
+                cycle?: string;
+                /** @description Last UTC day 'YYYY-MM-DD' (inclusive), with start; at most 92 days after start. */
+                end?: string;
+                /** @description First UTC day 'YYYY-MM-DD' (inclusive), with end. */
+                start?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyUsageView"];
+                };
+            };
+            /** @description Invalid cycle or days, or a range longer than 92 days */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -400,6 +400,7 @@ export const ModelName = {
   SecurityRule: 'SecurityRule',
   SecurityRuleOverride: 'SecurityRuleOverride',
   ToolCallRecord: 'ToolCallRecord',
+  ToolCallDailyUsage: 'ToolCallDailyUsage',
   DeletedRegisteredUser: 'DeletedRegisteredUser',
   EventOutbox: 'EventOutbox'
 } as const
@@ -417,7 +418,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "securityRule" | "securityRuleOverride" | "toolCallRecord" | "deletedRegisteredUser" | "eventOutbox"
+    modelProps: "securityRule" | "securityRuleOverride" | "toolCallRecord" | "toolCallDailyUsage" | "deletedRegisteredUser" | "eventOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -640,6 +641,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ToolCallRecordCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ToolCallRecordCountAggregateOutputType> | number
+        }
+      }
+    }
+    ToolCallDailyUsage: {
+      payload: Prisma.$ToolCallDailyUsagePayload<ExtArgs>
+      fields: Prisma.ToolCallDailyUsageFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ToolCallDailyUsageFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ToolCallDailyUsageFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>
+        }
+        findFirst: {
+          args: Prisma.ToolCallDailyUsageFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ToolCallDailyUsageFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>
+        }
+        findMany: {
+          args: Prisma.ToolCallDailyUsageFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>[]
+        }
+        create: {
+          args: Prisma.ToolCallDailyUsageCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>
+        }
+        createMany: {
+          args: Prisma.ToolCallDailyUsageCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ToolCallDailyUsageCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>[]
+        }
+        delete: {
+          args: Prisma.ToolCallDailyUsageDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>
+        }
+        update: {
+          args: Prisma.ToolCallDailyUsageUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>
+        }
+        deleteMany: {
+          args: Prisma.ToolCallDailyUsageDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ToolCallDailyUsageUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ToolCallDailyUsageUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>[]
+        }
+        upsert: {
+          args: Prisma.ToolCallDailyUsageUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallDailyUsagePayload>
+        }
+        aggregate: {
+          args: Prisma.ToolCallDailyUsageAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateToolCallDailyUsage>
+        }
+        groupBy: {
+          args: Prisma.ToolCallDailyUsageGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ToolCallDailyUsageGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ToolCallDailyUsageCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ToolCallDailyUsageCountAggregateOutputType> | number
         }
       }
     }
@@ -880,10 +955,25 @@ export const ToolCallRecordScalarFieldEnum = {
   overage: 'overage',
   meterEpoch: 'meterEpoch',
   detections: 'detections',
+  arguments: 'arguments',
+  result: 'result',
   occurredAt: 'occurredAt'
 } as const
 
 export type ToolCallRecordScalarFieldEnum = (typeof ToolCallRecordScalarFieldEnum)[keyof typeof ToolCallRecordScalarFieldEnum]
+
+
+export const ToolCallDailyUsageScalarFieldEnum = {
+  organizationId: 'organizationId',
+  environment: 'environment',
+  day: 'day',
+  toolCalls: 'toolCalls',
+  failures: 'failures',
+  blocked: 'blocked',
+  credits: 'credits'
+} as const
+
+export type ToolCallDailyUsageScalarFieldEnum = (typeof ToolCallDailyUsageScalarFieldEnum)[keyof typeof ToolCallDailyUsageScalarFieldEnum]
 
 
 export const DeletedRegisteredUserScalarFieldEnum = {
@@ -923,6 +1013,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -1256,6 +1354,7 @@ export type GlobalOmitConfig = {
   securityRule?: Prisma.SecurityRuleOmit
   securityRuleOverride?: Prisma.SecurityRuleOverrideOmit
   toolCallRecord?: Prisma.ToolCallRecordOmit
+  toolCallDailyUsage?: Prisma.ToolCallDailyUsageOmit
   deletedRegisteredUser?: Prisma.DeletedRegisteredUserOmit
   eventOutbox?: Prisma.EventOutboxOmit
 }

@@ -54,6 +54,7 @@ export const ModelName = {
   SecurityRule: 'SecurityRule',
   SecurityRuleOverride: 'SecurityRuleOverride',
   ToolCallRecord: 'ToolCallRecord',
+  ToolCallDailyUsage: 'ToolCallDailyUsage',
   DeletedRegisteredUser: 'DeletedRegisteredUser',
   EventOutbox: 'EventOutbox'
 } as const
@@ -124,10 +125,25 @@ export const ToolCallRecordScalarFieldEnum = {
   overage: 'overage',
   meterEpoch: 'meterEpoch',
   detections: 'detections',
+  arguments: 'arguments',
+  result: 'result',
   occurredAt: 'occurredAt'
 } as const
 
 export type ToolCallRecordScalarFieldEnum = (typeof ToolCallRecordScalarFieldEnum)[keyof typeof ToolCallRecordScalarFieldEnum]
+
+
+export const ToolCallDailyUsageScalarFieldEnum = {
+  organizationId: 'organizationId',
+  environment: 'environment',
+  day: 'day',
+  toolCalls: 'toolCalls',
+  failures: 'failures',
+  blocked: 'blocked',
+  credits: 'credits'
+} as const
+
+export type ToolCallDailyUsageScalarFieldEnum = (typeof ToolCallDailyUsageScalarFieldEnum)[keyof typeof ToolCallDailyUsageScalarFieldEnum]
 
 
 export const DeletedRegisteredUserScalarFieldEnum = {
@@ -167,6 +183,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

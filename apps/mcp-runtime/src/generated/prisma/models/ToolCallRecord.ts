@@ -15,7 +15,9 @@ import type * as Prisma from "../internal/prismaNamespace"
 /**
  * Model ToolCallRecord
  * One MCP tools/call. Written by the queue consumer; the id is the producer's event id, so a
- * redelivered job is stored once. Never holds arguments, results, credentials or matched values.
+ * redelivered job is stored once. Holds the arguments and the result as they passed security
+ * scanning (redaction markers in place of what a rule redacted), cut to a size limit; never the
+ * credential the runtime injected, nor a matched value.
  */
 export type ToolCallRecordModel = runtime.Types.Result.DefaultSelection<Prisma.$ToolCallRecordPayload>
 
@@ -92,6 +94,8 @@ export type ToolCallRecordCountAggregateOutputType = {
   overage: number
   meterEpoch: number
   detections: number
+  arguments: number
+  result: number
   occurredAt: number
   _all: number
 }
@@ -162,6 +166,8 @@ export type ToolCallRecordCountAggregateInputType = {
   overage?: true
   meterEpoch?: true
   detections?: true
+  arguments?: true
+  result?: true
   occurredAt?: true
   _all?: true
 }
@@ -269,6 +275,8 @@ export type ToolCallRecordGroupByOutputType = {
   overage: boolean
   meterEpoch: string | null
   detections: runtime.JsonValue
+  arguments: runtime.JsonValue | null
+  result: runtime.JsonValue | null
   occurredAt: Date
   _count: ToolCallRecordCountAggregateOutputType | null
   _avg: ToolCallRecordAvgAggregateOutputType | null
@@ -312,6 +320,8 @@ export type ToolCallRecordWhereInput = {
   overage?: Prisma.BoolFilter<"ToolCallRecord"> | boolean
   meterEpoch?: Prisma.UuidNullableFilter<"ToolCallRecord"> | string | null
   detections?: Prisma.JsonFilter<"ToolCallRecord">
+  arguments?: Prisma.JsonNullableFilter<"ToolCallRecord">
+  result?: Prisma.JsonNullableFilter<"ToolCallRecord">
   occurredAt?: Prisma.DateTimeFilter<"ToolCallRecord"> | Date | string
 }
 
@@ -332,6 +342,8 @@ export type ToolCallRecordOrderByWithRelationInput = {
   overage?: Prisma.SortOrder
   meterEpoch?: Prisma.SortOrderInput | Prisma.SortOrder
   detections?: Prisma.SortOrder
+  arguments?: Prisma.SortOrderInput | Prisma.SortOrder
+  result?: Prisma.SortOrderInput | Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
 }
 
@@ -355,6 +367,8 @@ export type ToolCallRecordWhereUniqueInput = Prisma.AtLeast<{
   overage?: Prisma.BoolFilter<"ToolCallRecord"> | boolean
   meterEpoch?: Prisma.UuidNullableFilter<"ToolCallRecord"> | string | null
   detections?: Prisma.JsonFilter<"ToolCallRecord">
+  arguments?: Prisma.JsonNullableFilter<"ToolCallRecord">
+  result?: Prisma.JsonNullableFilter<"ToolCallRecord">
   occurredAt?: Prisma.DateTimeFilter<"ToolCallRecord"> | Date | string
 }, "id">
 
@@ -375,6 +389,8 @@ export type ToolCallRecordOrderByWithAggregationInput = {
   overage?: Prisma.SortOrder
   meterEpoch?: Prisma.SortOrderInput | Prisma.SortOrder
   detections?: Prisma.SortOrder
+  arguments?: Prisma.SortOrderInput | Prisma.SortOrder
+  result?: Prisma.SortOrderInput | Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
   _count?: Prisma.ToolCallRecordCountOrderByAggregateInput
   _avg?: Prisma.ToolCallRecordAvgOrderByAggregateInput
@@ -403,6 +419,8 @@ export type ToolCallRecordScalarWhereWithAggregatesInput = {
   overage?: Prisma.BoolWithAggregatesFilter<"ToolCallRecord"> | boolean
   meterEpoch?: Prisma.UuidNullableWithAggregatesFilter<"ToolCallRecord"> | string | null
   detections?: Prisma.JsonWithAggregatesFilter<"ToolCallRecord">
+  arguments?: Prisma.JsonNullableWithAggregatesFilter<"ToolCallRecord">
+  result?: Prisma.JsonNullableWithAggregatesFilter<"ToolCallRecord">
   occurredAt?: Prisma.DateTimeWithAggregatesFilter<"ToolCallRecord"> | Date | string
 }
 
@@ -423,6 +441,8 @@ export type ToolCallRecordCreateInput = {
   overage?: boolean
   meterEpoch?: string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt: Date | string
 }
 
@@ -443,6 +463,8 @@ export type ToolCallRecordUncheckedCreateInput = {
   overage?: boolean
   meterEpoch?: string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt: Date | string
 }
 
@@ -463,6 +485,8 @@ export type ToolCallRecordUpdateInput = {
   overage?: Prisma.BoolFieldUpdateOperationsInput | boolean
   meterEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -483,6 +507,8 @@ export type ToolCallRecordUncheckedUpdateInput = {
   overage?: Prisma.BoolFieldUpdateOperationsInput | boolean
   meterEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -503,6 +529,8 @@ export type ToolCallRecordCreateManyInput = {
   overage?: boolean
   meterEpoch?: string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt: Date | string
 }
 
@@ -523,6 +551,8 @@ export type ToolCallRecordUpdateManyMutationInput = {
   overage?: Prisma.BoolFieldUpdateOperationsInput | boolean
   meterEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -543,6 +573,8 @@ export type ToolCallRecordUncheckedUpdateManyInput = {
   overage?: Prisma.BoolFieldUpdateOperationsInput | boolean
   meterEpoch?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   detections?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -563,6 +595,8 @@ export type ToolCallRecordCountOrderByAggregateInput = {
   overage?: Prisma.SortOrder
   meterEpoch?: Prisma.SortOrder
   detections?: Prisma.SortOrder
+  arguments?: Prisma.SortOrder
+  result?: Prisma.SortOrder
   occurredAt?: Prisma.SortOrder
 }
 
@@ -645,6 +679,8 @@ export type ToolCallRecordSelect<ExtArgs extends runtime.Types.Extensions.Intern
   overage?: boolean
   meterEpoch?: boolean
   detections?: boolean
+  arguments?: boolean
+  result?: boolean
   occurredAt?: boolean
 }, ExtArgs["result"]["toolCallRecord"]>
 
@@ -665,6 +701,8 @@ export type ToolCallRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   overage?: boolean
   meterEpoch?: boolean
   detections?: boolean
+  arguments?: boolean
+  result?: boolean
   occurredAt?: boolean
 }, ExtArgs["result"]["toolCallRecord"]>
 
@@ -685,6 +723,8 @@ export type ToolCallRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   overage?: boolean
   meterEpoch?: boolean
   detections?: boolean
+  arguments?: boolean
+  result?: boolean
   occurredAt?: boolean
 }, ExtArgs["result"]["toolCallRecord"]>
 
@@ -705,10 +745,12 @@ export type ToolCallRecordSelectScalar = {
   overage?: boolean
   meterEpoch?: boolean
   detections?: boolean
+  arguments?: boolean
+  result?: boolean
   occurredAt?: boolean
 }
 
-export type ToolCallRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "toolPackId" | "registeredUserId" | "accessKeyId" | "toolName" | "connectorSlug" | "status" | "errorCode" | "durationMs" | "credits" | "billingCycle" | "overage" | "meterEpoch" | "detections" | "occurredAt", ExtArgs["result"]["toolCallRecord"]>
+export type ToolCallRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "toolPackId" | "registeredUserId" | "accessKeyId" | "toolName" | "connectorSlug" | "status" | "errorCode" | "durationMs" | "credits" | "billingCycle" | "overage" | "meterEpoch" | "detections" | "arguments" | "result" | "occurredAt", ExtArgs["result"]["toolCallRecord"]>
 
 export type $ToolCallRecordPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ToolCallRecord"
@@ -740,6 +782,14 @@ export type $ToolCallRecordPayload<ExtArgs extends runtime.Types.Extensions.Inte
      * Security-gateway detections: rule, kind, direction, action, JSON path, count. Never the value.
      */
     detections: runtime.JsonValue
+    /**
+     * The arguments as the tool received them (after inbound rules); null when the call never had any (unknown tool).
+     */
+    arguments: runtime.JsonValue | null
+    /**
+     * The tools/call result the agent received (after outbound rules).
+     */
+    result: runtime.JsonValue | null
     occurredAt: Date
   }, ExtArgs["result"]["toolCallRecord"]>
   composites: {}
@@ -1180,6 +1230,8 @@ export interface ToolCallRecordFieldRefs {
   readonly overage: Prisma.FieldRef<"ToolCallRecord", 'Boolean'>
   readonly meterEpoch: Prisma.FieldRef<"ToolCallRecord", 'String'>
   readonly detections: Prisma.FieldRef<"ToolCallRecord", 'Json'>
+  readonly arguments: Prisma.FieldRef<"ToolCallRecord", 'Json'>
+  readonly result: Prisma.FieldRef<"ToolCallRecord", 'Json'>
   readonly occurredAt: Prisma.FieldRef<"ToolCallRecord", 'DateTime'>
 }
     
