@@ -1,15 +1,41 @@
 import { createRoute } from '@tanstack/react-router';
 import type { SignedInRoute } from '../../app';
+import './tool-connectors.css';
+import { ApplicationCredentialsPage } from './application-credentials';
+import { ConnectionsPage, validateConnectionsSearch } from './connections';
+import { ConnectorsPage } from './connectors';
+import { ConnectorPage } from './connectors.$slug';
+import { RegisteredUsersPage } from './registered-users';
+import { RegisteredUserPage } from './registered-users.$id';
+import { SecurityRulesPage } from './security-rules';
+import { ToolPacksPage } from './tool-packs';
+import { ToolPackEditorPage } from './tool-packs.$id';
 
 /**
  * The tool connectors pages, each shaped like the API path it shows, as children of the signed-in
  * frame; app.tsx adds them to the route tree and the navigation lists `toolConnectorNavigation` under "Tool connectors".
  */
 export function createToolConnectorRoutes(parent: SignedInRoute) {
-  void parent;
-  void createRoute;
-  return [] as const;
+  return [
+    createRoute({ getParentRoute: () => parent, path: '/connectors', component: ConnectorsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/connectors/$slug', component: ConnectorPage }),
+    createRoute({ getParentRoute: () => parent, path: '/application-credentials', component: ApplicationCredentialsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/tool-packs', component: ToolPacksPage }),
+    // /tool-packs/new is the same editor with nothing loaded.
+    createRoute({ getParentRoute: () => parent, path: '/tool-packs/$id', component: ToolPackEditorPage }),
+    createRoute({ getParentRoute: () => parent, path: '/registered-users', component: RegisteredUsersPage }),
+    createRoute({ getParentRoute: () => parent, path: '/registered-users/$id', component: RegisteredUserPage }),
+    createRoute({ getParentRoute: () => parent, path: '/connections', component: ConnectionsPage, validateSearch: validateConnectionsSearch }),
+    createRoute({ getParentRoute: () => parent, path: '/security-rules', component: SecurityRulesPage }),
+  ] as const;
 }
 
 /** The navigation entries of this area, in order. */
-export const toolConnectorNavigation: ReadonlyArray<{ to: string; label: string }> = [];
+export const toolConnectorNavigation: ReadonlyArray<{ to: string; label: string }> = [
+  { to: '/connectors', label: 'Connectors' },
+  { to: '/application-credentials', label: 'Application credentials' },
+  { to: '/tool-packs', label: 'Tool packs' },
+  { to: '/registered-users', label: 'Registered users' },
+  { to: '/connections', label: 'Connections' },
+  { to: '/security-rules', label: 'Security rules' },
+];
