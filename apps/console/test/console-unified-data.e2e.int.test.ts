@@ -127,13 +127,13 @@ describeInBrowser('the unified data pages with the real suite and the fake HubSp
     expect(await row.innerText()).toContain('UTC');
     await expectAccessible(owner);
     await owner.page.screenshot({ path: path.join(DOCS_DIR, 'linked-accounts.png'), fullPage: true });
-    linkedAccountId = (await row.getByRole('link', { name: 'Acme Events' }).getAttribute('href'))!.split('/').pop()!;
+    linkedAccountId = (await row.getByRole('link', { name: 'Acme Events', exact: true }).getAttribute('href'))!.split('/').pop()!;
     expect(linkedAccountId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('the owner browses the synced events with the API\'s filters and cursors, one event\'s contacts and its remote data on demand', async () => {
     const page = owner.page;
-    await page.getByRole('row').filter({ hasText: originId }).getByRole('link', { name: `Events of Acme Events (${originId})` }).click();
+    await page.getByRole('row').filter({ hasText: originId }).getByRole('link', { name: `${EVENTS} events of Acme Events (${originId})` }).click();
     await heading(owner, 'Events');
     const table = page.locator('table', { has: page.locator('caption', { hasText: /^Events$/ }) });
     await table.waitFor();
@@ -189,7 +189,7 @@ describeInBrowser('the unified data pages with the real suite and the fake HubSp
     await page.getByRole('status').filter({ hasText: 'Resync queued.' }).waitFor();
     // The page refetches the history while open: the resync's full run appears once it finishes.
     await page.waitForFunction(() => {
-      const caption = [...document.querySelectorAll('caption')].find((c) => c.textContent === 'Finished syncs, newest first');
+      const caption = Array.from(document.querySelectorAll('caption')).find((c) => c.textContent === 'Finished syncs, newest first');
       return (caption?.closest('table')?.querySelectorAll('tbody tr').length ?? 0) >= 2;
     }, undefined, { timeout: 60_000 });
     expect(await history.getByRole('row').nth(1).innerText()).toMatch(/full\s+DONE/);

@@ -101,7 +101,7 @@ function AccountRow({ account: a }: { account: LinkedAccount }) {
       <td>{formatTime(event?.next_sync_start)}</td>
       <td>{a.sync_summary?.last_error ? <span title={formatTime(a.sync_summary.last_error.at)}>{a.sync_summary.last_error.message}</span> : '—'}</td>
       <td>
-        <Link to="/events" search={{ linked_account_id: a.id }} aria-label={`Events of ${accountLabel(a)}`}>
+        <Link to="/events" search={{ linked_account_id: a.id }} aria-label={`${a.sync_summary?.event_count ?? 0} events of ${accountLabel(a)}`}>
           {a.sync_summary?.event_count ?? 0} events
         </Link>
         <div className="muted">{a.sync_summary?.contact_count ?? 0} contacts</div>
