@@ -162,6 +162,7 @@ const usageNumbers = {
   cached_input_tokens: { type: 'integer', minimum: 0 },
   output_tokens: { type: 'integer', minimum: 0 },
   reasoning_tokens: { type: 'integer', minimum: 0 },
+  web_search_requests: { type: 'integer', minimum: 0, description: 'Web searches run (the gateway\'s engines and vendors\' own search), as usage.server_tool_use.web_search_requests' },
   cost_usd: usdAmount,
   byok_cost_usd: usdAmount,
 };

@@ -457,3 +457,23 @@ describe('streams, failover and limits', () => {
     expect(lastVendorBody(h.openai)).toContain('limit of 1 searches is reached');
   });
 });
+
+describe('web searches in the usage records', () => {
+  test('a web_search_requests count on the usage records and in GET /v1/usage: the gateway\'s searches and a vendor\'s own, per key', async () => {
+    const counted = await createKey(h, org);
+    const svc = await call(h.edgeUrl, counted.key, 'POST', '/v1/responses', { model: 'openai/gpt-4o', input: PROMPT, tools: [searchTool({ max_results: 1 })] });
+    expect(svc.body.usage.server_tool_use.web_search_requests).toBe(1);
+    const native = await call(h.edgeUrl, counted.key, 'POST', '/v1/responses', { model: 'anthropic/claude-sonnet-4', input: PROMPT, tools: [searchTool()], provider_options: { web_search: 'native' } });
+    expect(native.body.usage.server_tool_use.web_search_requests).toBe(1);
+    const plain = await call(h.edgeUrl, counted.key, 'POST', '/v1/responses', { model: 'openai/gpt-4o', input: 'no search here' });
+    expect(plain.status).toBe(200);
+    await eventually(async () => {
+      const { rows } = (await database.sql.query('SELECT web_search_requests::int AS searches FROM usage_records WHERE key_hash = $1 ORDER BY web_search_requests', [counted.hash])) as { rows: Array<{ searches: number }> };
+      expect(rows.map((r) => r.searches)).toEqual([0, 1, 1]);
+    }, 5000);
+    const usage = await call(h.edgeUrl, org.mgmtKey, 'GET', '/v1/usage?group_by=key');
+    expect(usage.status).toBe(200);
+    const row = (usage.body.data as Array<{ key: string; requests: number; web_search_requests: number }>).find((r) => r.key === counted.hash);
+    expect(row).toMatchObject({ requests: 3, web_search_requests: 2 });
+  });
+});

@@ -384,6 +384,7 @@ export class RequestLedger {
       reasoning_tokens: u.reasoningTokens,
       usage_estimated: u.estimated === true,
       cost_micros: cost,
+      web_search_requests: u.serverToolUse?.webSearchRequests ?? 0,
       tags: this.scope?.tags ?? [],
       latency_ms: Math.round(this.elapsedMs()),
       ttft_ms: this.firstTokenMs === null ? null : Math.round(this.firstTokenMs),

@@ -17,7 +17,7 @@ function parseDate(name: string, value: unknown, fallback: Date): Date {
 /**
  * GET /v1/usage?start_date=YYYY-MM-DD&end_date=YYYY-MM-DD&group_by=key|model|project|customer|tag
  * Daily totals (UTC days, both ends included; default the last 30 days) of the organization's model
- * requests, by the chosen dimension: requests, failed requests, tokens by kind and cost in USD.
+ * requests, by the chosen dimension: requests, failed requests, tokens by kind, web searches and cost in USD.
  */
 export async function readUsage(db: Db, organizationId: string, query: Record<string, unknown>): Promise<{ data: unknown[]; start_date: string; end_date: string; group_by: Group }> {
   const today = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00Z');
@@ -34,6 +34,7 @@ export async function readUsage(db: Db, organizationId: string, query: Record<st
             count(*) FILTER (WHERE r.outcome <> 'finished')::int AS failed_requests,
             coalesce(sum(r.input_tokens), 0)::bigint AS input_tokens, coalesce(sum(r.cached_input_tokens), 0)::bigint AS cached_input_tokens,
             coalesce(sum(r.output_tokens), 0)::bigint AS output_tokens, coalesce(sum(r.reasoning_tokens), 0)::bigint AS reasoning_tokens,
+            coalesce(sum(r.web_search_requests), 0)::bigint AS web_search_requests,
             coalesce(sum(r.cost_micros), 0)::bigint AS cost_micros, coalesce(sum(r.cost_micros) FILTER (WHERE r.byok), 0)::bigint AS byok_cost_micros
        FROM ${from}
       WHERE r.organization_id = $1::uuid AND r.day >= $2::date AND r.day <= $3::date
@@ -55,6 +56,7 @@ export async function readUsage(db: Db, organizationId: string, query: Record<st
       cached_input_tokens: Number(r.cached_input_tokens),
       output_tokens: Number(r.output_tokens),
       reasoning_tokens: Number(r.reasoning_tokens),
+      web_search_requests: Number(r.web_search_requests),
       cost_usd: Number(r.cost_micros) / 1e6,
       byok_cost_usd: Number(r.byok_cost_micros) / 1e6,
     })),

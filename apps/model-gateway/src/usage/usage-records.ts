@@ -118,7 +118,7 @@ const RECORD_FIELDS = [
   'surface text', 'model text', 'vendor text', 'outcome text', 'error_code text', 'status int', 'stream boolean', 'byok boolean',
   'input_tokens int', 'cached_input_tokens int', 'cache_write_tokens int', 'output_tokens int', 'reasoning_tokens int',
   'usage_estimated boolean', 'cost_micros bigint', 'tags jsonb', 'latency_ms int', 'ttft_ms int', 'spend_epoch text',
-  'counted_at timestamptz', 'counted_model_request boolean', 'counted_in_rate_limit boolean', 'spend_grant text', 'billed_unit text', 'billed_units double precision', 'occurred_at timestamptz',
+  'counted_at timestamptz', 'counted_model_request boolean', 'counted_in_rate_limit boolean', 'spend_grant text', 'billed_unit text', 'billed_units double precision', 'web_search_requests int', 'occurred_at timestamptz',
 ].join(', ');
 
 // At-least-once delivery: the event id is the primary key, so a redelivery stores nothing.
@@ -126,11 +126,11 @@ const INSERT_RECORDS = `INSERT INTO "usage_records" (
     "id", "organization_id", "environment", "key_hash", "project_id", "customer_id", "surface", "model", "vendor", "outcome", "error_code",
     "status", "stream", "byok", "input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
     "usage_estimated", "cost_micros", "tags", "latency_ms", "ttft_ms", "spend_epoch", "counted_at", "counted_model_request",
-    "counted_in_rate_limit", "spend_grant", "billed_unit", "billed_units", "created_at", "day")
+    "counted_in_rate_limit", "spend_grant", "billed_unit", "billed_units", "web_search_requests", "created_at", "day")
   SELECT r.event_id, r.organization_id, r.environment, r.key_hash, r.project_id, r.customer_id, r.surface, r.model, r.vendor, r.outcome, r.error_code,
     r.status, r.stream, r.byok, r.input_tokens, r.cached_input_tokens, r.cache_write_tokens, r.output_tokens, r.reasoning_tokens,
     r.usage_estimated, r.cost_micros, COALESCE(r.tags, '[]'::jsonb), r.latency_ms, r.ttft_ms, r.spend_epoch, r.counted_at, COALESCE(r.counted_model_request, false),
-    COALESCE(r.counted_in_rate_limit, false), r.spend_grant, r.billed_unit, r.billed_units, r.occurred_at, (r.occurred_at AT TIME ZONE 'UTC')::date
+    COALESCE(r.counted_in_rate_limit, false), r.spend_grant, r.billed_unit, r.billed_units, COALESCE(r.web_search_requests, 0), r.occurred_at, (r.occurred_at AT TIME ZONE 'UTC')::date
   FROM json_to_recordset($1::json) AS r(${RECORD_FIELDS})
   ON CONFLICT ("id") DO NOTHING`;
 

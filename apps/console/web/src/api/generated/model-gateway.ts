@@ -8166,6 +8166,8 @@ export interface components {
             requests: number;
             /** @description group_by=tag: key=value */
             tag?: string | null;
+            /** @description Web searches run (the gateway's engines and vendors' own search), as usage.server_tool_use.web_search_requests */
+            web_search_requests: number;
         };
         UsageFigures: {
             cost_usd: number;

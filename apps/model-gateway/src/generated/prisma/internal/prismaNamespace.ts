@@ -1721,6 +1721,7 @@ export const UsageRecordScalarFieldEnum = {
   spendGrant: 'spendGrant',
   billedUnit: 'billedUnit',
   billedUnits: 'billedUnits',
+  webSearchRequests: 'webSearchRequests',
   createdAt: 'createdAt',
   day: 'day'
 } as const

@@ -37,6 +37,7 @@ export type UsageRecordAvgAggregateOutputType = {
   latencyMs: number | null
   ttftMs: number | null
   billedUnits: number | null
+  webSearchRequests: number | null
 }
 
 export type UsageRecordSumAggregateOutputType = {
@@ -50,6 +51,7 @@ export type UsageRecordSumAggregateOutputType = {
   latencyMs: number | null
   ttftMs: number | null
   billedUnits: number | null
+  webSearchRequests: number | null
 }
 
 export type UsageRecordMinAggregateOutputType = {
@@ -83,6 +85,7 @@ export type UsageRecordMinAggregateOutputType = {
   spendGrant: string | null
   billedUnit: string | null
   billedUnits: number | null
+  webSearchRequests: number | null
   createdAt: Date | null
   day: Date | null
 }
@@ -118,6 +121,7 @@ export type UsageRecordMaxAggregateOutputType = {
   spendGrant: string | null
   billedUnit: string | null
   billedUnits: number | null
+  webSearchRequests: number | null
   createdAt: Date | null
   day: Date | null
 }
@@ -154,6 +158,7 @@ export type UsageRecordCountAggregateOutputType = {
   spendGrant: number
   billedUnit: number
   billedUnits: number
+  webSearchRequests: number
   createdAt: number
   day: number
   _all: number
@@ -171,6 +176,7 @@ export type UsageRecordAvgAggregateInputType = {
   latencyMs?: true
   ttftMs?: true
   billedUnits?: true
+  webSearchRequests?: true
 }
 
 export type UsageRecordSumAggregateInputType = {
@@ -184,6 +190,7 @@ export type UsageRecordSumAggregateInputType = {
   latencyMs?: true
   ttftMs?: true
   billedUnits?: true
+  webSearchRequests?: true
 }
 
 export type UsageRecordMinAggregateInputType = {
@@ -217,6 +224,7 @@ export type UsageRecordMinAggregateInputType = {
   spendGrant?: true
   billedUnit?: true
   billedUnits?: true
+  webSearchRequests?: true
   createdAt?: true
   day?: true
 }
@@ -252,6 +260,7 @@ export type UsageRecordMaxAggregateInputType = {
   spendGrant?: true
   billedUnit?: true
   billedUnits?: true
+  webSearchRequests?: true
   createdAt?: true
   day?: true
 }
@@ -288,6 +297,7 @@ export type UsageRecordCountAggregateInputType = {
   spendGrant?: true
   billedUnit?: true
   billedUnits?: true
+  webSearchRequests?: true
   createdAt?: true
   day?: true
   _all?: true
@@ -411,6 +421,7 @@ export type UsageRecordGroupByOutputType = {
   spendGrant: string | null
   billedUnit: string | null
   billedUnits: number | null
+  webSearchRequests: number
   createdAt: Date
   day: Date
   _count: UsageRecordCountAggregateOutputType | null
@@ -470,6 +481,7 @@ export type UsageRecordWhereInput = {
   spendGrant?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   billedUnit?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   billedUnits?: Prisma.FloatNullableFilter<"UsageRecord"> | number | null
+  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }
@@ -506,6 +518,7 @@ export type UsageRecordOrderByWithRelationInput = {
   spendGrant?: Prisma.SortOrderInput | Prisma.SortOrder
   billedUnit?: Prisma.SortOrderInput | Prisma.SortOrder
   billedUnits?: Prisma.SortOrderInput | Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -545,6 +558,7 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   spendGrant?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   billedUnit?: Prisma.StringNullableFilter<"UsageRecord"> | string | null
   billedUnits?: Prisma.FloatNullableFilter<"UsageRecord"> | number | null
+  webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
 }, "id">
@@ -581,6 +595,7 @@ export type UsageRecordOrderByWithAggregationInput = {
   spendGrant?: Prisma.SortOrderInput | Prisma.SortOrder
   billedUnit?: Prisma.SortOrderInput | Prisma.SortOrder
   billedUnits?: Prisma.SortOrderInput | Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
   _count?: Prisma.UsageRecordCountOrderByAggregateInput
@@ -625,6 +640,7 @@ export type UsageRecordScalarWhereWithAggregatesInput = {
   spendGrant?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
   billedUnit?: Prisma.StringNullableWithAggregatesFilter<"UsageRecord"> | string | null
   billedUnits?: Prisma.FloatNullableWithAggregatesFilter<"UsageRecord"> | number | null
+  webSearchRequests?: Prisma.IntWithAggregatesFilter<"UsageRecord"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeWithAggregatesFilter<"UsageRecord"> | Date | string
 }
@@ -661,6 +677,7 @@ export type UsageRecordCreateInput = {
   spendGrant?: string | null
   billedUnit?: string | null
   billedUnits?: number | null
+  webSearchRequests?: number
   createdAt: Date | string
   day: Date | string
 }
@@ -697,6 +714,7 @@ export type UsageRecordUncheckedCreateInput = {
   spendGrant?: string | null
   billedUnit?: string | null
   billedUnits?: number | null
+  webSearchRequests?: number
   createdAt: Date | string
   day: Date | string
 }
@@ -733,6 +751,7 @@ export type UsageRecordUpdateInput = {
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -769,6 +788,7 @@ export type UsageRecordUncheckedUpdateInput = {
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -805,6 +825,7 @@ export type UsageRecordCreateManyInput = {
   spendGrant?: string | null
   billedUnit?: string | null
   billedUnits?: number | null
+  webSearchRequests?: number
   createdAt: Date | string
   day: Date | string
 }
@@ -841,6 +862,7 @@ export type UsageRecordUpdateManyMutationInput = {
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -877,6 +899,7 @@ export type UsageRecordUncheckedUpdateManyInput = {
   spendGrant?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnit?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billedUnits?: Prisma.NullableFloatFieldUpdateOperationsInput | number | null
+  webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -913,6 +936,7 @@ export type UsageRecordCountOrderByAggregateInput = {
   spendGrant?: Prisma.SortOrder
   billedUnit?: Prisma.SortOrder
   billedUnits?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -928,6 +952,7 @@ export type UsageRecordAvgOrderByAggregateInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
   billedUnits?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
 }
 
 export type UsageRecordMaxOrderByAggregateInput = {
@@ -961,6 +986,7 @@ export type UsageRecordMaxOrderByAggregateInput = {
   spendGrant?: Prisma.SortOrder
   billedUnit?: Prisma.SortOrder
   billedUnits?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -996,6 +1022,7 @@ export type UsageRecordMinOrderByAggregateInput = {
   spendGrant?: Prisma.SortOrder
   billedUnit?: Prisma.SortOrder
   billedUnits?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   day?: Prisma.SortOrder
 }
@@ -1011,6 +1038,7 @@ export type UsageRecordSumOrderByAggregateInput = {
   latencyMs?: Prisma.SortOrder
   ttftMs?: Prisma.SortOrder
   billedUnits?: Prisma.SortOrder
+  webSearchRequests?: Prisma.SortOrder
 }
 
 export type IntFieldUpdateOperationsInput = {
@@ -1071,6 +1099,7 @@ export type UsageRecordSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   spendGrant?: boolean
   billedUnit?: boolean
   billedUnits?: boolean
+  webSearchRequests?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1107,6 +1136,7 @@ export type UsageRecordSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   spendGrant?: boolean
   billedUnit?: boolean
   billedUnits?: boolean
+  webSearchRequests?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1143,6 +1173,7 @@ export type UsageRecordSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   spendGrant?: boolean
   billedUnit?: boolean
   billedUnits?: boolean
+  webSearchRequests?: boolean
   createdAt?: boolean
   day?: boolean
 }, ExtArgs["result"]["usageRecord"]>
@@ -1179,11 +1210,12 @@ export type UsageRecordSelectScalar = {
   spendGrant?: boolean
   billedUnit?: boolean
   billedUnits?: boolean
+  webSearchRequests?: boolean
   createdAt?: boolean
   day?: boolean
 }
 
-export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "spendGrant" | "billedUnit" | "billedUnits" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
+export type UsageRecordOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "organizationId" | "environment" | "keyHash" | "projectId" | "customerId" | "surface" | "model" | "vendor" | "outcome" | "errorCode" | "status" | "stream" | "byok" | "inputTokens" | "cachedInputTokens" | "cacheWriteTokens" | "outputTokens" | "reasoningTokens" | "usageEstimated" | "costMicros" | "tags" | "latencyMs" | "ttftMs" | "spendEpoch" | "countedAt" | "countedModelRequest" | "countedInRateLimit" | "spendGrant" | "billedUnit" | "billedUnits" | "webSearchRequests" | "createdAt" | "day", ExtArgs["result"]["usageRecord"]>
 
 export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "UsageRecord"
@@ -1235,6 +1267,10 @@ export type $UsageRecordPayload<ExtArgs extends runtime.Types.Extensions.Interna
      */
     billedUnit: string | null
     billedUnits: number | null
+    /**
+     * Web searches run for the request (the gateway's engine or the vendor's own search): usage.server_tool_use.web_search_requests.
+     */
+    webSearchRequests: number
     createdAt: Date
     day: Date
   }, ExtArgs["result"]["usageRecord"]>
@@ -1691,6 +1727,7 @@ export interface UsageRecordFieldRefs {
   readonly spendGrant: Prisma.FieldRef<"UsageRecord", 'String'>
   readonly billedUnit: Prisma.FieldRef<"UsageRecord", 'String'>
   readonly billedUnits: Prisma.FieldRef<"UsageRecord", 'Float'>
+  readonly webSearchRequests: Prisma.FieldRef<"UsageRecord", 'Int'>
   readonly createdAt: Prisma.FieldRef<"UsageRecord", 'DateTime'>
   readonly day: Prisma.FieldRef<"UsageRecord", 'DateTime'>
 }
