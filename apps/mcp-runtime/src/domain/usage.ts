@@ -100,11 +100,9 @@ export function noteRecordsStored(meter: Pick<Meter, 'noteRecorded'>, records: A
   for (const [organizationId, epochs] of epochsByOrganization) void meter.noteRecorded(organizationId, epochs);
 }
 
-/** One UTC day of tool calls and credits (GET /api/v1/usage/daily). */
-export interface DailyUsageRow {
-  /** 'YYYY-MM-DD', a UTC day. */
-  date: string;
-  /** tools/call of the caller's environment that day (every one cost a credit). */
+/** Tool calls and credits of a day or of a range (GET /api/v1/usage/daily). */
+export interface DailyUsageTotals {
+  /** tools/call of the caller's environment (every one cost a credit). */
   tool_calls: number;
   /** Of those, the ones that did not succeed: status error or blocked. */
   failures: number;
@@ -114,6 +112,12 @@ export interface DailyUsageRow {
   credits: number;
   /** Credits of production and test together: what the plan's monthly allotment counts. */
   credits_all_environments: number;
+}
+
+/** One UTC day of tool calls and credits. */
+export interface DailyUsageRow extends DailyUsageTotals {
+  /** 'YYYY-MM-DD', a UTC day. */
+  date: string;
 }
 
 /** Tool calls and credits per UTC day over a range, computed by the service (every day of the range, zeros included). */
@@ -128,7 +132,7 @@ export interface DailyUsageView {
   /** The billing cycle when the range is one ('YYYY-MM'), else null. */
   cycle: string | null;
   /** Sums over the range, computed by the service (not the sum of a page). */
-  totals: Omit<DailyUsageRow, 'date'>;
+  totals: DailyUsageTotals;
   days: DailyUsageRow[];
 }
 

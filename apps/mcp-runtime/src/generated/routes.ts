@@ -57,25 +57,27 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__": {
-        "dataType": "refAlias",
-        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{"tool_calls":{"dataType":"double","required":true},"failures":{"dataType":"double","required":true},"blocked":{"dataType":"double","required":true},"credits":{"dataType":"double","required":true},"credits_all_environments":{"dataType":"double","required":true}},"validators":{}},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "Omit_DailyUsageRow.date_": {
-        "dataType": "refAlias",
-        "type": {"ref":"Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__","validators":{}},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "DailyUsageRow": {
+    "DailyUsageTotals": {
         "dataType": "refObject",
         "properties": {
-            "date": {"dataType":"string","required":true},
             "tool_calls": {"dataType":"double","required":true},
             "failures": {"dataType":"double","required":true},
             "blocked": {"dataType":"double","required":true},
             "credits": {"dataType":"double","required":true},
             "credits_all_environments": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "DailyUsageRow": {
+        "dataType": "refObject",
+        "properties": {
+            "tool_calls": {"dataType":"double","required":true},
+            "failures": {"dataType":"double","required":true},
+            "blocked": {"dataType":"double","required":true},
+            "credits": {"dataType":"double","required":true},
+            "credits_all_environments": {"dataType":"double","required":true},
+            "date": {"dataType":"string","required":true},
         },
         "additionalProperties": false,
     },
@@ -88,7 +90,7 @@ const models: TsoaRoute.Models = {
             "start": {"dataType":"string","required":true},
             "end": {"dataType":"string","required":true},
             "cycle": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "totals": {"ref":"Omit_DailyUsageRow.date_","required":true},
+            "totals": {"ref":"DailyUsageTotals","required":true},
             "days": {"dataType":"array","array":{"dataType":"refObject","ref":"DailyUsageRow"},"required":true},
         },
         "additionalProperties": false,
@@ -96,7 +98,7 @@ const models: TsoaRoute.Models = {
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "Status": {
         "dataType": "refAlias",
-        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["blocked"]},{"dataType":"enum","enums":["success"]},{"dataType":"enum","enums":["error"]}],"validators":{}},
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["success"]},{"dataType":"enum","enums":["error"]},{"dataType":"enum","enums":["blocked"]}],"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "ToolCallDetection": {

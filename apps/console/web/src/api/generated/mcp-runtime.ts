@@ -188,7 +188,7 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["ToolCallRecordView"][];
         };
-        /** @description One UTC day of tool calls and credits (GET /api/v1/usage/daily). */
+        /** @description One UTC day of tool calls and credits. */
         DailyUsageRow: {
             /**
              * Format: double
@@ -214,7 +214,35 @@ export interface components {
             failures: number;
             /**
              * Format: double
-             * @description tools/call of the caller's environment that day (every one cost a credit).
+             * @description tools/call of the caller's environment (every one cost a credit).
+             */
+            tool_calls: number;
+        };
+        /** @description Tool calls and credits of a day or of a range (GET /api/v1/usage/daily). */
+        DailyUsageTotals: {
+            /**
+             * Format: double
+             * @description Of the failures, the ones a security rule blocked.
+             */
+            blocked: number;
+            /**
+             * Format: double
+             * @description Credits of the caller's environment's calls.
+             */
+            credits: number;
+            /**
+             * Format: double
+             * @description Credits of production and test together: what the plan's monthly allotment counts.
+             */
+            credits_all_environments: number;
+            /**
+             * Format: double
+             * @description Of those, the ones that did not succeed: status error or blocked.
+             */
+            failures: number;
+            /**
+             * Format: double
+             * @description tools/call of the caller's environment (every one cost a credit).
              */
             tool_calls: number;
         };
@@ -235,7 +263,7 @@ export interface components {
              */
             time_zone: "UTC";
             /** @description Sums over the range, computed by the service (not the sum of a page). */
-            totals: components["schemas"]["Omit_DailyUsageRow.date_"];
+            totals: components["schemas"]["DailyUsageTotals"];
         };
         /** @description The error body of the tool-connector and management APIs. */
         ErrorBody: {
@@ -251,8 +279,6 @@ export interface components {
             field: string;
             message: string;
         };
-        /** @description Construct a type with the properties of T except for those in type K. */
-        "Omit_DailyUsageRow.date_": components["schemas"]["Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__"];
         PackSecurityRuleList: {
             /** @description Every organization rule with this pack's action and enabled flag; `override` shows what the pack changed. */
             results: components["schemas"]["PackSecurityRuleRecord"][];
@@ -290,34 +316,6 @@ export interface components {
             next: string | null;
             previous: string | null;
             results: components["schemas"]["SecurityRuleRecord"][];
-        };
-        /** @description From T, pick a set of properties whose keys are in the union K */
-        "Pick_DailyUsageRow.Exclude_keyofDailyUsageRow.date__": {
-            /**
-             * Format: double
-             * @description Of the failures, the ones a security rule blocked.
-             */
-            blocked: number;
-            /**
-             * Format: double
-             * @description Credits of the caller's environment's calls.
-             */
-            credits: number;
-            /**
-             * Format: double
-             * @description Credits of production and test together: what the plan's monthly allotment counts.
-             */
-            credits_all_environments: number;
-            /**
-             * Format: double
-             * @description Of those, the ones that did not succeed: status error or blocked.
-             */
-            failures: number;
-            /**
-             * Format: double
-             * @description tools/call of the caller's environment that day (every one cost a credit).
-             */
-            tool_calls: number;
         };
         /** @description Construct a type with a set of properties K of type T */
         "Record_string.unknown_": {
@@ -488,7 +486,7 @@ export interface components {
             updated_at: string;
         };
         /** @enum {string} */
-        Status: "blocked" | "success" | "error";
+        Status: "success" | "error" | "blocked";
         /** @description A security-scanning rule that matched during a tool call (the shape of */
         ToolCallDetection: {
             /**

@@ -10,6 +10,10 @@ import { RegisteredUserPage } from './registered-users.$id';
 import { SecurityRulesPage } from './security-rules';
 import { ToolPacksPage } from './tool-packs';
 import { ToolPackEditorPage } from './tool-packs.$id';
+import { CreditsPage } from './credits';
+import { PlaygroundPage } from './playground';
+import { ToolCallRecordsPage } from './tool-call-records';
+import { ToolCallRecordPage } from './tool-call-records.$id';
 
 /**
  * The tool connectors pages, each shaped like the API path it shows, as children of the signed-in
@@ -27,6 +31,11 @@ export function createToolConnectorRoutes(parent: SignedInRoute) {
     createRoute({ getParentRoute: () => parent, path: '/registered-users/$id', component: RegisteredUserPage }),
     createRoute({ getParentRoute: () => parent, path: '/connections', component: ConnectionsPage, validateSearch: validateConnectionsSearch }),
     createRoute({ getParentRoute: () => parent, path: '/security-rules', component: SecurityRulesPage }),
+    createRoute({ getParentRoute: () => parent, path: '/playground', component: PlaygroundPage }),
+    createRoute({ getParentRoute: () => parent, path: '/tool-call-records', component: ToolCallRecordsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/tool-call-records/$id', component: ToolCallRecordPage }),
+    // GET /api/v1/usage and /api/v1/usage/daily (credits); /usage is the model gateway's spend.
+    createRoute({ getParentRoute: () => parent, path: '/credits', component: CreditsPage }),
   ] as const;
 }
 
@@ -38,4 +47,7 @@ export const toolConnectorNavigation: ReadonlyArray<{ to: string; label: string 
   { to: '/registered-users', label: 'Registered users' },
   { to: '/connections', label: 'Connections' },
   { to: '/security-rules', label: 'Security rules' },
+  { to: '/playground', label: 'Playground' },
+  { to: '/tool-call-records', label: 'Tool-call records' },
+  { to: '/credits', label: 'Credits' },
 ];
