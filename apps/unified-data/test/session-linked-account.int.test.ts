@@ -161,3 +161,36 @@ describe('sync history and the linked accounts overview', () => {
     expect((await request(h.app).get('/api/mktg/v1/linked-accounts?include_sync_summary=maybe').set(bearer(org.master_key))).status).toBe(400);
   });
 });
+
+describe('the linked accounts list for a console: filters, search and order on the server', () => {
+  it('status, platform and search narrow the list; order=-created_at walks it newest first with its own cursors', async () => {
+    const owner = await h.accessKeys.createOrganization();
+    const tag = `filter-${Date.now()}`;
+    const a = await linkHubspot(h, owner.master_key, `${tag}-alpha`);
+    const b = await linkHubspot(h, owner.master_key, `${tag}-beta`);
+    const c = await linkHubspot(h, owner.master_key, `${tag}-gamma`);
+    await h.db.linkedAccount.update({ where: { id: b.id }, data: { status: 'RELINK_NEEDED' } });
+    const list = async (query: string) => request(h.app).get(`/api/mktg/v1/linked-accounts?${query}`).set(bearer(owner.master_key));
+    const ids = (res: { body: { results: Array<{ id: string }> } }) => res.body.results.map((r) => r.id);
+    expect(ids(await list('status=RELINK_NEEDED'))).toEqual([b.id]);
+    expect(ids(await list('platform=hubspot'))).toEqual([a.id, b.id, c.id]);
+    expect(ids(await list('platform=zoom'))).toEqual([]);
+    expect(ids(await list(`search=${tag.toUpperCase()}-GAM`))).toEqual([c.id]);
+    expect(ids(await list('search=acme'))).toEqual([a.id, b.id, c.id]);
+
+    const newest = await list('order=-created_at&page_size=2');
+    expect(ids(newest)).toEqual([c.id, b.id]);
+    const rest = await list(`order=-created_at&page_size=2&cursor=${encodeURIComponent(newest.body.next)}`);
+    expect(ids(rest)).toEqual([a.id]);
+    expect(rest.body.next).toBeNull();
+    const back = await list(`order=-created_at&page_size=2&cursor=${encodeURIComponent(rest.body.previous)}`);
+    expect(ids(back)).toEqual([c.id, b.id]);
+    const mixed = await list(`page_size=2&cursor=${encodeURIComponent(newest.body.next)}`);
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.errors[0].message).toMatch(/other order/);
+
+    const bad = await list('status=DONE&platform=myspace&order=name');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['query.status', 'query.platform', 'query.order']);
+  });
+});

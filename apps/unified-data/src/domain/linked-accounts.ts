@@ -213,35 +213,80 @@ async function assertOriginFree(services: AppServices, principal: KeyPrincipal, 
   if (existing) throw originTaken(originId);
 }
 
+/** What the linked-accounts list takes besides its cursor: Merge's status filter, the platform, a search, the order. */
+export interface LinkedAccountListQuery {
+  cursor?: string;
+  page_size?: string;
+  status?: string;
+  platform?: string;
+  search?: string;
+  order?: string;
+}
+
+const STATUSES = ['COMPLETE', 'INCOMPLETE', 'RELINK_NEEDED'] as const;
+const ORDERS = ['created_at', '-created_at'] as const;
+/** The cursor's third key element when the list runs newest first (oldest first carries none, as before). */
+const NEWEST_FIRST = 'd';
+
+function parseListFilters(query: LinkedAccountListQuery): { status?: string; platform?: string; search?: string; newestFirst: boolean } {
+  const errors: FieldError[] = [];
+  const given = (v: string | undefined) => (v !== undefined && v !== '' ? v : undefined);
+  const status = given(query.status);
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) errors.push({ field: 'query.status', message: `must be one of ${STATUSES.join(', ')}` });
+  const platform = given(query.platform);
+  if (platform !== undefined && !(platform in CREDENTIAL_FIELDS)) errors.push({ field: 'query.platform', message: `must be one of ${Object.keys(CREDENTIAL_FIELDS).join(', ')}` });
+  const search = given(query.search?.trim());
+  if (search !== undefined && search.length > 256) errors.push({ field: 'query.search', message: 'must be at most 256 characters' });
+  const order = given(query.order) ?? 'created_at';
+  if (!(ORDERS as readonly string[]).includes(order)) errors.push({ field: 'query.order', message: 'must be created_at (oldest first) or -created_at (newest first)' });
+  if (errors.length > 0) throw new ValidationError(errors);
+  return { status, platform, search, newestFirst: order === '-created_at' };
+}
+
 /**
  * One page of the organization's linked accounts of the key's environment, oldest first (Merge's
- * order, as for events): a keyset cursor on (created_at, id), page_size 1 to 100.
+ * order, as for events) or newest first (`order=-created_at`): a keyset cursor on (created_at, id),
+ * page_size 1 to 100. Filters: `status`, `platform`, and `search` (a case-insensitive part of the end
+ * user's origin id or organization name). Keep them unchanged while paging, as for every cursor list.
  */
-export async function listLinkedAccounts(services: AppServices, principal: KeyPrincipal, query: { cursor?: string; page_size?: string }): Promise<CursorList<LinkedAccount>> {
+export async function listLinkedAccounts(services: AppServices, principal: KeyPrincipal, query: LinkedAccountListQuery): Promise<CursorList<LinkedAccount>> {
   const pageSize = parseCursorPageSize(query.page_size);
+  const filters = parseListFilters(query);
   const from = query.cursor !== undefined && query.cursor !== '' ? decodeCursor(query.cursor) : null;
   let after: { createdAt: Date; id: string } | null = null;
   if (from) {
-    const [at, id] = from.key;
+    const [at, id, order] = from.key;
     const createdAt = typeof at === 'string' ? new Date(at) : null;
-    if (!createdAt || Number.isNaN(createdAt.getTime()) || typeof id !== 'string' || !isUuid(id) || from.key.length !== 2) {
+    const cursorNewestFirst = order === NEWEST_FIRST;
+    if (!createdAt || Number.isNaN(createdAt.getTime()) || typeof id !== 'string' || !isUuid(id) || from.key.length > 3 || (order !== undefined && !cursorNewestFirst)) {
       throw ValidationError.forField('query.cursor', 'is not a cursor this API returned; send the next or previous value of an earlier page unchanged');
+    }
+    if (cursorNewestFirst !== filters.newestFirst) {
+      throw ValidationError.forField('query.cursor', 'was returned for the other order; keep order unchanged while paging, or drop the cursor to start from the first page');
     }
     after = { createdAt, id };
   }
   const back = from?.direction === 'previous';
-  const beyond = <T>(v: T) => (back ? { lt: v } : { gt: v });
+  // Walking forward in ascending order, or back in descending order, goes towards later rows.
+  const later = back === filters.newestFirst;
+  const beyond = <T>(v: T) => (later ? { gt: v } : { lt: v });
+  const direction = later ? 'asc' : 'desc';
   const rows = await services.db.linkedAccount.findMany({
     where: {
       organizationId: principal.organizationId,
       environment: principal.environment,
-      ...(after ? { OR: [{ createdAt: beyond(after.createdAt) }, { createdAt: after.createdAt, id: beyond(after.id) }] } : {}),
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.platform ? { platform: filters.platform } : {}),
+      ...(filters.search
+        ? { OR: [{ endUserOriginId: { contains: filters.search, mode: 'insensitive' as const } }, { endUserOrganizationName: { contains: filters.search, mode: 'insensitive' as const } }] }
+        : {}),
+      ...(after ? { AND: [{ OR: [{ createdAt: beyond(after.createdAt) }, { createdAt: after.createdAt, id: beyond(after.id) }] }] } : {}),
     },
-    orderBy: back ? [{ createdAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'asc' }, { id: 'asc' }],
+    orderBy: [{ createdAt: direction }, { id: direction }],
     take: pageSize + 1,
   });
   if (back) rows.reverse();
-  return cursorList(rows, { pageSize, from, keyOf: (r) => [r.createdAt.toISOString(), r.id] });
+  return cursorList(rows, { pageSize, from, keyOf: (r) => (filters.newestFirst ? [r.createdAt.toISOString(), r.id, NEWEST_FIRST] : [r.createdAt.toISOString(), r.id]) });
 }
 
 export async function getLinkedAccount(services: AppServices, principal: KeyPrincipal, id: string): Promise<LinkedAccount> {

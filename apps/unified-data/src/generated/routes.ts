@@ -490,6 +490,10 @@ export function RegisterRoutes(app: Router) {
                 cursor: {"in":"query","name":"cursor","dataType":"string"},
                 page_size: {"in":"query","name":"page_size","dataType":"string"},
                 include_sync_summary: {"in":"query","name":"include_sync_summary","dataType":"string"},
+                status: {"in":"query","name":"status","dataType":"string"},
+                platform: {"in":"query","name":"platform","dataType":"string"},
+                search: {"in":"query","name":"search","dataType":"string"},
+                order: {"in":"query","name":"order","dataType":"string"},
         };
         app.get('/api/mktg/v1/linked-accounts',
             authenticateMiddleware([{"session":["view_linked_accounts"]},{"access_key":[]}]),

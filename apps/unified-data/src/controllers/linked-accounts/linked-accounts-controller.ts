@@ -61,20 +61,28 @@ export class LinkedAccountsController extends Controller {
    * @param cursor The `next` or `previous` of an earlier page, unchanged.
    * @param page_size 1 to 100, default 100.
    * @param include_sync_summary true adds sync_summary to each account: its sync statuses, its last failed run and its record counts.
+   * @param status Only accounts with this status: COMPLETE, INCOMPLETE or RELINK_NEEDED.
+   * @param platform Only accounts of this platform: hubspot, zoom or eventbrite.
+   * @param search Only accounts whose end_user_origin_id or end_user_organization_name contains this (any case).
+   * @param order created_at (default, oldest first, Merge's order) or -created_at (newest first); keep it unchanged while paging.
    */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('/')
-  @Response<ErrorBody>(400, 'cursor, page_size or include_sync_summary is invalid: the error names it')
+  @Response<ErrorBody>(400, 'A parameter is invalid (the error names it), or the cursor was made for the other order')
   public async listLinkedAccounts(
     @Request() req: ExpressRequest,
     @Query() cursor?: string,
     @Query() page_size?: string,
     @Query() include_sync_summary?: string,
+    @Query() status?: string,
+    @Query() platform?: string,
+    @Query() search?: string,
+    @Query() order?: string,
   ): Promise<Paginated<LinkedAccountWithSummary>> {
     const summary = wantsSummary(include_sync_summary);
     const services = servicesOf(req);
-    const page = await listLinkedAccounts(services, principalOf(req), { cursor, page_size });
+    const page = await listLinkedAccounts(services, principalOf(req), { cursor, page_size, status, platform, search, order });
     const summaries = summary ? await syncSummariesOf(services.db, page.results.map((a) => a.id)) : null;
     return {
       next: page.next,

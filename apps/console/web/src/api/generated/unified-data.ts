@@ -1081,8 +1081,16 @@ export interface operations {
                 cursor?: string;
                 /** @description true adds sync_summary to each account: its sync statuses, its last failed run and its record counts. */
                 include_sync_summary?: string;
+                /** @description created_at (default, oldest first, Merge's order) or -created_at (newest first); keep it unchanged while paging. */
+                order?: string;
                 /** @description 1 to 100, default 100. */
                 page_size?: string;
+                /** @description Only accounts of this platform: hubspot, zoom or eventbrite. */
+                platform?: string;
+                /** @description Only accounts whose end_user_origin_id or end_user_organization_name contains this (any case). */
+                search?: string;
+                /** @description Only accounts with this status: COMPLETE, INCOMPLETE or RELINK_NEEDED. */
+                status?: string;
             };
             header?: never;
             path?: never;
@@ -1099,7 +1107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Paginated_LinkedAccountWithSummary_"];
                 };
             };
-            /** @description cursor, page_size or include_sync_summary is invalid: the error names it */
+            /** @description A parameter is invalid (the error names it), or the cursor was made for the other order */
             400: {
                 headers: {
                     [name: string]: unknown;
