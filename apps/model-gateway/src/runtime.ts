@@ -57,6 +57,11 @@ export interface Runtime {
   startBatchWorkers(options?: Partial<BatchWorkerOptions>): { close(force?: boolean): Promise<void> };
   /** PostgreSQL and Redis reachable: /healthz of the app and of the worker process. */
   healthChecks: HealthCheck[];
+  /**
+   * Sweeps the response store now (it runs every five minutes): expired turns, and the turns of
+   * organizations that no longer exist. Returns how many turns each part deleted.
+   */
+  sweepStoredResponses(): Promise<{ expired: number; deletedOrganizations: number }>;
   /** Stops the workers, then closes every connection (the HTTP server is the caller's). */
   close(): Promise<void>;
 }
@@ -85,9 +90,10 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
 
   const internal = { baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN };
   const ttlMs = config.GATEWAY_KEY_CACHE_TTL_MS;
+  const loadOrganizationSettings = httpOrganizationLoader(internal);
   const caches: GatewayCaches = {
     keys: new KeyVerifier({ loader: dbKeyLoader(db), ttlMs }),
-    organizations: new KeyVerifier({ loader: organizationDataLoader(db, httpOrganizationLoader(internal), secrets), ttlMs }),
+    organizations: new KeyVerifier({ loader: organizationDataLoader(db, loadOrganizationSettings, secrets), ttlMs }),
   };
   const management = new KeyVerifier({ loader: httpManagementKeyLoader(internal), ttlMs });
   // One subscribed connection serves the three caches.
@@ -135,10 +141,16 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const routing: RoutingDeps = { catalog: routingCatalog(catalog), health };
   const outboundPolicy: OutboundPolicy = { allowPrivateNetwork: config.PATCHBAY_ALLOW_PRIVATE_NETWORK };
   const vendorHttp = createVendorHttp();
-  // Stored responses (issue 27 §3): sealed turns in PostgreSQL, expired ones swept every five minutes.
+  // Stored responses (issue 27 §3): sealed turns in PostgreSQL, swept every five minutes: expired ones, and
+  // those of organizations that no longer exist (access-keys-and-audit answers 404 for them), whichever way
+  // the organization went and even if it went while no gateway ran.
   const responseStore = new ResponseStore(sql, secrets, { maxPerOrganization: config.GATEWAY_RESPONSE_STORE_MAX_PER_ORG });
+  const sweepStoredResponses = async () => ({
+    expired: await responseStore.sweep(),
+    deletedOrganizations: await responseStore.sweepDeletedOrganizations(async (organizationId) => (await loadOrganizationSettings(organizationId)) !== null),
+  });
   const responseSweep = setInterval(() => {
-    responseStore.sweep().catch((err: unknown) => logger.warn({ err: { message: (err as Error).message } }, 'expired stored responses were not swept'));
+    sweepStoredResponses().catch((err: unknown) => logger.warn({ err: { message: (err as Error).message } }, 'stored responses were not swept'));
   }, 5 * 60_000);
   responseSweep.unref();
   const model: ModelDeps = {
@@ -207,6 +219,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     batchRunner,
     startBatchWorkers: startWorkers,
     healthChecks,
+    sweepStoredResponses,
     async close() {
       clearInterval(responseSweep);
       for (const workers of [...batchWorkers]) await workers.close();

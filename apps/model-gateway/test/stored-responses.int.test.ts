@@ -300,6 +300,24 @@ describe('scope, encryption, expiry and deletion', () => {
     expect(deleted.status).toBeLessThan(300);
     expect((await pool.query('SELECT 1 FROM stored_responses WHERE id = $1', [turn.id])).rowCount).toBe(0);
   });
+
+  test('deleting an organization removes its stored responses: the sweep deletes the turns of an organization that no longer exists and keeps the others', async () => {
+    const doomed = await createOrg(h);
+    const doomedClient = new OpenAI({ apiKey: (await createKey(h, doomed)).key, baseURL: `${h.edgeUrl}/v1/openai`, maxRetries: 0 });
+    h.openai.script({ text: 'a' });
+    const gone = await doomedClient.responses.create({ model: 'openai/gpt-4o', input: 'owned by an organization about to go' });
+    h.openai.script({ text: 'b' });
+    const kept = await openai.responses.create({ model: 'openai/gpt-4o', input: 'owned by an organization that stays' });
+    expect((await pool.query('SELECT 1 FROM stored_responses WHERE id = $1', [gone.id])).rowCount).toBe(1);
+
+    // Patchbay has no organization deletion of its own yet: the organization's row goes from access-keys-and-audit
+    // (its tables cascade), which then answers 404 for it, as it will for whatever deletes organizations.
+    await pool.query('DELETE FROM access_keys.organizations WHERE id = $1::uuid', [doomed.organizationId]);
+    const swept = await h.runtime.sweepStoredResponses();
+    expect(swept.deletedOrganizations).toBeGreaterThanOrEqual(1);
+    expect((await pool.query('SELECT 1 FROM stored_responses WHERE organization_id = $1::uuid', [doomed.organizationId])).rowCount).toBe(0);
+    expect((await call(h.edgeUrl, key, 'GET', `/v1/openai/responses/${kept.id}`)).status).toBe(200);
+  });
 });
 
 describe('rate-limit headers (issue 27 §6)', () => {

@@ -98,6 +98,22 @@ export class ResponseStore {
     return result.rowCount ?? 0;
   }
 
+  /**
+   * Deletes the turns of organizations that no longer exist (`exists` answers false); returns how many.
+   * The gateway's sweep runs it, so an organization's turns go with it whichever way it was deleted, also
+   * when that happened while no gateway ran. An organization that cannot be checked now (`exists` throws:
+   * its service is unreachable) keeps its turns until a later sweep: a turn is never deleted on a guess.
+   */
+  async sweepDeletedOrganizations(exists: (organizationId: string) => Promise<boolean>): Promise<number> {
+    const result = (await this.sql.query(`SELECT DISTINCT organization_id::text AS id FROM stored_responses`, [])) as { rows: Array<{ id: string }> };
+    let deleted = 0;
+    for (const { id } of result.rows) {
+      const present = await exists(id).catch(() => true);
+      if (!present) deleted += await this.deleteOrganization(id);
+    }
+    return deleted;
+  }
+
   /** Deletes expired turns; returns how many. */
   async sweep(): Promise<number> {
     const result = (await this.sql.query(`DELETE FROM stored_responses WHERE expires_at <= $1`, [new Date(this.now())])) as { rowCount: number | null };
