@@ -1,15 +1,41 @@
 import { createRoute } from '@tanstack/react-router';
 import type { SignedInRoute } from '../../app';
+import { BlocklistPage } from './blocklist';
+import { CustomerKeysPage } from './customers.$customerId.api-keys';
+import { CustomersPage } from './customers';
+import { GuardrailsPage } from './guardrails';
+import { GatewayKeysPage } from './keys';
+import { ModelsPage } from './models';
+import { ProjectsPage } from './projects';
+import { TagsPage } from './tags';
+import { VendorKeysPage } from './vendor-keys';
 
 /**
  * The model gateway pages, each shaped like the API path it shows, as children of the signed-in
  * frame; app.tsx adds them to the route tree and the navigation lists `modelGatewayNavigation` under "Model gateway".
  */
 export function createModelGatewayRoutes(parent: SignedInRoute) {
-  void parent;
-  void createRoute;
-  return [] as const;
+  return [
+    createRoute({ getParentRoute: () => parent, path: '/keys', component: GatewayKeysPage }),
+    createRoute({ getParentRoute: () => parent, path: '/projects', component: ProjectsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/customers', component: CustomersPage }),
+    createRoute({ getParentRoute: () => parent, path: '/customers/$customerId/api-keys', component: CustomerKeysPage }),
+    createRoute({ getParentRoute: () => parent, path: '/vendor-keys', component: VendorKeysPage }),
+    createRoute({ getParentRoute: () => parent, path: '/guardrails', component: GuardrailsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/tags', component: TagsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/blocklist', component: BlocklistPage }),
+    createRoute({ getParentRoute: () => parent, path: '/models', component: ModelsPage }),
+  ] as const;
 }
 
 /** The navigation entries of this area, in order. */
-export const modelGatewayNavigation: ReadonlyArray<{ to: string; label: string }> = [];
+export const modelGatewayNavigation: ReadonlyArray<{ to: string; label: string }> = [
+  { to: '/keys', label: 'Gateway keys' },
+  { to: '/projects', label: 'Projects' },
+  { to: '/customers', label: 'Customers' },
+  { to: '/vendor-keys', label: 'Vendor keys' },
+  { to: '/guardrails', label: 'Guardrails' },
+  { to: '/tags', label: 'Tags' },
+  { to: '/blocklist', label: 'Blocklist' },
+  { to: '/models', label: 'Models' },
+];

@@ -1,0 +1,258 @@
+/// <reference lib="dom" />
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, MEMBER_PASSWORD, chromiumAvailable, memberSession, ownerSession } from '@patchbay/testing';
+import OpenAI from 'openai';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { seriousAxeViolations } from './axe';
+import { startSuite, type RunningSuite } from './suite';
+
+/**
+ * The model gateway's resource pages against the whole suite (pnpm start's processes) and the fake
+ * OpenAI, in Debian's Chromium: the owner creates a gateway key with a limit on /keys (its secret shown
+ * once), a model call through it with the official openai SDK, and its spend against the limit on the
+ * keys page; disable and rotate; a vendor key of the organization's own (write-only, last four shown);
+ * projects, customers and a customer key with rate_limit_rpm, guardrails, tags, the blocklist and the
+ * catalog with prices; a member whose role lacks manage_api_keys sees Create key disabled with the
+ * permission named and gets 403 from the API. axe-core on every page; docs/gateway-keys.png and
+ * docs/vendor-keys.png are written.
+ */
+const DOCS_DIR = path.join(__dirname, '..', 'docs');
+/** This file's hand-started ports: 43000-43999. */
+const OPENAI_PORT = 43_000 + (process.pid % 900);
+const KEY_NAME = 'Checkout assistant';
+
+const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
+
+interface Actor {
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+}
+
+describeInBrowser('the model gateway pages with the real suite and the fake OpenAI', () => {
+  let openai: FakeVendor;
+  let suite: RunningSuite;
+  let browser: Browser;
+  let organizationId: string;
+  let owner: Actor;
+  let secret: string;
+
+  beforeAll(async () => {
+    openai = await startFakeOpenAI({ port: OPENAI_PORT });
+    suite = await startSuite({
+      slot: 3,
+      env: { PATCHBAY_VENDOR_OPENAI_BASE_URL: openai.baseUrl, PATCHBAY_VENDOR_OPENAI_API_KEY: openai.apiKeys.valid, PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true' },
+    });
+    organizationId = (await suite.cli(['org', 'create', '--name', `Gateway ${Date.now()}`])).organization_id as string;
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
+    mkdirSync(DOCS_DIR, { recursive: true });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await suite?.stop();
+    await openai?.close();
+  });
+
+  const accessKeys = () => ({ url: suite.publicUrl, cli: suite.cli });
+
+  async function signIn(email: string, next: string): Promise<Actor> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (msg) => {
+      // 401 before sign-in and the 403s this test asks for on purpose are answers, not problems.
+      if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
+    });
+    await page.goto(`${suite.publicUrl}/console/sign-in?next=${encodeURIComponent(next)}`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(MEMBER_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    return { context, page, problems };
+  }
+
+  async function open(actor: Actor, pagePath: string, heading: string | RegExp): Promise<void> {
+    await actor.page.goto(`${suite.publicUrl}/console${pagePath}`);
+    await actor.page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  async function expectAccessible(actor: Actor): Promise<void> {
+    expect(await seriousAxeViolations(actor.page)).toEqual([]);
+  }
+
+  /** Calls an API from the page as the console does: the session cookie and the anti-forgery token. */
+  async function callApi(page: Page, method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+    return page.evaluate(
+      async ({ method, apiPath, body }) => {
+        const session = (await (await fetch('/api/v1/session')).json()) as { csrf_token: string };
+        const res = await fetch(apiPath, { method, headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await res.text();
+        return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+      },
+      { method, apiPath, body },
+    );
+  }
+
+  const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${suite.publicUrl}/v1/openai`, maxRetries: 0 });
+  const keyRow = () => owner.page.getByRole('row').filter({ hasText: KEY_NAME });
+
+  it('the owner creates a gateway key with a limit on /keys, calls a model through it with the openai SDK, and sees its spend against the limit', async () => {
+    const session = await ownerSession(accessKeys(), organizationId);
+    owner = await signIn(session.email, '/keys');
+    await owner.page.getByRole('heading', { level: 1, name: 'Gateway keys' }).waitFor();
+    await owner.page.locator('caption', { hasText: '0 keys match' }).waitFor();
+    await expectAccessible(owner);
+
+    const form = owner.page.getByRole('form', { name: 'Create a gateway key' });
+    await form.getByLabel('Key name').fill(KEY_NAME);
+    await form.getByLabel(/^Spend limit/).fill('5');
+    await form.getByLabel('Limit window').selectOption('daily');
+    await form.getByLabel(/^Allowed models/).fill('openai/gpt-4o-mini');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    secret = (await owner.page.locator('.secret-value').innerText()).trim();
+    expect(secret).toMatch(/^pbgw_/);
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    expect(await owner.page.content()).not.toContain(secret);
+
+    const answer = await sdk(secret).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] });
+    expect(answer.choices[0]?.message.content).toEqual(expect.any(String));
+    // A model the key may not use is refused by the gateway whatever the console shows.
+    await expect(sdk(secret).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 403, code: 'model_not_allowed' });
+
+    // The spend shows on the keys page (searched on the server), against the $5.00 daily limit.
+    await owner.page.getByLabel('Search keys').fill('checkout');
+    await owner.page.locator('caption', { hasText: '1 key matches' }).waitFor();
+    for (let i = 0; ; i++) {
+      const text = await keyRow().innerText();
+      if (/\$0\.0000\d\d of \$5\.00 a day/.test(text) && !text.includes('$0.00 of')) break;
+      if (i > 40) throw new Error(`no spend on the key's row: ${text}`);
+      await owner.page.waitForTimeout(250);
+      await owner.page.getByLabel('Sort').selectOption(i % 2 ? '-created_at' : '-spend');
+    }
+    expect(await keyRow().getByRole('progressbar').getAttribute('aria-label')).toMatch(/^Spend of Checkout assistant: \$0\.0000\d+ of \$5\.00 a day$/);
+    await expectAccessible(owner);
+    await owner.page.screenshot({ path: path.join(DOCS_DIR, 'gateway-keys.png'), fullPage: true });
+  });
+
+  it('disable refuses the key at once, enable brings it back, rotate shows a new secret once and the old one stops working', async () => {
+    await keyRow().getByRole('button', { name: `Disable ${KEY_NAME}` }).click();
+    await keyRow().getByText('Disabled').waitFor();
+    await expect(sdk(secret).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 401 });
+    await keyRow().getByRole('button', { name: `Enable ${KEY_NAME}` }).click();
+    await keyRow().getByText('Active').waitFor();
+
+    await keyRow().getByRole('button', { name: `Rotate ${KEY_NAME}` }).click();
+    await keyRow().getByRole('button', { name: `Confirm rotating ${KEY_NAME}` }).click();
+    const rotated = (await owner.page.locator('.secret-value').innerText()).trim();
+    expect(rotated).toMatch(/^pbgw_/);
+    expect(rotated).not.toBe(secret);
+    await owner.page.getByRole('button', { name: 'Done' }).click();
+    await expect(sdk(secret).models.list()).rejects.toMatchObject({ status: 401 });
+    expect((await sdk(rotated).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices.length).toBe(1);
+    expect(owner.problems).toEqual([]);
+  });
+
+  it('a vendor key of your own is write-only: only its last four characters come back', async () => {
+    await open(owner, '/vendor-keys', 'Vendor keys');
+    await expectAccessible(owner);
+    const form = owner.page.getByRole('form', { name: 'Set a vendor key' });
+    await form.getByLabel('Vendor', { exact: true }).fill('together');
+    await form.getByLabel(/^API key/).fill('sk-together-secret-7Q2Z');
+    await form.getByLabel(/^Base URL/).fill(openai.baseUrl);
+    await form.getByRole('button', { name: 'Save vendor key' }).click();
+    const row = owner.page.getByRole('row').filter({ hasText: 'together' });
+    await row.getByText('…7Q2Z').waitFor();
+    expect(await form.getByLabel(/^API key/).inputValue()).toBe('');
+    expect(await owner.page.content()).not.toContain('sk-together-secret');
+    const listed = await callApi(owner.page, 'GET', '/v1/vendor-keys');
+    expect(JSON.stringify(listed.body)).not.toContain('sk-together-secret');
+    await expectAccessible(owner);
+    await owner.page.screenshot({ path: path.join(DOCS_DIR, 'vendor-keys.png'), fullPage: true });
+  });
+
+  it('projects and customers with budgets, a customer key with its rate limit, guardrails, tags, the blocklist and the catalog with prices', async () => {
+    const page = owner.page;
+    await open(owner, '/projects', 'Projects');
+    const projectForm = page.getByRole('form', { name: 'Create a project' });
+    await projectForm.getByLabel('Project name').fill('Storefront');
+    await projectForm.getByLabel(/^Budget/).fill('250');
+    await projectForm.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('row').filter({ hasText: 'Storefront' }).getByText('Now: $250.00').waitFor();
+    await expectAccessible(owner);
+
+    await open(owner, '/customers', 'Customers');
+    const customerForm = page.getByRole('form', { name: 'Create a customer' });
+    await customerForm.getByLabel('Customer name').fill('Acme Retail');
+    await customerForm.getByLabel(/^Budget/).fill('40');
+    await customerForm.getByRole('button', { name: 'Create customer' }).click();
+    await page.getByRole('row').filter({ hasText: 'Acme Retail' }).getByText('Now: $40.00').waitFor();
+    await expectAccessible(owner);
+    await page.getByRole('link', { name: 'Acme Retail' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Keys of Acme Retail' }).waitFor();
+    const customerKeyForm = page.getByRole('form', { name: 'Create a customer key' });
+    await customerKeyForm.getByLabel('Key name').fill('Acme widget');
+    await customerKeyForm.getByLabel(/^Rate limit/).fill('30');
+    await customerKeyForm.getByRole('button', { name: 'Create customer key' }).click();
+    expect((await page.locator('.secret-value').innerText()).trim()).toMatch(/^pbgw_/);
+    await page.getByRole('row').filter({ hasText: 'Acme widget' }).getByText('30 requests per minute').waitFor();
+    await expectAccessible(owner);
+
+    await open(owner, '/guardrails', 'Guardrails');
+    await page.getByLabel('Prompts (direct)').selectOption('block');
+    await page.getByRole('button', { name: 'Save prompt-injection settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const rule = page.getByRole('form', { name: 'Add a data-loss rule' });
+    await rule.getByLabel('Rule name').fill('Card numbers');
+    await rule.getByLabel('Detector').selectOption('CREDIT_CARD');
+    await rule.getByLabel('Action').selectOption('block');
+    await rule.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('row').filter({ hasText: 'Card numbers' }).getByText('CREDIT_CARD').waitFor();
+    expect(((await callApi(page, 'GET', '/v1/organization/pi-settings')).body as { pi_mode: string }).pi_mode).toBe('block');
+    await expectAccessible(owner);
+
+    await open(owner, '/tags', 'Tags');
+    const tagForm = page.getByRole('form', { name: 'Define a tag' });
+    await tagForm.getByLabel('Tag key').fill('team');
+    await tagForm.getByLabel('Tag value').fill('search');
+    await tagForm.getByRole('button', { name: 'Define tag' }).click();
+    await page.getByRole('row').filter({ hasText: 'team=search' }).waitFor();
+    await expectAccessible(owner);
+
+    await open(owner, '/blocklist', 'Blocklist');
+    await page.getByLabel(/^Blocked models/).fill('mistral/*');
+    await page.getByRole('button', { name: 'Save blocklist' }).click();
+    await page.getByText('1 blocked now.').waitFor();
+    await expectAccessible(owner);
+
+    await open(owner, '/models', 'Models');
+    const gpt = page.getByRole('row').filter({ hasText: 'openai/gpt-4o-mini' }).first();
+    expect(await gpt.innerText()).toMatch(/\$[\d.]+ \/ 1M tokens/);
+    await expectAccessible(owner);
+    expect(owner.problems).toEqual([]);
+  });
+
+  it('a member whose role lacks manage_api_keys sees Create key disabled with the permission named, and the API answers 403', async () => {
+    const viewer = await memberSession(accessKeys(), organizationId, { permissions: ['view_api_keys', 'view_projects', 'view_routing'] });
+    const member = await signIn(viewer.email, '/keys');
+    await member.page.getByRole('heading', { level: 1, name: 'Gateway keys' }).waitFor();
+    await member.page.getByRole('row').filter({ hasText: KEY_NAME }).waitFor();
+    const create = member.page.getByRole('button', { name: 'Create key' });
+    expect(await create.getAttribute('aria-disabled')).toBe('true');
+    await create.hover();
+    await member.page.getByRole('tooltip').filter({ hasText: 'Manage gateway API keys (manage_api_keys)' }).first().waitFor();
+    expect(await member.page.getByRole('button', { name: `Disable ${KEY_NAME}` }).getAttribute('aria-disabled')).toBe('true');
+    const denied = await callApi(member.page, 'POST', '/v1/keys', { name: 'not allowed' });
+    expect(denied.status).toBe(403);
+    expect(JSON.stringify(denied.body)).toContain('manage_api_keys');
+    await expectAccessible(member);
+    // A page this member may not read says so (403 from the gateway), it does not break.
+    await open(member, '/vendor-keys', 'Vendor keys');
+    await member.page.getByRole('alert').filter({ hasText: 'View vendor keys' }).first().waitFor();
+    await expectAccessible(member);
+    expect(member.problems).toEqual([]);
+    await member.context.close();
+  });
+});
