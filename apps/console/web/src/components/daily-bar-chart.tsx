@@ -45,11 +45,11 @@ export function DailyBarChart({ title, days, series, unit }: { title: string; da
           {days.length > 0 ? `From ${days[0]} to ${days.at(-1)} (UTC days). ${totals}.` : 'No days.'}
           {busiest >= 0 && (stackTotals[busiest] ?? 0) > 0 ? ` Busiest day ${days[busiest]} with ${stackTotals[busiest]} ${unit}.` : ''}
         </desc>
-        {[0, 0.5, 1].map((f) => (
-          <g key={f} className="axis">
-            <line x1={left} x2={width - 8} y1={y(max * f)} y2={y(max * f)} />
-            <text x={left - 6} y={y(max * f) + 4} textAnchor="end">
-              {Math.round(max * f)}
+        {[0, max / 2, max].filter((v) => Number.isInteger(v)).map((v) => (
+          <g key={v} className="axis">
+            <line x1={left} x2={width - 8} y1={y(v)} y2={y(v)} />
+            <text x={left - 6} y={y(v) + 4} textAnchor="end">
+              {v}
             </text>
           </g>
         ))}
@@ -66,7 +66,7 @@ export function DailyBarChart({ title, days, series, unit }: { title: string; da
                 base += v;
                 return rect;
               })}
-              {(i === 0 || i === days.length - 1 || (days.length > 10 && i % 7 === 0)) && (
+              {(i === 0 || i === days.length - 1 || (days.length > 10 && i % 7 === 0 && days.length - 1 - i >= 4)) && (
                 <text className="axis-label" x={x + barWidth / 2} y={height - 6} textAnchor="middle">
                   {day.slice(5)}
                 </text>
@@ -75,7 +75,7 @@ export function DailyBarChart({ title, days, series, unit }: { title: string; da
           );
         })}
       </svg>
-      <figcaption className="legend">
+      <figcaption className="daily-legend">
         {series.map((s, k) => (
           <span key={s.label}>
             <svg width="12" height="12" aria-hidden="true">
