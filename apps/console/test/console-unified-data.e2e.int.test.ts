@@ -129,6 +129,20 @@ describeInBrowser('the unified data pages with the real suite and the fake HubSp
     await owner.page.screenshot({ path: path.join(DOCS_DIR, 'linked-accounts.png'), fullPage: true });
     linkedAccountId = (await row.getByRole('link', { name: 'Acme Events', exact: true }).getAttribute('href'))!.split('/').pop()!;
     expect(linkedAccountId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Search, status and order are the server's: each asks the API again.
+    const searched = owner.page.waitForResponse((res) => res.url().includes('/api/mktg/v1/linked-accounts?') && res.url().includes('search=nobody'));
+    await owner.page.getByLabel('Search linked accounts').fill('nobody');
+    expect((await searched).status()).toBe(200);
+    await owner.page.locator('caption', { hasText: 'No linked accounts match.' }).waitFor();
+    await owner.page.getByLabel('Search linked accounts').fill(originId.toUpperCase());
+    await owner.page.getByLabel('Status').selectOption('COMPLETE');
+    await row.waitFor();
+    await owner.page.getByLabel('Status').selectOption('RELINK_NEEDED');
+    await owner.page.locator('caption', { hasText: 'No linked accounts match.' }).waitFor();
+    await owner.page.getByLabel('Status').selectOption('');
+    await owner.page.getByLabel('Search linked accounts').fill('');
+    await row.waitFor();
   });
 
   it('the owner browses the synced events with the API\'s filters and cursors, one event\'s contacts and its remote data on demand', async () => {

@@ -24,6 +24,14 @@ export function syncState(a: LinkedAccount): string {
   return others.length > 0 ? `${event.status} (${others.map((s) => `${s.model_name}: ${s.status}`).join(', ')})` : event.status;
 }
 
+/** The list's server-side filters and order (GET /api/mktg/v1/linked-accounts). */
+interface ListFilters {
+  search?: string;
+  status?: string;
+  platform?: string;
+  order: 'created_at' | '-created_at';
+}
+
 /**
  * /linked-accounts: the environment's linked accounts with where their syncs stand (the server's
  * sync summary: statuses, last error, record counts), a cursor list as the API pages it; link a new
@@ -32,25 +40,76 @@ export function syncState(a: LinkedAccount): string {
 export function LinkedAccountsPage() {
   const session = useSession();
   const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const [filters, setFilters] = useState<ListFilters>({ order: 'created_at' });
+  // Every filter change starts from the first page: a cursor belongs to the list it came from.
+  const filter = (change: Partial<ListFilters>) => {
+    setFilters({ ...filters, ...change });
+    setCursor(undefined);
+  };
   const accounts = useQuery({
-    queryKey: ['linked-accounts', session?.environment, 'page', cursor],
-    queryFn: () => unwrap(api.GET('/api/mktg/v1/linked-accounts', { params: { query: { include_sync_summary: 'true', page_size: '20', ...(cursor ? { cursor } : {}) } } })),
+    queryKey: ['linked-accounts', session?.environment, 'page', filters, cursor],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/mktg/v1/linked-accounts', {
+          params: {
+            query: {
+              include_sync_summary: 'true',
+              page_size: '20',
+              order: filters.order,
+              ...(filters.search ? { search: filters.search } : {}),
+              ...(filters.status ? { status: filters.status } : {}),
+              ...(filters.platform ? { platform: filters.platform } : {}),
+              ...(cursor ? { cursor } : {}),
+            },
+          },
+        }),
+      ),
+    placeholderData: (previous) => previous,
     // Syncs move on their own: the page follows them while it is open.
     refetchInterval: 5_000,
   });
   return (
     <section>
       <h1>Linked accounts</h1>
-      <p className="muted">
-        Marketing platform accounts linked in the {session?.environment} environment, oldest first. Times are UTC.
-      </p>
+      <p className="muted">Marketing platform accounts linked in the {session?.environment} environment. Times are UTC.</p>
       <LinkForm />
+      <div className="row">
+        <label className="inline">
+          Search linked accounts
+          <input type="search" value={filters.search ?? ''} placeholder="end user id or organization" onChange={(e) => filter({ search: e.target.value || undefined })} />
+        </label>
+        <label className="inline">
+          Status
+          <select value={filters.status ?? ''} onChange={(e) => filter({ status: e.target.value || undefined })}>
+            <option value="">Any status</option>
+            <option value="COMPLETE">COMPLETE</option>
+            <option value="INCOMPLETE">INCOMPLETE</option>
+            <option value="RELINK_NEEDED">RELINK_NEEDED</option>
+          </select>
+        </label>
+        <label className="inline">
+          Platform
+          <select value={filters.platform ?? ''} onChange={(e) => filter({ platform: e.target.value || undefined })}>
+            <option value="">Any platform</option>
+            <option value="hubspot">HubSpot</option>
+            <option value="zoom">Zoom</option>
+            <option value="eventbrite">Eventbrite</option>
+          </select>
+        </label>
+        <label className="inline">
+          Sort
+          <select value={filters.order} onChange={(e) => filter({ order: e.target.value as ListFilters['order'] })}>
+            <option value="created_at">Oldest first</option>
+            <option value="-created_at">Newest first</option>
+          </select>
+        </label>
+      </div>
       <ErrorText error={accounts.error} />
       {accounts.data && (
         <>
           <div className="scroll">
             <table>
-              <caption>{accounts.data.results.length === 0 ? 'No linked accounts yet.' : 'Linked accounts and their syncs'}</caption>
+              <caption>{accounts.data.results.length > 0 ? 'Linked accounts and their syncs' : filters.search || filters.status || filters.platform ? 'No linked accounts match.' : 'No linked accounts yet.'}</caption>
               <thead>
                 <tr>
                   <th scope="col">Account</th>
