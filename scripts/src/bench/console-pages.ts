@@ -5,7 +5,10 @@
  * (apps/console/web/src/app.tsx and web/src/pages/<area>/routes.ts).
  */
 export interface ConsolePage {
-  /** The console path, as in the address bar after /console. */
+  /**
+   * The console path, as in the address bar after /console. `{linkedAccountId}` becomes the seeded linked
+   * account holding most events (91% of them).
+   */
   path: string;
   /** Default: the first row of a table body inside <main>'s frame with at least one cell. */
   ready?: string;
@@ -18,4 +21,15 @@ export const CONSOLE_PAGES: ConsolePage[] = [
   { path: '/members' },
   { path: '/access-keys' },
   { path: '/audit-log' },
+  // Tool connectors
+  { path: '/registered-users' },
+  { path: '/connections' },
+  { path: '/tool-call-records' },
+  { path: '/credits' },
+  // Model gateway
+  { path: '/keys' },
+  { path: '/usage' },
+  // Unified data
+  { path: '/linked-accounts' },
+  { path: '/events?linked_account_id={linkedAccountId}' },
 ];

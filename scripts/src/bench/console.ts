@@ -9,7 +9,7 @@ import { chromium, type BrowserContext, type Request } from 'playwright-core';
 import { REPO_ROOT } from '../suite';
 import type { Benchmark } from './benchmark';
 import { CONSOLE_PAGES, DEFAULT_READY, type ConsolePage } from './console-pages';
-import { DEFAULT_SEED, rememberSeed, type ConsoleSeedPlan, seedConsoleOrganization, seededOrganization } from './console-seed';
+import { DEFAULT_SEED, bigAccountId, rememberSeed, type ConsoleSeedPlan, seedConsoleOrganization, seededOrganization } from './console-seed';
 import { percentile } from './load';
 import { positiveInteger, UsageError } from './options';
 import { formatInt, machineDescription, machineLoad, print, progress, table } from './report';
@@ -155,8 +155,8 @@ async function loadOnce(context: BrowserContext, url: string, ready: string): Pr
   }
 }
 
-async function measurePage(context: BrowserContext, publicUrl: string, session: Session, target: ConsolePage, rounds: number): Promise<PageResult> {
-  const url = `${publicUrl}/console${target.path === '/' ? '/' : target.path}`;
+async function measurePage(context: BrowserContext, publicUrl: string, session: Session, target: ConsolePage, rounds: number, linkedAccountId: string): Promise<PageResult> {
+  const url = `${publicUrl}/console${target.path.replace('{linkedAccountId}', linkedAccountId)}`;
   const ready = target.ready ?? DEFAULT_READY;
   // A first load, not measured: assets in the browser's cache and the services' code paths warm, as for someone already using the console.
   const first = await loadOnce(context, url, ready);
@@ -269,7 +269,7 @@ export const consoleBenchmark: Benchmark = {
       const results: PageResult[] = [];
       for (const target of CONSOLE_PAGES) {
         progress(`measuring ${target.path} (${options.rounds} loads)`);
-        results.push(await measurePage(context, suite.publicUrl, session, target, options.rounds));
+        results.push(await measurePage(context, suite.publicUrl, session, target, options.rounds, bigAccountId(seed.organizationId)));
       }
 
       const plan = seed.plan;
