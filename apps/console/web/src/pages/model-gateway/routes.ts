@@ -1,5 +1,9 @@
 import { createRoute } from '@tanstack/react-router';
 import type { SignedInRoute } from '../../app';
+import { RequestTesterPage } from './request-tester';
+import { RoutingPoliciesPage } from './routing-policies';
+import { RoutingPolicyPage } from './routing-policies.$id';
+import { UsagePage } from './usage';
 import { BlocklistPage } from './blocklist';
 import { CustomerKeysPage } from './customers.$customerId.api-keys';
 import { CustomersPage } from './customers';
@@ -16,6 +20,10 @@ import { VendorKeysPage } from './vendor-keys';
  */
 export function createModelGatewayRoutes(parent: SignedInRoute) {
   return [
+    createRoute({ getParentRoute: () => parent, path: '/usage', component: UsagePage }),
+    createRoute({ getParentRoute: () => parent, path: '/routing-policies', component: RoutingPoliciesPage }),
+    createRoute({ getParentRoute: () => parent, path: '/routing-policies/$id', component: RoutingPolicyPage }),
+    createRoute({ getParentRoute: () => parent, path: '/request-tester', component: RequestTesterPage }),
     createRoute({ getParentRoute: () => parent, path: '/keys', component: GatewayKeysPage }),
     createRoute({ getParentRoute: () => parent, path: '/projects', component: ProjectsPage }),
     createRoute({ getParentRoute: () => parent, path: '/customers', component: CustomersPage }),
@@ -30,6 +38,9 @@ export function createModelGatewayRoutes(parent: SignedInRoute) {
 
 /** The navigation entries of this area, in order. */
 export const modelGatewayNavigation: ReadonlyArray<{ to: string; label: string }> = [
+  { to: '/usage', label: 'Usage' },
+  { to: '/routing-policies', label: 'Routing policies' },
+  { to: '/request-tester', label: 'Request tester' },
   { to: '/keys', label: 'Gateway keys' },
   { to: '/projects', label: 'Projects' },
   { to: '/customers', label: 'Customers' },
