@@ -128,7 +128,9 @@ describe('POST /v1/routing-policies/{id}/dry-run', () => {
     ]);
     expect(res.body.routes[0].reason).toContain('target 1 (openai/gpt-4o-mini)');
     expect(res.body.routes[0].breaker).toBe('closed');
-    expect(res.body.routes[0].estimated_cost_usd).toBeGreaterThan(0);
+    // gpt-4o-mini at $0.15 / $0.60 per million tokens, 50 output tokens expected.
+    const { estimated_input_tokens: inputTokens } = res.body.request;
+    expect(res.body.routes[0].estimated_cost_usd).toBeCloseTo((inputTokens * 0.15 + 50 * 0.6) / 1e6, 9);
     expect(res.body.notes.join(' ')).toContain('"openai/gpt-4.1" was set aside');
     expect(h.openai.requests).toHaveLength(0);
     expect(h.anthropic.requests).toHaveLength(0);

@@ -128,7 +128,8 @@ export async function dryRunPolicy(deps: DryRunDeps, org: OrganizationGatewayDat
 
 function estimatedUsd(route: Route, needs: RouteNeeds): number | null {
   if (route.selfHosted) return null;
-  return Math.round(route.price.inputPerMillion * needs.estimate.inputTokens + route.price.outputPerMillion * needs.estimate.outputTokens) / 1e12;
+  // Prices are USD per million tokens; rounded to a billionth of a dollar.
+  return Math.round((route.price.inputPerMillion * needs.estimate.inputTokens + route.price.outputPerMillion * needs.estimate.outputTokens) * 1e3) / 1e9;
 }
 
 function view(route: Route, position: number, health: RouteHealthSnapshot, reason: string, needs: RouteNeeds): RouteView {
