@@ -81,6 +81,9 @@ async function main(): Promise<void> {
     baseEnv.PATCHBAY_PUBLIC_URL ||= `http://localhost:${portOf({ name: 'edge-router', port: 8080 })}`;
 
     const startProcess = (name: string, entry: string, port: number) => {
+      // An app's workers start after it is healthy; when another app failed meanwhile, the suite is stopping
+      // and a process started now would outlive it (holding its port for the next run).
+      if (stopping) return Promise.resolve();
       const child = spawn(process.execPath, [entry], { env: { ...baseEnv, PORT: String(port) }, stdio: 'inherit' });
       children.push({ name, child });
       child.once('exit', (code) => {
