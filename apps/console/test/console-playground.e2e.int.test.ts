@@ -209,7 +209,7 @@ describeInBrowser('the playground, tool-call records and credits with the real s
     await filters.getByRole('button', { name: 'Apply filters' }).click();
     const listed = actor.page.getByRole('row').filter({ hasText: TOOL });
     await listed.waitFor();
-    expect(await listed.innerText()).toMatch(/success[\s\S]*1[\s\S]*No customer emails \(redact\)/);
+    expect(await listed.innerText()).toMatch(/success[\s\S]*1[\s\S]*No customer emails \(inbound, redact\), No customer emails \(outbound, redact\)/);
     await filters.getByLabel('Status').selectOption('error');
     await filters.getByRole('button', { name: 'Apply filters' }).click();
     await actor.page.getByText('No tool calls match.').waitFor();

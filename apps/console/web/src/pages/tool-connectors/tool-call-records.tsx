@@ -137,7 +137,7 @@ export function ToolCallRecordsPage() {
                     {r.credits}
                     {r.overage ? ' (overage)' : ''}
                   </td>
-                  <td>{r.detections.length === 0 ? '—' : r.detections.map((d) => `${d.rule_name} (${d.action})`).join(', ')}</td>
+                  <td>{r.detections.length === 0 ? '—' : r.detections.map((d) => `${d.rule_name} (${d.direction}, ${d.action})`).join(', ')}</td>
                 </tr>
               ))}
             </tbody>
