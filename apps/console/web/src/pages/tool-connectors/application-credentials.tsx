@@ -90,7 +90,7 @@ function CreateCredentialForm() {
       }}
     >
       <h2>Add an application credential</h2>
-      <div className="grid">
+      <div className="grid fields">
         <label>
           Connector slug
           <input name="connector" required placeholder="github" />

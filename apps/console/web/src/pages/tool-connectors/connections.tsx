@@ -78,7 +78,7 @@ export function ConnectionsPage() {
       <h1>Connections</h1>
       <p className="muted">Stored credentials of the {session?.environment} environment, newest first. Dates are UTC days.</p>
       <form className="card filters" aria-label="Filter connections" onSubmit={(e) => e.preventDefault()}>
-        <div className="grid">
+        <div className="grid fields">
           <label>
             Status
             <select value={search.status ?? ''} onChange={(e) => setFilter({ status: e.target.value || undefined })}>

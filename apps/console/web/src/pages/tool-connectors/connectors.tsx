@@ -164,7 +164,7 @@ function RegisterConnectorForm() {
       <p className="muted">
         Patchbay connects to the server’s Streamable HTTP endpoint, runs initialize and tools/list, and keeps the connector only if that handshake succeeds.
       </p>
-      <div className="grid">
+      <div className="grid fields">
         <label>
           Name
           <input name="name" required maxLength={255} />
@@ -175,7 +175,7 @@ function RegisterConnectorForm() {
         </label>
         <label>
           Slug (optional)
-          <input name="slug" pattern="[a-z0-9-]{1,64}" placeholder="derived from the name" />
+          <input name="slug" pattern="[a-z0-9\-]{1,64}" placeholder="derived from the name" />
         </label>
         <label>
           Secret (optional, write-only)

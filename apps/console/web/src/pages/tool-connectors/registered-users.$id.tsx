@@ -110,7 +110,7 @@ function LinkTokenForm({ userId }: { userId: string }) {
     >
       <h2>Connect a connector</h2>
       <p className="muted">Creates a single-use magic link the user opens in a browser to enter their credentials or sign in with OAuth.</p>
-      <div className="grid">
+      <div className="grid fields">
         <label>
           Connector slug
           <input name="connector" required placeholder="github" />

@@ -95,7 +95,7 @@ function CreateUserForm() {
       }}
     >
       <h2>Register a user</h2>
-      <div className="grid">
+      <div className="grid fields">
         <label>
           origin_user_id
           <input name="origin_user_id" required maxLength={255} placeholder="your id of the user" />

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { api, unwrap, type RuntimeSchemas } from '../../api/api';
 import { ApiError } from '../../api/client';
 import { ErrorText, formatTime } from '../../components/error-text';
@@ -91,7 +91,7 @@ export function SecurityRulesPage() {
 function RuleFields({ rule }: { rule?: Rule }) {
   const [detector, setDetector] = useState(rule?.detector ?? 'EMAIL_ADDRESS');
   return (
-    <div className="grid">
+    <div className="grid fields">
       <label>
         Rule name
         <input name="name" required maxLength={255} defaultValue={rule?.name} />
@@ -253,6 +253,7 @@ const show = (value: unknown) => (typeof value === 'string' ? value : JSON.strin
 
 /** The rule tester: sample input in, what the rules would do out. Runs on the server with the runtime's own scanner. */
 function RuleTester() {
+  const sampleId = useId();
   const [kind, setKind] = useState<'text' | 'arguments' | 'result'>('text');
   const [sample, setSample] = useState('');
   const [toolPackId, setToolPackId] = useState('');
@@ -261,7 +262,7 @@ function RuleTester() {
     mutationFn: (body: RuntimeSchemas['RuleTestBody']) => unwrap(api.POST('/api/v1/security-rules/test', { body })),
   });
   return (
-    <section className="card" aria-labelledby="rule-tester">
+    <section className="card tester" aria-labelledby="rule-tester">
       <h2 id="rule-tester">Rule tester</h2>
       <p className="muted">Paste sample text or a tool call and see what each rule would redact or block. Nothing is stored, no tool is called and no credit is used.</p>
       <form
@@ -285,7 +286,7 @@ function RuleTester() {
           run.mutate(body);
         }}
       >
-        <div className="grid">
+        <div className="grid fields">
           <label>
             Sample kind
             <select value={kind} onChange={(e) => setKind(e.target.value as typeof kind)}>
@@ -301,10 +302,9 @@ function RuleTester() {
             <input value={toolPackId} onChange={(e) => setToolPackId(e.target.value)} placeholder="the organization’s rules" />
           </label>
         </div>
-        <label>
-          Sample
-          <textarea rows={6} value={sample} onChange={(e) => setSample(e.target.value)} required placeholder={kind === 'text' ? 'Contact ada@example.com about invoice 4111 1111 1111 1111' : '{"input": {"body": "..."}}'} />
-        </label>
+        {/* A label beside the field, not around it: a label around a textarea would name it with its contents too. */}
+        <label htmlFor={sampleId}>Sample</label>
+        <textarea id={sampleId} rows={6} value={sample} onChange={(e) => setSample(e.target.value)} required placeholder={kind === 'text' ? 'Contact ada@example.com about invoice 4111 1111 1111 1111' : '{"input": {"body": "..."}}'} />
         <GuardedButton permission="view_security_rules" type="submit" busy={run.isPending}>
           Test rules
         </GuardedButton>
@@ -338,9 +338,9 @@ function TestResults({ result }: { result: TestResult }) {
               <span className="status ok-status">Passes unchanged</span>
             )}
           </p>
-          <pre className="schema" aria-label={`Output ${s.direction}`}>
-            {show(s.output)}
-          </pre>
+          <div role="group" aria-label={`Output ${s.direction}`}>
+            <pre className="schema">{show(s.output)}</pre>
+          </div>
         </div>
       ))}
       <h3>Each rule on its own</h3>
@@ -363,7 +363,7 @@ function TestResults({ result }: { result: TestResult }) {
                 <th scope="row">
                   {r.rule_name} <span className="muted">({r.kind}, {r.action}{r.enabled ? '' : ', disabled'})</span>
                 </th>
-                <td>{r.outcome === 'nothing' ? 'Not match' : r.outcome === 'recorded' ? 'Record only' : r.outcome === 'redacted' ? 'Redact' : 'Block'}</td>
+                <td>{r.outcome === 'nothing' ? 'No match' : r.outcome === 'recorded' ? 'Record only' : r.outcome === 'redacted' ? 'Redact' : 'Block'}</td>
                 <td>
                   {r.matches.length === 0
                     ? '—'

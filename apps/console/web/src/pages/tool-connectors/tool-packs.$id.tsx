@@ -101,7 +101,7 @@ function Editor({ pack }: { pack: ToolPack | null }) {
           save.mutate();
         }}
       >
-        <div className="card grid">
+        <div className="card grid fields">
           <label>
             Name
             <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
