@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { memberSession } from '@patchbay/testing';
+import { TEST_DATABASE_URL, memberSession } from '@patchbay/testing';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { createDatabase } from '../src/db';
 import { gatewayDocument } from '../src/openapi';
 import { call, createOrg, startHarness, type Harness, type Reply, type TestOrg } from './harness';
 
@@ -199,6 +200,18 @@ describe('the OpenAPI document against live answers', () => {
     expect((await list('expiry=never&sort=name')).data.map((k) => k.name)).toEqual(['alpha 100%', 'delta', 'gamma']);
     expect((await list('sort=expires_at')).data[0]!.hash).toBe(beta.hash);
     expect((await list('sort=-spend')).data[0]!.hash).toBe(beta.hash);
+    // The month's spend the sort reads is what the usage records add up to (kept by their own INSERT).
+    const database = createDatabase(TEST_DATABASE_URL, 1);
+    try {
+      const { rows } = (await database.sql.query(
+        `SELECT (SELECT sum(cost_micros) FROM key_month_spend WHERE key_hash = $1)::text AS kept, (SELECT sum(cost_micros) FROM usage_records WHERE key_hash = $1)::text AS recorded`,
+        [beta.hash],
+      )) as { rows: Array<{ kept: string; recorded: string }> };
+      expect(Number(rows[0]!.kept)).toBeGreaterThan(0);
+      expect(rows[0]!.kept).toBe(rows[0]!.recorded);
+    } finally {
+      await database.close();
+    }
     expect((await list('min_spend=0.000001')).data.map((k) => k.hash)).toEqual([beta.hash]);
 
     for (const [query, field] of [['sort=cost', 'sort'], ['disabled=maybe', 'disabled'], ['project_id=nope', 'project_id'], ['colour=red', 'colour'], ['limit=0', 'limit']] as const) {

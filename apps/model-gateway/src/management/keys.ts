@@ -155,7 +155,7 @@ export class KeyService {
   /**
    * GET /v1/keys: the organization's keys filtered, sorted and paged in PostgreSQL (indexes on the
    * organization with created_at, name, expires_at, project and customer), so a page costs the same at
-   * 100,000 keys as at 10. Spend (sort and min_spend) is this UTC month's, summed from the usage records.
+   * 100,000 keys as at 10. Spend (sort and min_spend) is this UTC month's, from key_month_spend (kept by the usage records' INSERT).
    */
   async search(organizationId: string, query: KeyQuery): Promise<{ data: Record<string, unknown>[]; total: number }> {
     const params: unknown[] = [organizationId];
@@ -178,9 +178,11 @@ export class KeyService {
     const bySpend = query.sort === 'spend' || query.sort === '-spend' || query.minSpend !== undefined;
     let from = 'api_keys k';
     if (bySpend) {
-      const monthStart = new Date().toISOString().slice(0, 8) + '01';
-      from = `api_keys k LEFT JOIN (SELECT key_hash, sum(cost_micros) AS micros FROM usage_records WHERE organization_id = $1::uuid AND day >= ${arg(monthStart, '::date')} GROUP BY key_hash) s ON s.key_hash = k.hash`;
-      if (query.minSpend !== undefined) where.push(`coalesce(s.micros, 0) >= ${arg(Math.round(query.minSpend * 1e6))}`);
+      const month = new Date().toISOString().slice(0, 8) + '01';
+      const on = `s.key_hash = k.hash AND s.organization_id = $1::uuid AND s.month = ${arg(month, '::date')}`;
+      // A spend floor above zero keeps only keys with spend this month: an inner join the planner starts from the spend side.
+      const floor = Math.round((query.minSpend ?? 0) * 1e6);
+      from = floor > 0 ? `api_keys k JOIN key_month_spend s ON ${on} AND s.cost_micros >= ${arg(floor)}` : `api_keys k LEFT JOIN key_month_spend s ON ${on}`;
     }
     const order = KEY_SORTS[query.sort];
     const filter = where.join(' AND ');
@@ -268,8 +270,8 @@ const KEY_SORTS = {
   '-name': 'k.name DESC, k.hash ASC',
   expires_at: 'k.expires_at ASC, k.hash ASC',
   '-expires_at': 'k.expires_at DESC, k.hash ASC',
-  spend: 'coalesce(s.micros, 0) ASC, k.created_at DESC, k.hash ASC',
-  '-spend': 'coalesce(s.micros, 0) DESC, k.created_at DESC, k.hash ASC',
+  spend: 'coalesce(s.cost_micros, 0) ASC, k.created_at DESC, k.hash ASC',
+  '-spend': 'coalesce(s.cost_micros, 0) DESC, k.created_at DESC, k.hash ASC',
 } as const;
 
 export interface KeyQuery {

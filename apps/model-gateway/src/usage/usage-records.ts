@@ -121,8 +121,11 @@ const RECORD_FIELDS = [
   'counted_at timestamptz', 'counted_model_request boolean', 'counted_in_rate_limit boolean', 'spend_grant text', 'billed_unit text', 'billed_units double precision', 'web_search_requests int', 'occurred_at timestamptz',
 ].join(', ');
 
-// At-least-once delivery: the event id is the primary key, so a redelivery stores nothing.
-const INSERT_RECORDS = `INSERT INTO "usage_records" (
+// At-least-once delivery: the event id is the primary key, so a redelivery stores nothing (and adds
+// nothing to key_month_spend: RETURNING yields only the rows stored). The same statement adds each
+// stored record's cost to its key's month, in key order so concurrent flushes of replicas lock rows in
+// one order (no deadlock); GET /v1/keys sorts by that month's spend without summing records.
+const INSERT_RECORDS = `WITH stored AS (INSERT INTO "usage_records" (
     "id", "organization_id", "environment", "key_hash", "project_id", "customer_id", "surface", "model", "vendor", "outcome", "error_code",
     "status", "stream", "byok", "input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
     "usage_estimated", "cost_micros", "tags", "latency_ms", "ttft_ms", "spend_epoch", "counted_at", "counted_model_request",
@@ -132,7 +135,11 @@ const INSERT_RECORDS = `INSERT INTO "usage_records" (
     r.usage_estimated, r.cost_micros, COALESCE(r.tags, '[]'::jsonb), r.latency_ms, r.ttft_ms, r.spend_epoch, r.counted_at, COALESCE(r.counted_model_request, false),
     COALESCE(r.counted_in_rate_limit, false), r.spend_grant, r.billed_unit, r.billed_units, COALESCE(r.web_search_requests, 0), r.occurred_at, (r.occurred_at AT TIME ZONE 'UTC')::date
   FROM json_to_recordset($1::json) AS r(${RECORD_FIELDS})
-  ON CONFLICT ("id") DO NOTHING`;
+  ON CONFLICT ("id") DO NOTHING
+  RETURNING "key_hash", "day", "organization_id", "cost_micros")
+INSERT INTO "key_month_spend" ("key_hash", "month", "organization_id", "cost_micros")
+  SELECT "key_hash", date_trunc('month', "day")::date, "organization_id", sum("cost_micros") FROM stored GROUP BY 1, 2, 3 ORDER BY 1, 2
+  ON CONFLICT ("key_hash", "month") DO UPDATE SET "cost_micros" = "key_month_spend"."cost_micros" + EXCLUDED."cost_micros"`;
 
 /**
  * Stores usage records in one INSERT with one parameter, the records as JSON. Prisma's createMany

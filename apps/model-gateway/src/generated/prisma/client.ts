@@ -45,6 +45,12 @@ export { Prisma }
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**
+ * Model KeyMonthSpend
+ * Each key's spend per UTC month (USD micros), added to by the usage records' own INSERT (one statement),
+ * so GET /v1/keys sorts and filters 100,000 keys by spend without summing a month of usage records.
+ */
+export type KeyMonthSpend = Prisma.KeyMonthSpendModel
+/**
  * Model Project
  * 
  */

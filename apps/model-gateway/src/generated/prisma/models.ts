@@ -9,6 +9,7 @@
  * 🟢 You can import this file directly.
  */
 export type * from './models/ApiKey'
+export type * from './models/KeyMonthSpend'
 export type * from './models/Project'
 export type * from './models/Customer'
 export type * from './models/VendorKey'

@@ -398,6 +398,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 export const ModelName = {
   ApiKey: 'ApiKey',
+  KeyMonthSpend: 'KeyMonthSpend',
   Project: 'Project',
   Customer: 'Customer',
   VendorKey: 'VendorKey',
@@ -427,7 +428,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "apiKey" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine" | "storedResponse"
+    modelProps: "apiKey" | "keyMonthSpend" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine" | "storedResponse"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -502,6 +503,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    KeyMonthSpend: {
+      payload: Prisma.$KeyMonthSpendPayload<ExtArgs>
+      fields: Prisma.KeyMonthSpendFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.KeyMonthSpendFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.KeyMonthSpendFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>
+        }
+        findFirst: {
+          args: Prisma.KeyMonthSpendFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.KeyMonthSpendFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>
+        }
+        findMany: {
+          args: Prisma.KeyMonthSpendFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>[]
+        }
+        create: {
+          args: Prisma.KeyMonthSpendCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>
+        }
+        createMany: {
+          args: Prisma.KeyMonthSpendCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.KeyMonthSpendCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>[]
+        }
+        delete: {
+          args: Prisma.KeyMonthSpendDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>
+        }
+        update: {
+          args: Prisma.KeyMonthSpendUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>
+        }
+        deleteMany: {
+          args: Prisma.KeyMonthSpendDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.KeyMonthSpendUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.KeyMonthSpendUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>[]
+        }
+        upsert: {
+          args: Prisma.KeyMonthSpendUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$KeyMonthSpendPayload>
+        }
+        aggregate: {
+          args: Prisma.KeyMonthSpendAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateKeyMonthSpend>
+        }
+        groupBy: {
+          args: Prisma.KeyMonthSpendGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.KeyMonthSpendGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.KeyMonthSpendCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.KeyMonthSpendCountAggregateOutputType> | number
         }
       }
     }
@@ -1604,6 +1679,16 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const KeyMonthSpendScalarFieldEnum = {
+  keyHash: 'keyHash',
+  month: 'month',
+  organizationId: 'organizationId',
+  costMicros: 'costMicros'
+} as const
+
+export type KeyMonthSpendScalarFieldEnum = (typeof KeyMonthSpendScalarFieldEnum)[keyof typeof KeyMonthSpendScalarFieldEnum]
+
+
 export const ProjectScalarFieldEnum = {
   id: 'id',
   organizationId: 'organizationId',
@@ -2201,6 +2286,7 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
   apiKey?: Prisma.ApiKeyOmit
+  keyMonthSpend?: Prisma.KeyMonthSpendOmit
   project?: Prisma.ProjectOmit
   customer?: Prisma.CustomerOmit
   vendorKey?: Prisma.VendorKeyOmit

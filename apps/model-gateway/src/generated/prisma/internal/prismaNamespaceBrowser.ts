@@ -52,6 +52,7 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   ApiKey: 'ApiKey',
+  KeyMonthSpend: 'KeyMonthSpend',
   Project: 'Project',
   Customer: 'Customer',
   VendorKey: 'VendorKey',
@@ -106,6 +107,16 @@ export const ApiKeyScalarFieldEnum = {
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const KeyMonthSpendScalarFieldEnum = {
+  keyHash: 'keyHash',
+  month: 'month',
+  organizationId: 'organizationId',
+  costMicros: 'costMicros'
+} as const
+
+export type KeyMonthSpendScalarFieldEnum = (typeof KeyMonthSpendScalarFieldEnum)[keyof typeof KeyMonthSpendScalarFieldEnum]
 
 
 export const ProjectScalarFieldEnum = {
