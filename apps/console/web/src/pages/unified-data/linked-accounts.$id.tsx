@@ -5,6 +5,7 @@ import { api, unwrap } from '../../api/api';
 import { CursorPager } from '../../components/cursor-pager';
 import { ErrorText, formatTime } from '../../components/error-text';
 import { LinkedAccountActions, accountLabel } from './linked-account-actions';
+import { isSyncing } from './linked-accounts';
 
 /** Syncs take seconds: the history shows them (UTC). */
 const atSecond = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
@@ -20,12 +21,17 @@ export function LinkedAccountPage() {
   const account = useQuery({
     queryKey: ['linked-accounts', 'one', id],
     queryFn: () => unwrap(api.GET('/api/mktg/v1/linked-accounts/{id}', { params: { path: { id }, query: { include_sync_summary: 'true' } } })),
-    refetchInterval: 5_000,
+    // Closely while a sync runs (a resync's run shows up in the history when it ends), calmly otherwise.
+    refetchInterval: (query) => (query.state.data && isSyncing(query.state.data) ? 5_000 : 60_000),
   });
+  const syncing = account.data ? isSyncing(account.data) : false;
+  // A sync that finished is a new row of the history: its end time in the key fetches the history again.
+  const lastFinished = account.data?.sync_summary?.statuses.map((s) => s.last_sync_finished).join();
   const runs = useQuery({
-    queryKey: ['linked-accounts', 'one', id, 'sync-runs', cursor],
+    queryKey: ['linked-accounts', 'one', id, 'sync-runs', cursor, lastFinished],
     queryFn: () => unwrap(api.GET('/api/mktg/v1/linked-accounts/{id}/sync-runs', { params: { path: { id }, query: { page_size: '20', ...(cursor ? { cursor } : {}) } } })),
-    refetchInterval: cursor ? false : 5_000,
+    placeholderData: (previous) => previous,
+    refetchInterval: cursor ? false : syncing ? 5_000 : 60_000,
   });
   const a = account.data;
   return (
