@@ -47,6 +47,9 @@ export class EventsController extends Controller {
     });
   }
 
+  /**
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('{id}')
@@ -63,7 +66,10 @@ export class EventsController extends Controller {
     return getEvent(servicesOf(req).db, account.id, id, { include_remote_data, include_shell_data });
   }
 
-  /** The contacts taking part in an event (registrants, attendees, participants), paged as the events list. */
+  /**
+   * The contacts taking part in an event (registrants, attendees, participants), paged as the events list.
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('{parent_id}/contacts')

@@ -11,7 +11,10 @@ import { accountOf, type ErrorBody } from '../schemas';
 @Response<ErrorBody>(403, "The member's roles lack the route's permission (the error names it)")
 @Response<ErrorBody>(404, 'linked_account_id (console sessions) names no linked account of this organization and environment')
 export class FieldMappingsController extends Controller {
-  /** The linked account's field mappings: platform fields copied into each record's `field_mappings.linked_account_defined_targets`. */
+  /**
+   * The linked account's field mappings: platform fields copied into each record's `field_mappings.linked_account_defined_targets`.
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('/')
@@ -19,7 +22,10 @@ export class FieldMappingsController extends Controller {
     return { results: await listFieldMappings(servicesOf(req), await accountOf(req)) };
   }
 
-  /** Maps a platform field onto a key of `field_mappings`; applied by the next sync (a full one). */
+  /**
+   * Maps a platform field onto a key of `field_mappings`; applied by the next sync (a full one).
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['manage_linked_accounts'])
   @Security('access_key')
   @Post('/')
@@ -37,6 +43,9 @@ export class FieldMappingsController extends Controller {
     return created;
   }
 
+  /**
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['manage_linked_accounts'])
   @Security('access_key')
   @Delete('{id}')

@@ -14,7 +14,10 @@ import { accountOf, linkedAccountOf, type ErrorBody, type Paginated } from '../s
 @Response<ErrorBody>(403, "The member's roles lack the route's permission (the error names it)")
 @Response<ErrorBody>(404, 'linked_account_id (console sessions) names no linked account of this organization and environment')
 export class SyncStatusController extends Controller {
-  /** The sync state of each model of the linked account (Merge's SyncStatus). */
+  /**
+   * The sync state of each model of the linked account (Merge's SyncStatus).
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['view_linked_accounts'])
   @Security('access_key')
   @Get('/')
@@ -27,6 +30,7 @@ export class SyncStatusController extends Controller {
   /**
    * Queues a full resync of every model now; answers with the statuses (SYNCING). Asked for while a sync
    * runs, the full pass follows that run; several requests during one run are served by one pass.
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
    */
   @Security('session', ['force_resync'])
   @Security('access_key')
@@ -48,6 +52,7 @@ export class SyncStatusController extends Controller {
    * Stops syncing a model for the linked account (`mktg.Event` or `mktg.Contact`): its status becomes
    * DISABLED and stays so until enabled; its records stay readable. Disabling Event disables Contact
    * too (contacts are found through their events).
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
    */
   @Security('session', ['manage_linked_accounts'])
   @Security('access_key')
@@ -59,7 +64,10 @@ export class SyncStatusController extends Controller {
     return (await disableModel(servicesOf(req), principalOf(req), account, model)).map(toSyncStatusView);
   }
 
-  /** Syncs a disabled model again: a full sync starts now (enabling Contact enables Event too). */
+  /**
+   * Syncs a disabled model again: a full sync starts now (enabling Contact enables Event too).
+   * @param _linkedAccountId Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400.
+   */
   @Security('session', ['manage_linked_accounts'])
   @Security('access_key')
   @Post('{model_id}/enable')

@@ -729,6 +729,7 @@ export interface operations {
             query?: {
                 include_remote_data?: string;
                 include_shell_data?: string;
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -795,6 +796,7 @@ export interface operations {
                 include_deleted_data?: string;
                 include_remote_data?: string;
                 include_shell_data?: string;
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
                 page_size?: string;
             };
@@ -858,6 +860,7 @@ export interface operations {
     ListFieldMappings: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -911,6 +914,7 @@ export interface operations {
     CreateFieldMapping: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -984,6 +988,7 @@ export interface operations {
     DeleteFieldMapping: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -1367,6 +1372,7 @@ export interface operations {
     ListSyncStatus: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -1418,6 +1424,7 @@ export interface operations {
     DisableModel: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -1480,6 +1487,7 @@ export interface operations {
     EnableModel: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
@@ -1542,6 +1550,7 @@ export interface operations {
     Resync: {
         parameters: {
             query?: {
+                /** @description Console sessions only, instead of X-Account-Token: the linked account's id (checked against the session's organization and environment). A key sending it gets 400. */
                 linked_account_id?: string;
             };
             header?: {
