@@ -154,6 +154,7 @@ describe('the OpenAPI document against live answers', () => {
     const catalog = await call(h.edgeUrl, null, 'GET', '/v1/models', undefined, member.headers('GET', `${h.edgeUrl}/v1/models`));
     expect(catalog.status).toBe(200);
     expect(catalog.body.data.map((m: { id: string }) => m.id)).toContain('openai/gpt-4o-mini');
+    expect((await call(h.edgeUrl, null, 'GET', '/v1/openai/models', undefined, member.headers('GET', `${h.edgeUrl}/v1/openai/models`))).status).toBe(401);
 
     // Deletes last.
     await checkedCall('DELETE', '/v1/routing-policies/{policy_id}', { policy_id: policy.id }, { status: 200 });

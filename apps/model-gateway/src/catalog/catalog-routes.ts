@@ -56,9 +56,10 @@ export function catalogRouter(catalog: Catalog, platformVendors: Map<string, Ven
   const router = Router();
   // The catalog is a model endpoint: gateway API keys (organization and customer keys) only. A
   // management key is refused here as on every other model endpoint (401 management_key_not_allowed).
-  // A member's console session (no key sent) reads it too: the catalog as the organization's keys see it.
+  // A member's console session (no key sent) reads /v1/models too: the catalog as the organization's
+  // keys see it. The OpenAI SDK's paths (/v1/openai/…) stay for keys.
   const offeredFor = async (req: Request): Promise<(vendor: string) => boolean> => {
-    const sessionToken = rawKeyOf(req) ? undefined : sessionTokenOf(req);
+    const sessionToken = rawKeyOf(req) || !req.path.startsWith('/v1/models') ? undefined : sessionTokenOf(req);
     const org = sessionToken !== undefined && auth.sessions ? await sessionOrganization(sessionToken) : (await authenticateModelCaller(req, auth.caches)).org;
     return (vendor) => platformVendors.has(vendor) || org.vendorKeys.has(vendor);
   };
