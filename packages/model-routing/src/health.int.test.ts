@@ -87,6 +87,22 @@ test('after the cooldown exactly one replica probes; its success closes the rout
   expect((await b.snapshot([route]))[0]!.state).toBe('closed');
 });
 
+test('peek (a dry run) reads open, probe and latency without claiming the probe a real request needs', async () => {
+  const [a, b] = replicas();
+  await a.record(other, { ok: true, countsAgainstRoute: false, latencyMs: 80 });
+  for (let i = 0; i < 3; i++) await a.record(route, failure);
+  expect(await b.peek([route, other])).toEqual([
+    { state: 'open', latencyMs: null },
+    { state: 'closed', latencyMs: 80 },
+  ]);
+  clock += 5_001;
+  expect((await b.peek([route]))[0]!.state).toBe('probe');
+  expect((await b.peek([route]))[0]!.state).toBe('probe');
+  // The probe is still there for the first real request.
+  expect((await a.snapshot([route]))[0]!.state).toBe('probe');
+  expect((await b.snapshot([route]))[0]!.state).toBe('open');
+});
+
 test('a failed probe opens the route for another cooldown', async () => {
   const [a, b] = replicas();
   for (let i = 0; i < 3; i++) await b.record(route, failure);
