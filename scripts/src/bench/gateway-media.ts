@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { Leg } from './gateway-legs';
 import type { RunningService } from './services';
@@ -14,6 +14,20 @@ const MB = 1024 * 1024;
 function peakRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/**
+ * Resets the process's high-water mark to its current resident size (Linux 4.0+: "5" into clear_refs),
+ * so the peak measured next is the uploads' own, not one the earlier load legs left; false when the
+ * kernel or the permissions do not allow it.
+ */
+function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function currentRss(pid: number): number {
@@ -80,6 +94,7 @@ export async function mediaUploadLeg(gateway: RunningService, direct: Leg): Prom
   const mb = (n: number) => (n / MB).toFixed(1);
   const warm = await upload(url, headers, MB);
   if (warm.status !== 200) return [`  skipped: a 1 MB transcription upload answered ${warm.status} ${warm.code ?? ''}`];
+  const reset = resetPeak(gateway.pid);
   const start = peakRss(gateway.pid);
   const startRss = currentRss(gateway.pid);
   const first = await upload(url, headers, 20 * MB);
@@ -93,7 +108,7 @@ export async function mediaUploadLeg(gateway: RunningService, direct: Leg): Prom
   const statuses = [first, ...concurrent].map((r) => r.status);
   return [
     `  gateway direct, POST /v1/audio/transcriptions (openai/whisper-1 on the fake OpenAI), uploads generated as they are sent; gateway process peak RSS (VmHWM):`,
-    `  before: ${mb(start)} MB peak, ${mb(startRss)} MB resident`,
+    `  before: ${mb(start)} MB peak, ${mb(startRss)} MB resident${reset ? ' (peak reset to the resident size first)' : ' (the peak could not be reset: it may be one the earlier legs left, hiding the uploads)'}`,
     `  one 20 MB upload: ${first.status}, ${first.ms.toFixed(0)} ms; peak +${mb(afterFirst - start)} MB (socket and file buffers not yet collected; the file itself goes to disk)`,
     `  three more 20 MB uploads in turn (${runs.map((ms) => ms.toFixed(0)).join(', ')} ms) and two at once (${concurrent.map((r) => r.status).join(', ')}): peak +${mb(afterMore - afterFirst)} MB more`,
     `  a 30 MB upload: ${refused.status} ${refused.code ?? ''} after ${refused.ms.toFixed(0)} ms, refused while streaming: peak +${mb(afterRefused - afterMore)} MB more`,
