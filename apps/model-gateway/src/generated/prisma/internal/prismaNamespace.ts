@@ -406,6 +406,7 @@ export const ModelName = {
   BlockedModel: 'BlockedModel',
   RoutingPolicy: 'RoutingPolicy',
   UsageRecord: 'UsageRecord',
+  UsageDaily: 'UsageDaily',
   EventOutbox: 'EventOutbox',
   GuardrailSettings: 'GuardrailSettings',
   CustomerPiOverride: 'CustomerPiOverride',
@@ -428,7 +429,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "apiKey" | "keyMonthSpend" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine" | "storedResponse"
+    modelProps: "apiKey" | "keyMonthSpend" | "project" | "customer" | "vendorKey" | "tag" | "blockedModel" | "routingPolicy" | "usageRecord" | "usageDaily" | "eventOutbox" | "guardrailSettings" | "customerPiOverride" | "batchFile" | "batch" | "batchLine" | "storedResponse"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1095,6 +1096,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.UsageRecordCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.UsageRecordCountAggregateOutputType> | number
+        }
+      }
+    }
+    UsageDaily: {
+      payload: Prisma.$UsageDailyPayload<ExtArgs>
+      fields: Prisma.UsageDailyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.UsageDailyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.UsageDailyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>
+        }
+        findFirst: {
+          args: Prisma.UsageDailyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.UsageDailyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>
+        }
+        findMany: {
+          args: Prisma.UsageDailyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>[]
+        }
+        create: {
+          args: Prisma.UsageDailyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>
+        }
+        createMany: {
+          args: Prisma.UsageDailyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.UsageDailyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>[]
+        }
+        delete: {
+          args: Prisma.UsageDailyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>
+        }
+        update: {
+          args: Prisma.UsageDailyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>
+        }
+        deleteMany: {
+          args: Prisma.UsageDailyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.UsageDailyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.UsageDailyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>[]
+        }
+        upsert: {
+          args: Prisma.UsageDailyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$UsageDailyPayload>
+        }
+        aggregate: {
+          args: Prisma.UsageDailyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateUsageDaily>
+        }
+        groupBy: {
+          args: Prisma.UsageDailyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageDailyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.UsageDailyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.UsageDailyCountAggregateOutputType> | number
         }
       }
     }
@@ -1814,6 +1889,23 @@ export const UsageRecordScalarFieldEnum = {
 export type UsageRecordScalarFieldEnum = (typeof UsageRecordScalarFieldEnum)[keyof typeof UsageRecordScalarFieldEnum]
 
 
+export const UsageDailyScalarFieldEnum = {
+  organizationId: 'organizationId',
+  environment: 'environment',
+  day: 'day',
+  model: 'model',
+  projectId: 'projectId',
+  customerId: 'customerId',
+  requests: 'requests',
+  failedRequests: 'failedRequests',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  costMicros: 'costMicros'
+} as const
+
+export type UsageDailyScalarFieldEnum = (typeof UsageDailyScalarFieldEnum)[keyof typeof UsageDailyScalarFieldEnum]
+
+
 export const EventOutboxScalarFieldEnum = {
   id: 'id',
   queue: 'queue',
@@ -2294,6 +2386,7 @@ export type GlobalOmitConfig = {
   blockedModel?: Prisma.BlockedModelOmit
   routingPolicy?: Prisma.RoutingPolicyOmit
   usageRecord?: Prisma.UsageRecordOmit
+  usageDaily?: Prisma.UsageDailyOmit
   eventOutbox?: Prisma.EventOutboxOmit
   guardrailSettings?: Prisma.GuardrailSettingsOmit
   customerPiOverride?: Prisma.CustomerPiOverrideOmit

@@ -60,6 +60,7 @@ export const ModelName = {
   BlockedModel: 'BlockedModel',
   RoutingPolicy: 'RoutingPolicy',
   UsageRecord: 'UsageRecord',
+  UsageDaily: 'UsageDaily',
   EventOutbox: 'EventOutbox',
   GuardrailSettings: 'GuardrailSettings',
   CustomerPiOverride: 'CustomerPiOverride',
@@ -242,6 +243,23 @@ export const UsageRecordScalarFieldEnum = {
 } as const
 
 export type UsageRecordScalarFieldEnum = (typeof UsageRecordScalarFieldEnum)[keyof typeof UsageRecordScalarFieldEnum]
+
+
+export const UsageDailyScalarFieldEnum = {
+  organizationId: 'organizationId',
+  environment: 'environment',
+  day: 'day',
+  model: 'model',
+  projectId: 'projectId',
+  customerId: 'customerId',
+  requests: 'requests',
+  failedRequests: 'failedRequests',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  costMicros: 'costMicros'
+} as const
+
+export type UsageDailyScalarFieldEnum = (typeof UsageDailyScalarFieldEnum)[keyof typeof UsageDailyScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {
