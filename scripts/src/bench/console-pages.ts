@@ -25,7 +25,8 @@ export const CONSOLE_PAGES: ConsolePage[] = [
   { path: '/registered-users' },
   { path: '/connections' },
   { path: '/tool-call-records' },
-  { path: '/credits' },
+  // Usable once the per-day chart from GET /api/v1/usage/daily is drawn (its table is folded away).
+  { path: '/credits', ready: 'section[aria-labelledby="per-day-heading"] svg' },
   // Model gateway
   { path: '/keys' },
   { path: '/usage' },
