@@ -7,22 +7,21 @@ export interface LinkedAccountSyncSummary {
   statuses: SyncStatusView[];
   /** The most recent run that failed, or null when none has. */
   last_error: { at: string; message: string } | null;
-  /** Events and contacts as the lists show them by default (neither shell records nor deleted ones). */
-  event_count: number;
-  contact_count: number;
+  /** Events and contacts as the lists show them by default (neither shell records nor deleted ones), counted when the last sync finished; null before the first did. */
+  event_count: number | null;
+  contact_count: number | null;
 }
 
 /**
- * The summaries of a page of accounts (at most 100, already scoped to the caller): four queries
- * whatever the page's size, each one index range per account.
+ * The summaries of a page of accounts (at most 100, already scoped to the caller): two queries
+ * whatever the page's size, each one index range per account. The counts were taken when each
+ * account's last sync finished, so a list read never counts records.
  */
 export async function syncSummariesOf(db: Db, linkedAccountIds: string[]): Promise<Map<string, LinkedAccountSyncSummary>> {
   const summaries = new Map<string, LinkedAccountSyncSummary>();
   if (linkedAccountIds.length === 0) return summaries;
-  const [statuses, events, contacts, failures] = await Promise.all([
+  const [statuses, failures] = await Promise.all([
     db.syncStatus.findMany({ where: { linkedAccountId: { in: linkedAccountIds } } }),
-    db.event.groupBy({ by: ['linkedAccountId'], where: { linkedAccountId: { in: linkedAccountIds }, isShell: false, remoteWasDeleted: false }, _count: { _all: true } }),
-    db.contact.groupBy({ by: ['linkedAccountId'], where: { linkedAccountId: { in: linkedAccountIds }, isShell: false, remoteWasDeleted: false }, _count: { _all: true } }),
     db.$queryRaw<Array<{ linked_account_id: string; finished_at: Date; error: string | null }>>`
       SELECT DISTINCT ON (linked_account_id) linked_account_id::text, finished_at, error
       FROM sync_run_history
@@ -35,8 +34,8 @@ export async function syncSummariesOf(db: Db, linkedAccountIds: string[]): Promi
     summaries.set(id, {
       statuses: SYNC_MODELS.flatMap((m) => own.filter((s) => s.model === m)).map(toSyncStatusView),
       last_error: failure ? { at: failure.finished_at.toISOString(), message: failure.error ?? 'The sync failed.' } : null,
-      event_count: events.find((e) => e.linkedAccountId === id)?._count._all ?? 0,
-      contact_count: contacts.find((c) => c.linkedAccountId === id)?._count._all ?? 0,
+      event_count: own.find((s) => s.model === 'events')?.recordCount ?? null,
+      contact_count: own.find((s) => s.model === 'contacts')?.recordCount ?? null,
     });
   }
   return summaries;

@@ -110,8 +110,8 @@ const models: TsoaRoute.Models = {
         "properties": {
             "statuses": {"dataType":"array","array":{"dataType":"refObject","ref":"SyncStatusView"},"required":true},
             "last_error": {"dataType":"union","subSchemas":[{"dataType":"nestedObjectLiteral","nestedProperties":{"message":{"dataType":"string","required":true},"at":{"dataType":"string","required":true}}},{"dataType":"enum","enums":[null]}],"required":true},
-            "event_count": {"dataType":"double","required":true},
-            "contact_count": {"dataType":"double","required":true},
+            "event_count": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "contact_count": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
         },
         "additionalProperties": false,
     },

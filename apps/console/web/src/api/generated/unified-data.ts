@@ -420,12 +420,12 @@ export interface components {
         /** @description Where an account's syncs stand and what they hold, for an overview (the console's linked accounts page). */
         LinkedAccountSyncSummary: {
             /** Format: double */
-            contact_count: number;
+            contact_count: number | null;
             /**
              * Format: double
-             * @description Events and contacts as the lists show them by default (neither shell records nor deleted ones).
+             * @description Events and contacts as the lists show them by default (neither shell records nor deleted ones), counted when the last sync finished; null before the first did.
              */
-            event_count: number;
+            event_count: number | null;
             /** @description The most recent run that failed, or null when none has. */
             last_error: {
                 at: string;

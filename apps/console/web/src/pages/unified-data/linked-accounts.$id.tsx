@@ -62,9 +62,9 @@ export function LinkedAccountPage() {
             <dt>Records</dt>
             <dd>
               <Link to="/events" search={{ linked_account_id: a.id }}>
-                {a.sync_summary?.event_count ?? 0} events
+                {a.sync_summary?.event_count ?? '—'} events
               </Link>
-              , {a.sync_summary?.contact_count ?? 0} contacts ·{' '}
+              , {a.sync_summary?.contact_count ?? '—'} contacts ·{' '}
               <Link to="/field-mappings" search={{ linked_account_id: a.id }}>
                 Field mappings
               </Link>

@@ -168,10 +168,11 @@ function AccountRow({ account: a }: { account: LinkedAccount }) {
       <td>{formatTime(event?.next_sync_start)}</td>
       <td>{a.sync_summary?.last_error ? <span title={formatTime(a.sync_summary.last_error.at)}>{a.sync_summary.last_error.message}</span> : '—'}</td>
       <td>
-        <Link to="/events" search={{ linked_account_id: a.id }} aria-label={`${a.sync_summary?.event_count ?? 0} events of ${accountLabel(a)}`}>
-          {a.sync_summary?.event_count ?? 0} events
+        <Link to="/events" search={{ linked_account_id: a.id }} aria-label={`${a.sync_summary?.event_count ?? '—'} events of ${accountLabel(a)}`}>
+          {a.sync_summary?.event_count ?? '—'} events
         </Link>
-        <div className="muted">{a.sync_summary?.contact_count ?? 0} contacts</div>
+        <div className="muted">{a.sync_summary?.contact_count ?? '—'} contacts</div>
+        <div className="muted">at the last sync</div>
       </td>
       <td>
         <LinkedAccountActions account={a} />

@@ -1323,7 +1323,8 @@ export const SyncStatusScalarFieldEnum = {
   lastSyncFinished: 'lastSyncFinished',
   lastSyncResult: 'lastSyncResult',
   nextSyncStart: 'nextSyncStart',
-  isInitialSync: 'isInitialSync'
+  isInitialSync: 'isInitialSync',
+  recordCount: 'recordCount'
 } as const
 
 export type SyncStatusScalarFieldEnum = (typeof SyncStatusScalarFieldEnum)[keyof typeof SyncStatusScalarFieldEnum]

@@ -532,14 +532,6 @@ export type SyncRunUncheckedUpdateOneWithoutLinkedAccountNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SyncRunUpdateToOneWithWhereWithoutLinkedAccountInput, Prisma.SyncRunUpdateWithoutLinkedAccountInput>, Prisma.SyncRunUncheckedUpdateWithoutLinkedAccountInput>
 }
 
-export type NullableIntFieldUpdateOperationsInput = {
-  set?: number | null
-  increment?: number
-  decrement?: number
-  multiply?: number
-  divide?: number
-}
-
 export type SyncRunCreateWithoutLinkedAccountInput = {
   runId?: string | null
   kind?: string | null

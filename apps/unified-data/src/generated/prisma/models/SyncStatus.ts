@@ -20,8 +20,18 @@ export type SyncStatusModel = runtime.Types.Result.DefaultSelection<Prisma.$Sync
 
 export type AggregateSyncStatus = {
   _count: SyncStatusCountAggregateOutputType | null
+  _avg: SyncStatusAvgAggregateOutputType | null
+  _sum: SyncStatusSumAggregateOutputType | null
   _min: SyncStatusMinAggregateOutputType | null
   _max: SyncStatusMaxAggregateOutputType | null
+}
+
+export type SyncStatusAvgAggregateOutputType = {
+  recordCount: number | null
+}
+
+export type SyncStatusSumAggregateOutputType = {
+  recordCount: number | null
 }
 
 export type SyncStatusMinAggregateOutputType = {
@@ -33,6 +43,7 @@ export type SyncStatusMinAggregateOutputType = {
   lastSyncResult: string | null
   nextSyncStart: Date | null
   isInitialSync: boolean | null
+  recordCount: number | null
 }
 
 export type SyncStatusMaxAggregateOutputType = {
@@ -44,6 +55,7 @@ export type SyncStatusMaxAggregateOutputType = {
   lastSyncResult: string | null
   nextSyncStart: Date | null
   isInitialSync: boolean | null
+  recordCount: number | null
 }
 
 export type SyncStatusCountAggregateOutputType = {
@@ -55,9 +67,18 @@ export type SyncStatusCountAggregateOutputType = {
   lastSyncResult: number
   nextSyncStart: number
   isInitialSync: number
+  recordCount: number
   _all: number
 }
 
+
+export type SyncStatusAvgAggregateInputType = {
+  recordCount?: true
+}
+
+export type SyncStatusSumAggregateInputType = {
+  recordCount?: true
+}
 
 export type SyncStatusMinAggregateInputType = {
   linkedAccountId?: true
@@ -68,6 +89,7 @@ export type SyncStatusMinAggregateInputType = {
   lastSyncResult?: true
   nextSyncStart?: true
   isInitialSync?: true
+  recordCount?: true
 }
 
 export type SyncStatusMaxAggregateInputType = {
@@ -79,6 +101,7 @@ export type SyncStatusMaxAggregateInputType = {
   lastSyncResult?: true
   nextSyncStart?: true
   isInitialSync?: true
+  recordCount?: true
 }
 
 export type SyncStatusCountAggregateInputType = {
@@ -90,6 +113,7 @@ export type SyncStatusCountAggregateInputType = {
   lastSyncResult?: true
   nextSyncStart?: true
   isInitialSync?: true
+  recordCount?: true
   _all?: true
 }
 
@@ -131,6 +155,18 @@ export type SyncStatusAggregateArgs<ExtArgs extends runtime.Types.Extensions.Int
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: SyncStatusAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: SyncStatusSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: SyncStatusMinAggregateInputType
@@ -161,6 +197,8 @@ export type SyncStatusGroupByArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   _count?: SyncStatusCountAggregateInputType | true
+  _avg?: SyncStatusAvgAggregateInputType
+  _sum?: SyncStatusSumAggregateInputType
   _min?: SyncStatusMinAggregateInputType
   _max?: SyncStatusMaxAggregateInputType
 }
@@ -174,7 +212,10 @@ export type SyncStatusGroupByOutputType = {
   lastSyncResult: string | null
   nextSyncStart: Date | null
   isInitialSync: boolean
+  recordCount: number | null
   _count: SyncStatusCountAggregateOutputType | null
+  _avg: SyncStatusAvgAggregateOutputType | null
+  _sum: SyncStatusSumAggregateOutputType | null
   _min: SyncStatusMinAggregateOutputType | null
   _max: SyncStatusMaxAggregateOutputType | null
 }
@@ -206,6 +247,7 @@ export type SyncStatusWhereInput = {
   lastSyncResult?: Prisma.StringNullableFilter<"SyncStatus"> | string | null
   nextSyncStart?: Prisma.DateTimeNullableFilter<"SyncStatus"> | Date | string | null
   isInitialSync?: Prisma.BoolFilter<"SyncStatus"> | boolean
+  recordCount?: Prisma.IntNullableFilter<"SyncStatus"> | number | null
   linkedAccount?: Prisma.XOR<Prisma.LinkedAccountScalarRelationFilter, Prisma.LinkedAccountWhereInput>
 }
 
@@ -218,6 +260,7 @@ export type SyncStatusOrderByWithRelationInput = {
   lastSyncResult?: Prisma.SortOrderInput | Prisma.SortOrder
   nextSyncStart?: Prisma.SortOrderInput | Prisma.SortOrder
   isInitialSync?: Prisma.SortOrder
+  recordCount?: Prisma.SortOrderInput | Prisma.SortOrder
   linkedAccount?: Prisma.LinkedAccountOrderByWithRelationInput
 }
 
@@ -234,6 +277,7 @@ export type SyncStatusWhereUniqueInput = Prisma.AtLeast<{
   lastSyncResult?: Prisma.StringNullableFilter<"SyncStatus"> | string | null
   nextSyncStart?: Prisma.DateTimeNullableFilter<"SyncStatus"> | Date | string | null
   isInitialSync?: Prisma.BoolFilter<"SyncStatus"> | boolean
+  recordCount?: Prisma.IntNullableFilter<"SyncStatus"> | number | null
   linkedAccount?: Prisma.XOR<Prisma.LinkedAccountScalarRelationFilter, Prisma.LinkedAccountWhereInput>
 }, "linkedAccountId_model">
 
@@ -246,9 +290,12 @@ export type SyncStatusOrderByWithAggregationInput = {
   lastSyncResult?: Prisma.SortOrderInput | Prisma.SortOrder
   nextSyncStart?: Prisma.SortOrderInput | Prisma.SortOrder
   isInitialSync?: Prisma.SortOrder
+  recordCount?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.SyncStatusCountOrderByAggregateInput
+  _avg?: Prisma.SyncStatusAvgOrderByAggregateInput
   _max?: Prisma.SyncStatusMaxOrderByAggregateInput
   _min?: Prisma.SyncStatusMinOrderByAggregateInput
+  _sum?: Prisma.SyncStatusSumOrderByAggregateInput
 }
 
 export type SyncStatusScalarWhereWithAggregatesInput = {
@@ -263,6 +310,7 @@ export type SyncStatusScalarWhereWithAggregatesInput = {
   lastSyncResult?: Prisma.StringNullableWithAggregatesFilter<"SyncStatus"> | string | null
   nextSyncStart?: Prisma.DateTimeNullableWithAggregatesFilter<"SyncStatus"> | Date | string | null
   isInitialSync?: Prisma.BoolWithAggregatesFilter<"SyncStatus"> | boolean
+  recordCount?: Prisma.IntNullableWithAggregatesFilter<"SyncStatus"> | number | null
 }
 
 export type SyncStatusCreateInput = {
@@ -273,6 +321,7 @@ export type SyncStatusCreateInput = {
   lastSyncResult?: string | null
   nextSyncStart?: Date | string | null
   isInitialSync?: boolean
+  recordCount?: number | null
   linkedAccount: Prisma.LinkedAccountCreateNestedOneWithoutSyncStatusesInput
 }
 
@@ -285,6 +334,7 @@ export type SyncStatusUncheckedCreateInput = {
   lastSyncResult?: string | null
   nextSyncStart?: Date | string | null
   isInitialSync?: boolean
+  recordCount?: number | null
 }
 
 export type SyncStatusUpdateInput = {
@@ -295,6 +345,7 @@ export type SyncStatusUpdateInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   linkedAccount?: Prisma.LinkedAccountUpdateOneRequiredWithoutSyncStatusesNestedInput
 }
 
@@ -307,6 +358,7 @@ export type SyncStatusUncheckedUpdateInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncStatusCreateManyInput = {
@@ -318,6 +370,7 @@ export type SyncStatusCreateManyInput = {
   lastSyncResult?: string | null
   nextSyncStart?: Date | string | null
   isInitialSync?: boolean
+  recordCount?: number | null
 }
 
 export type SyncStatusUpdateManyMutationInput = {
@@ -328,6 +381,7 @@ export type SyncStatusUpdateManyMutationInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncStatusUncheckedUpdateManyInput = {
@@ -339,6 +393,7 @@ export type SyncStatusUncheckedUpdateManyInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncStatusListRelationFilter = {
@@ -365,6 +420,11 @@ export type SyncStatusCountOrderByAggregateInput = {
   lastSyncResult?: Prisma.SortOrder
   nextSyncStart?: Prisma.SortOrder
   isInitialSync?: Prisma.SortOrder
+  recordCount?: Prisma.SortOrder
+}
+
+export type SyncStatusAvgOrderByAggregateInput = {
+  recordCount?: Prisma.SortOrder
 }
 
 export type SyncStatusMaxOrderByAggregateInput = {
@@ -376,6 +436,7 @@ export type SyncStatusMaxOrderByAggregateInput = {
   lastSyncResult?: Prisma.SortOrder
   nextSyncStart?: Prisma.SortOrder
   isInitialSync?: Prisma.SortOrder
+  recordCount?: Prisma.SortOrder
 }
 
 export type SyncStatusMinOrderByAggregateInput = {
@@ -387,6 +448,11 @@ export type SyncStatusMinOrderByAggregateInput = {
   lastSyncResult?: Prisma.SortOrder
   nextSyncStart?: Prisma.SortOrder
   isInitialSync?: Prisma.SortOrder
+  recordCount?: Prisma.SortOrder
+}
+
+export type SyncStatusSumOrderByAggregateInput = {
+  recordCount?: Prisma.SortOrder
 }
 
 export type SyncStatusCreateNestedManyWithoutLinkedAccountInput = {
@@ -431,6 +497,14 @@ export type SyncStatusUncheckedUpdateManyWithoutLinkedAccountNestedInput = {
   deleteMany?: Prisma.SyncStatusScalarWhereInput | Prisma.SyncStatusScalarWhereInput[]
 }
 
+export type NullableIntFieldUpdateOperationsInput = {
+  set?: number | null
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
+}
+
 export type SyncStatusCreateWithoutLinkedAccountInput = {
   model: string
   status: string
@@ -439,6 +513,7 @@ export type SyncStatusCreateWithoutLinkedAccountInput = {
   lastSyncResult?: string | null
   nextSyncStart?: Date | string | null
   isInitialSync?: boolean
+  recordCount?: number | null
 }
 
 export type SyncStatusUncheckedCreateWithoutLinkedAccountInput = {
@@ -449,6 +524,7 @@ export type SyncStatusUncheckedCreateWithoutLinkedAccountInput = {
   lastSyncResult?: string | null
   nextSyncStart?: Date | string | null
   isInitialSync?: boolean
+  recordCount?: number | null
 }
 
 export type SyncStatusCreateOrConnectWithoutLinkedAccountInput = {
@@ -489,6 +565,7 @@ export type SyncStatusScalarWhereInput = {
   lastSyncResult?: Prisma.StringNullableFilter<"SyncStatus"> | string | null
   nextSyncStart?: Prisma.DateTimeNullableFilter<"SyncStatus"> | Date | string | null
   isInitialSync?: Prisma.BoolFilter<"SyncStatus"> | boolean
+  recordCount?: Prisma.IntNullableFilter<"SyncStatus"> | number | null
 }
 
 export type SyncStatusCreateManyLinkedAccountInput = {
@@ -499,6 +576,7 @@ export type SyncStatusCreateManyLinkedAccountInput = {
   lastSyncResult?: string | null
   nextSyncStart?: Date | string | null
   isInitialSync?: boolean
+  recordCount?: number | null
 }
 
 export type SyncStatusUpdateWithoutLinkedAccountInput = {
@@ -509,6 +587,7 @@ export type SyncStatusUpdateWithoutLinkedAccountInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncStatusUncheckedUpdateWithoutLinkedAccountInput = {
@@ -519,6 +598,7 @@ export type SyncStatusUncheckedUpdateWithoutLinkedAccountInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type SyncStatusUncheckedUpdateManyWithoutLinkedAccountInput = {
@@ -529,6 +609,7 @@ export type SyncStatusUncheckedUpdateManyWithoutLinkedAccountInput = {
   lastSyncResult?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   nextSyncStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   isInitialSync?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  recordCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 
@@ -542,6 +623,7 @@ export type SyncStatusSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   lastSyncResult?: boolean
   nextSyncStart?: boolean
   isInitialSync?: boolean
+  recordCount?: boolean
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["syncStatus"]>
 
@@ -554,6 +636,7 @@ export type SyncStatusSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ex
   lastSyncResult?: boolean
   nextSyncStart?: boolean
   isInitialSync?: boolean
+  recordCount?: boolean
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["syncStatus"]>
 
@@ -566,6 +649,7 @@ export type SyncStatusSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ex
   lastSyncResult?: boolean
   nextSyncStart?: boolean
   isInitialSync?: boolean
+  recordCount?: boolean
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["syncStatus"]>
 
@@ -578,9 +662,10 @@ export type SyncStatusSelectScalar = {
   lastSyncResult?: boolean
   nextSyncStart?: boolean
   isInitialSync?: boolean
+  recordCount?: boolean
 }
 
-export type SyncStatusOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"linkedAccountId" | "model" | "status" | "lastSyncStart" | "lastSyncFinished" | "lastSyncResult" | "nextSyncStart" | "isInitialSync", ExtArgs["result"]["syncStatus"]>
+export type SyncStatusOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"linkedAccountId" | "model" | "status" | "lastSyncStart" | "lastSyncFinished" | "lastSyncResult" | "nextSyncStart" | "isInitialSync" | "recordCount", ExtArgs["result"]["syncStatus"]>
 export type SyncStatusInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   linkedAccount?: boolean | Prisma.LinkedAccountDefaultArgs<ExtArgs>
 }
@@ -608,6 +693,11 @@ export type $SyncStatusPayload<ExtArgs extends runtime.Types.Extensions.Internal
     lastSyncResult: string | null
     nextSyncStart: Date | null
     isInitialSync: boolean
+    /**
+     * The model's records as the lists show them by default (neither shell nor deleted), counted when the
+     * last sync finished (records change only through syncs); null before the first one finished.
+     */
+    recordCount: number | null
   }, ExtArgs["result"]["syncStatus"]>
   composites: {}
 }
@@ -1040,6 +1130,7 @@ export interface SyncStatusFieldRefs {
   readonly lastSyncResult: Prisma.FieldRef<"SyncStatus", 'String'>
   readonly nextSyncStart: Prisma.FieldRef<"SyncStatus", 'DateTime'>
   readonly isInitialSync: Prisma.FieldRef<"SyncStatus", 'Boolean'>
+  readonly recordCount: Prisma.FieldRef<"SyncStatus", 'Int'>
 }
     
 
