@@ -360,9 +360,9 @@ describeInBrowser('the tool connector pages with the real suite and a remote MCP
     expect(await emailRow.innerText()).toMatch(/Redact[\s\S]*inbound \$ ×1[\s\S]*\[REDACTED:EMAIL_ADDRESS\]/);
     expect(await results.getByRole('row').filter({ hasText: 'Order ids' }).innerText()).toMatch(/Block[\s\S]*outbound \$ ×1/);
 
-    // A tool call's arguments, as the runtime scans them before the tool runs.
+    // A tool call as an agent sends it: its arguments are scanned as the runtime scans them before the tool runs.
     await tester.getByLabel('Sample kind').selectOption('arguments');
-    await tester.getByLabel('Sample', { exact: true }).fill(JSON.stringify({ input: { to: SAMPLE_EMAIL } }));
+    await tester.getByLabel('Sample', { exact: true }).fill(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'send_mail', arguments: { input: { to: SAMPLE_EMAIL } } } }));
     await tester.getByRole('button', { name: 'Test rules' }).click();
     await results.getByText('$.input.to').waitFor();
     expect(await results.getByLabel('Output inbound').innerText()).toContain('"to": "[REDACTED:EMAIL_ADDRESS]"');

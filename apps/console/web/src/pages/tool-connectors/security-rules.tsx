@@ -245,9 +245,18 @@ function RuleRow({ rule }: { rule: Rule }) {
 
 const SAMPLE_KINDS = [
   ['text', 'Text (scanned both ways)'],
-  ['arguments', 'Tool call arguments, JSON (inbound)'],
+  ['arguments', 'Tool call, JSON: a tools/call request or its arguments (inbound)'],
   ['result', 'Tool result, JSON (outbound)'],
 ] as const;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The arguments of a pasted tool call: a JSON-RPC tools/call request, its params ({name, arguments}), or the arguments themselves. */
+function argumentsOf(parsed: unknown): Record<string, unknown> {
+  const params = isObject(parsed) && isObject(parsed.params) ? parsed.params : parsed;
+  if (isObject(params) && typeof params.name === 'string' && isObject(params.arguments)) return params.arguments;
+  return parsed as Record<string, unknown>;
+}
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -280,7 +289,7 @@ function RuleTester() {
               setParseError(`The sample is not valid JSON: ${(err as Error).message}`);
               return;
             }
-            body = kind === 'arguments' ? { arguments: parsed as Record<string, unknown> } : { result: parsed as Record<string, unknown> };
+            body = kind === 'arguments' ? { arguments: argumentsOf(parsed) } : { result: parsed as Record<string, unknown> };
           }
           if (toolPackId.trim()) body.tool_pack_id = toolPackId.trim();
           run.mutate(body);
