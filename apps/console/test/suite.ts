@@ -32,8 +32,10 @@ export async function startSuite(options: { slot: number; env?: NodeJS.ProcessEn
   databaseUrl.pathname = `/${database}`;
   const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   redis.pathname = `/${2 + ((process.pid + options.slot) % 14)}`;
-  // 24_000 + slot * 100 + pid spread: apart from the catalog walk's 23_000 range and from other slots.
-  const offset = 24_000 + options.slot * 1_000 + (process.pid % 50) * 20;
+  // Ports 8080-8095 shifted by 10_000 + slot * 1_000 (+ a spread by pid): below Linux's ephemeral range (32768 and up),
+  // where freePort() and outgoing connections of tests running beside this one take theirs, and apart from the catalog
+  // walk's 23_000 offset and from other slots.
+  const offset = 10_000 + options.slot * 1_000 + (process.pid % 45) * 20;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'patchbay-console-suite-'));
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DATABASE_URL: databaseUrl.toString(), REDIS_URL: redis.toString(), PATCHBAY_PORT_OFFSET: String(offset), PATCHBAY_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '' };
   const child: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts', 'dist', 'start.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
