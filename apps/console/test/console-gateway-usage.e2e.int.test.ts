@@ -126,6 +126,8 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     await page.getByLabel('Stack by').selectOption('key');
     await page.getByRole('button', { name: 'Show usage' }).click();
     await page.getByRole('table', { name: /Spend \(USD\) per day \(UTC\) by key/ }).waitFor();
+    // The view is in the address, to share or link to.
+    expect(new URL(page.url()).searchParams.get('group_by')).toBe('key');
     const label = `Checkout service (${gatewayKey.label})`;
     await page.getByRole('list', { name: 'Legend' }).getByText(`${label}: $0.003920`).waitFor();
     await page.getByRole('img', { name: /Spend \(USD\) per UTC day by key/ }).waitFor();

@@ -3,7 +3,7 @@ import type { SignedInRoute } from '../../app';
 import { RequestTesterPage } from './request-tester';
 import { RoutingPoliciesPage } from './routing-policies';
 import { RoutingPolicyPage } from './routing-policies.$id';
-import { UsagePage } from './usage';
+import { UsagePage, validateUsageSearch } from './usage';
 import { BlocklistPage } from './blocklist';
 import { CustomerKeysPage } from './customers.$customerId.api-keys';
 import { CustomersPage } from './customers';
@@ -20,7 +20,7 @@ import { VendorKeysPage } from './vendor-keys';
  */
 export function createModelGatewayRoutes(parent: SignedInRoute) {
   return [
-    createRoute({ getParentRoute: () => parent, path: '/usage', component: UsagePage }),
+    createRoute({ getParentRoute: () => parent, path: '/usage', component: UsagePage, validateSearch: validateUsageSearch }),
     createRoute({ getParentRoute: () => parent, path: '/routing-policies', component: RoutingPoliciesPage }),
     createRoute({ getParentRoute: () => parent, path: '/routing-policies/$id', component: RoutingPolicyPage }),
     createRoute({ getParentRoute: () => parent, path: '/request-tester', component: RequestTesterPage }),

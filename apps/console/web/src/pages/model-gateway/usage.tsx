@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useId } from 'react';
 import { api, unwrap, type GatewaySchemas } from '../../api/api';
 import { ErrorText } from '../../components/error-text';
 
@@ -21,6 +22,24 @@ const METRICS: Array<[Metric, string]> = [
 /** Nine series colours (eight named groups and "other"), distinguishable and dark enough on white. */
 const COLOURS = ['#1f5fa8', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490', '#a16207', '#be185d', '#6b7280'];
 const DAY_MS = 86_400_000;
+
+/** The page's address holds its range, dimension and metric (`/usage?from=…&to=…&group_by=tag&show=requests`), so a view can be shared or linked to. */
+export interface UsageSearch {
+  from?: string;
+  to?: string;
+  group_by?: Dimension;
+  show?: Metric;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+export function validateUsageSearch(search: Record<string, unknown>): UsageSearch {
+  const out: UsageSearch = {};
+  if (typeof search.from === 'string' && DAY.test(search.from)) out.from = search.from;
+  if (typeof search.to === 'string' && DAY.test(search.to)) out.to = search.to;
+  if (DIMENSIONS.some(([d]) => d === search.group_by)) out.group_by = search.group_by as Dimension;
+  if (search.show === 'requests' || search.show === 'cost_usd') out.show = search.show;
+  return out;
+}
 
 function utcDay(offsetDays: number): string {
   return new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
@@ -110,8 +129,11 @@ function StackedChart({ data, metric }: { data: UsageDaily; metric: Metric }) {
 
 /** /usage: spend and requests per UTC day stacked by a dimension, totals from the gateway (GET /v1/usage/daily), CSV of the chart. */
 export function UsagePage() {
-  const [range, setRange] = useState({ from: utcDay(-29), to: utcDay(0), group_by: 'model' as Dimension });
-  const [metric, setMetric] = useState<Metric>('cost_usd');
+  const search = useSearch({ strict: false }) as UsageSearch;
+  const navigate = useNavigate();
+  const range = { from: search.from ?? utcDay(-29), to: search.to ?? utcDay(0), group_by: search.group_by ?? ('model' as Dimension) };
+  const metric: Metric = search.show ?? 'cost_usd';
+  const show = (patch: UsageSearch) => void navigate({ to: '/usage', search: { ...search, ...patch } as never, replace: true });
   const usage = useQuery({
     queryKey: ['gateway-usage-daily', range],
     queryFn: () => unwrap(api.GET('/v1/usage/daily', { params: { query: range } })),
@@ -134,12 +156,13 @@ export function UsagePage() {
       <h1>Usage</h1>
       <p className="muted">Model gateway spend and requests per day. Days are UTC days (00:00–24:00 UTC); totals are computed by the gateway.</p>
       <form
+        key={`${range.from}|${range.to}|${range.group_by}`}
         className="card"
         aria-label="Usage range"
         onSubmit={(event) => {
           event.preventDefault();
           const f = new FormData(event.currentTarget);
-          setRange({ from: String(f.get('from')), to: String(f.get('to')), group_by: String(f.get('group_by')) as Dimension });
+          show({ from: String(f.get('from')), to: String(f.get('to')), group_by: String(f.get('group_by')) as Dimension });
         }}
       >
         <div className="grid">
@@ -163,7 +186,7 @@ export function UsagePage() {
           </label>
           <label>
             Show
-            <select value={metric} onChange={(event) => setMetric(event.target.value as Metric)}>
+            <select value={metric} onChange={(event) => show({ show: event.target.value as Metric })}>
               {METRICS.map(([value, label]) => (
                 <option key={value} value={value}>
                   {label}
