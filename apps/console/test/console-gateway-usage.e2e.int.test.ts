@@ -200,11 +200,20 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     for (const name of ['x-request-id', 'x-gateway-overhead-ms', 'x-ratelimit-limit', 'x-key-limit-usd', 'x-key-limit-remaining-usd']) await headers.getByRole('row', { name: new RegExp(`^${name} `) }).waitFor();
     await headers.getByRole('row', { name: /^x-key-limit-usd 5/ }).waitFor();
     await answer.getByText(/openai\/gpt-4o-mini on openai: the request named a routing policy alias \(strategy priority, resolved by alias\)/).waitFor();
-    // The key lives in the page only: nothing in storage (and the model call above carried no session cookie).
-    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0]);
-
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.screenshot({ path: path.join(DOCS_DIR, 'request-tester.png'), fullPage: true });
+
+    // The same key on the Anthropic surface: its answer and headers; routing metadata is the native surface's.
+    openai.script({ text: 'Hello again', usage: { inputTokens: 12, outputTokens: 5 } });
+    await page.getByLabel('Surface').selectOption('anthropic');
+    await page.getByRole('combobox', { name: /^Model/ }).fill('openai/gpt-4o-mini');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await answer.getByText('Hello again', { exact: true }).waitFor();
+    await answer.getByText('Routing metadata comes with the native surface’s answers').waitFor();
+    await headers.getByRole('row', { name: /^x-gateway-overhead-ms / }).waitFor();
+    // The key lives in the page only: nothing in storage (and the model call above carried no session cookie).
+    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
   it('a member without manage_routing sees saving disabled with the permission named, can still dry-run, and the gateway answers 403', async () => {
