@@ -15,9 +15,10 @@ import { startSuite, type RunningSuite } from './suite';
  * a remote MCP server of the test's own (the official SDK, stateless): the owner searches the catalog,
  * registers the server (the handshake's tools shown; a second registration's 409 and an unreachable
  * server explained), reads its tools' schemas and annotations, builds a tool pack in the editor, keeps an
- * OAuth app's secret write-only, registers a user and copies a link token's magic link, filters the
- * connections, creates a security rule and sees its redaction in the tester; a member whose role lacks
- * manage_tool_packs sees the editor's save disabled with the permission named and gets 403 from the API.
+ * OAuth app's secret write-only, registers a user and copies a link token's magic link (the user connects
+ * through it: the connection shows ACTIVE, then its stored credential is deleted), filters the connections,
+ * creates a security rule and sees its redaction in the tester; a member whose role lacks manage_tool_packs
+ * sees the editor's save disabled with the permission named and gets 403 from the API.
  * Every page passes axe-core without a serious violation; docs/connectors.png, docs/tool-packs.png and
  * docs/security-rules.png are written.
  */
@@ -284,7 +285,7 @@ describeInBrowser('the tool connector pages with the real suite and a remote MCP
     await expectAccessible(owner);
   });
 
-  it('the owner registers a user, finds it by origin_user_id, creates a link token and copies its magic link; connections are filtered by the spec\'s filters', async () => {
+  it('the owner registers a user, finds it by origin_user_id, creates a link token and copies its magic link; the user connects through it (ACTIVE, the key never shown) and the stored credential is deleted; connections are filtered by the spec\'s filters', async () => {
     await open(owner, '/registered-users', 'Registered users');
     await expectAccessible(owner);
     const page = owner.page;
@@ -298,21 +299,30 @@ describeInBrowser('the tool connector pages with the real suite and a remote MCP
     const userId = page.url().split('/').pop()!;
 
     const link = page.getByRole('form', { name: 'Create a link token' });
-    await link.getByLabel('Connector slug').fill('github');
+    await link.getByLabel('Connector slug').fill('linear');
     await link.getByRole('button', { name: 'Create link token' }).click();
     const magic = (await page.locator('.secret-value').innerText()).trim();
     expect(magic).toMatch(new RegExp(`^${suite.publicUrl}/link/`));
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(magic);
-    // The magic link opens the connector's page for the user.
-    const endUser = await owner.context.newPage();
-    const opened = await endUser.goto(magic);
-    expect(opened?.status()).toBe(200);
-    await endUser.close();
-    await page.getByRole('heading', { name: 'Connections' }).waitFor();
+    // The user opens the magic link and gives their Linear API key: the connection shows ACTIVE, never the key.
     await page.locator('caption', { hasText: '0 stored credentials of this user' }).waitFor();
+    const apiKey = `lin_api_${stamp}_never_shown`;
+    const endUser = await owner.context.newPage();
+    await endUser.goto(magic);
+    await endUser.getByLabel('Personal API key').fill(apiKey);
+    await endUser.getByRole('button', { name: 'Save and connect' }).click();
+    await endUser.getByRole('status').filter({ hasText: 'Your Linear account is connected' }).waitFor();
+    await endUser.close();
+    await page.reload();
+    const connection = page.getByRole('row').filter({ hasText: 'linear' });
+    await connection.getByText('ACTIVE').waitFor();
+    expect(await page.content()).not.toContain(apiKey);
     await expectAccessible(owner);
+    await connection.getByRole('button', { name: 'Delete credential of linear' }).click();
+    await connection.getByRole('button', { name: 'Confirm delete of the linear credential' }).click();
+    await page.locator('caption', { hasText: '0 stored credentials of this user' }).waitFor();
 
     await open(owner, '/registered-users', 'Registered users');
     await page.getByLabel('Search users').fill(`CUST-${stamp}`);

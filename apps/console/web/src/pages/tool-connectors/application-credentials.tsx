@@ -190,7 +190,7 @@ function CredentialRow({ credential: c }: { credential: ApplicationCredential })
         </details>
         {confirm ? (
           <div className="row">
-            <button type="button" className="danger" aria-label={`Confirm deleting ${label}`} onClick={() => remove.mutate()}>
+            <button type="button" className="danger" aria-label={`Confirm delete of ${label}`} onClick={() => remove.mutate()}>
               Confirm delete
             </button>
             <button type="button" className="secondary" onClick={() => setConfirm(false)}>

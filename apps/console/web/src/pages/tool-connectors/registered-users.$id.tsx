@@ -199,7 +199,7 @@ function ConnectionRow({ userId, connection: c }: { userId: string; connection: 
       <td>
         {confirm ? (
           <div className="row">
-            <button type="button" className="danger" aria-label={`Confirm deleting the ${c.connector} credential`} onClick={() => remove.mutate()}>
+            <button type="button" className="danger" aria-label={`Confirm delete of the ${c.connector} credential`} onClick={() => remove.mutate()}>
               Confirm delete
             </button>
             <button type="button" className="secondary" onClick={() => setConfirm(false)}>
@@ -207,7 +207,7 @@ function ConnectionRow({ userId, connection: c }: { userId: string; connection: 
             </button>
           </div>
         ) : (
-          <GuardedButton permission="manage_registered_users" className="danger" aria-label={`Delete the stored ${c.connector} credential`} onClick={() => setConfirm(true)}>
+          <GuardedButton permission="manage_registered_users" className="danger" aria-label={`Delete credential of ${c.connector}`} onClick={() => setConfirm(true)}>
             Delete credential
           </GuardedButton>
         )}

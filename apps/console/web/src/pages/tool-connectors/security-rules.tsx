@@ -225,7 +225,7 @@ function RuleRow({ rule }: { rule: Rule }) {
         </details>
         {confirm ? (
           <div className="row">
-            <button type="button" className="danger" aria-label={`Confirm deleting ${rule.name}`} onClick={() => remove.mutate()}>
+            <button type="button" className="danger" aria-label={`Confirm delete of ${rule.name}`} onClick={() => remove.mutate()}>
               Confirm delete
             </button>
             <button type="button" className="secondary" onClick={() => setConfirm(false)}>
