@@ -120,39 +120,41 @@ export function HomePage() {
 
   return (
     <section className="overview" data-overview-ready={toolCalls.data || gateway.data || failingConnections.data ? '' : undefined}>
-      <MemberCorner />
-      <h1>Overview</h1>
-      <p className="muted">
-        The {environment} environment. Days are UTC days: “last day” is today ({today}), “last 30 days” is {monthStart} to {today}. Failing connections and syncs in error are counted
-        now. The gateway's figures are the organization's (its keys serve both environments).
-      </p>
-      <table>
-        <caption>Figures of the {environment} environment</caption>
-        <thead>
-          <tr>
-            <th scope="col">Figure</th>
-            <th scope="col">Last day</th>
-            <th scope="col">Last 30 days</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.label}>
-              <th scope="row">{row.label}</th>
-              <FigureCells row={row} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {credits.data && (
-        <p>
-          This billing cycle ({credits.data.cycle}, production and test together):{' '}
-          <FigureLink to="/credits" label={`Credits this cycle: ${count(credits.data.credits_used)} of ${count(credits.data.monthly_credits)} credits used`}>
-            {count(credits.data.credits_used)} of {count(credits.data.monthly_credits)} credits used
-          </FigureLink>
-          {credits.data.billing_limit_reached ? ' — the free plan’s limit is reached: tool calls answer 402 until the next cycle.' : '.'}
+      <div>
+        <h1>Overview</h1>
+        <p className="muted">
+          The {environment} environment. Days are UTC days: “last day” is today ({today}), “last 30 days” is {monthStart} to {today}. Failing connections and syncs in error are counted
+          now. The gateway's figures are the organization's (its keys serve both environments).
         </p>
-      )}
+        <table>
+          <caption>Figures of the {environment} environment</caption>
+          <thead>
+            <tr>
+              <th scope="col">Figure</th>
+              <th scope="col">Last day</th>
+              <th scope="col">Last 30 days</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.label}>
+                <th scope="row">{row.label}</th>
+                <FigureCells row={row} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {credits.data && (
+          <p>
+            This billing cycle ({credits.data.cycle}, production and test together):{' '}
+            <FigureLink to="/credits" label={`Credits this cycle: ${count(credits.data.credits_used)} of ${count(credits.data.monthly_credits)} credits used`}>
+              {count(credits.data.credits_used)} of {count(credits.data.monthly_credits)} credits used
+            </FigureLink>
+            {credits.data.billing_limit_reached ? ' — the free plan’s limit is reached: tool calls answer 402 until the next cycle.' : '.'}
+          </p>
+        )}
+      </div>
+      <MemberCorner />
     </section>
   );
 }
@@ -209,7 +211,8 @@ function MemberCorner() {
       <p className="muted">
         {session.organization.name} ({session.environment})
       </p>
-      <details>
+      {/* Open, as the list was before the overview: it can be folded away. */}
+      <details open>
         <summary>Your permissions ({session.permissions.length})</summary>
         <ul className="scopes">
           {session.permissions.map((p) => (
