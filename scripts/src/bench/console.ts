@@ -130,12 +130,14 @@ interface PageResult {
   apiP95: number;
   slowest: { url: string; p95: number } | null;
   usableP95: number | null;
+  /** p95 until the page's heading shows: the app's own start, before its data. */
+  frameP95: number | null;
   failures: number;
   failure?: string;
 }
 
 /** One load of the page: the time until `ready` shows, and the API requests made on the way (until the network is idle). */
-async function loadOnce(context: BrowserContext, url: string, ready: string): Promise<{ ms: number | null; requests: string[]; error?: string }> {
+async function loadOnce(context: BrowserContext, url: string, ready: string): Promise<{ ms: number | null; frameMs: number | null; requests: string[]; error?: string }> {
   const page = await context.newPage();
   const requests: string[] = [];
   page.on('request', (req: Request) => {
@@ -144,12 +146,17 @@ async function loadOnce(context: BrowserContext, url: string, ready: string): Pr
   try {
     const started = performance.now();
     await page.goto(url, { waitUntil: 'commit' });
-    await Promise.all([page.locator('h1').first().waitFor({ timeout: 15_000 }), page.locator(ready).first().waitFor({ state: 'visible', timeout: 15_000 })]);
+    // The frame: the app has booted and the page's heading shows (its data may still be on the way).
+    let frameMs: number | null = null;
+    await Promise.all([
+      page.locator('h1').first().waitFor({ timeout: 15_000 }).then(() => (frameMs = performance.now() - started)),
+      page.locator(ready).first().waitFor({ state: 'visible', timeout: 15_000 }),
+    ]);
     const ms = performance.now() - started;
     await page.waitForLoadState('networkidle', { timeout: 10_000 }).catch(() => undefined);
-    return { ms, requests };
+    return { ms, frameMs, requests };
   } catch (err) {
-    return { ms: null, requests, error: (err as Error).message.split('\n')[0] };
+    return { ms: null, frameMs: null, requests, error: (err as Error).message.split('\n')[0] };
   } finally {
     await page.close();
   }
@@ -161,6 +168,7 @@ async function measurePage(context: BrowserContext, publicUrl: string, session: 
   // A first load, not measured: assets in the browser's cache and the services' code paths warm, as for someone already using the console.
   const first = await loadOnce(context, url, ready);
   const usable: number[] = [];
+  const frames: number[] = [];
   const perLoad: number[] = [];
   let failures = first.ms === null ? 1 : 0;
   let failure = first.error;
@@ -170,7 +178,10 @@ async function measurePage(context: BrowserContext, publicUrl: string, session: 
     if (load.ms === null) {
       failures += 1;
       failure ??= load.error;
-    } else usable.push(load.ms);
+    } else {
+      usable.push(load.ms);
+      if (load.frameMs !== null) frames.push(load.frameMs);
+    }
   }
   // The same requests from here, as the page makes them (GETs with the session cookie), each `rounds` times.
   const unique = [...new Set(first.requests)].filter((r) => r.startsWith('GET '));
@@ -193,6 +204,7 @@ async function measurePage(context: BrowserContext, publicUrl: string, session: 
   }
   all.sort((a, b) => a - b);
   usable.sort((a, b) => a - b);
+  frames.sort((a, b) => a - b);
   perLoad.sort((a, b) => a - b);
   return {
     page: target,
@@ -200,6 +212,7 @@ async function measurePage(context: BrowserContext, publicUrl: string, session: 
     apiP95: all.length > 0 ? percentile(all, 95) : NaN,
     slowest,
     usableP95: usable.length > 0 ? percentile(usable, 95) : null,
+    frameP95: frames.length > 0 ? percentile(frames, 95) : null,
     failures,
     ...(failure ? { failure } : {}),
   };
@@ -284,10 +297,12 @@ export const consoleBenchmark: Benchmark = {
         String(r.requestsPerLoad),
         ms(r.apiP95),
         r.usableP95 === null ? 'failed' : ms(r.usableP95),
+        ms(r.frameP95),
         '1,000',
         r.usableP95 !== null && r.usableP95 <= 1000 && r.failures === 0 ? 'met' : 'MISSED',
       ]);
-      for (const line of table(['page', 'API requests per load', 'API p95 ms', 'usable p95 ms', 'target ms', ''], rows, ['left', 'right', 'right', 'right', 'right', 'left'])) print(line);
+      for (const line of table(['page', 'API requests per load', 'API p95 ms', 'usable p95 ms', 'heading p95 ms', 'target ms', ''], rows, ['left', 'right', 'right', 'right', 'right', 'right', 'left'])) print(line);
+      print('(heading: until the page\'s h1 shows, the app started and its data not necessarily in: the part of "usable" that is not the data)');
       print();
       print('slowest API request per page (p95 ms):');
       for (const r of results) print(`  ${r.page.path.padEnd(16)} ${r.slowest ? `${ms(r.slowest.p95).padStart(6)}  ${r.slowest.url}` : '–'}`);
