@@ -150,7 +150,8 @@ describeInBrowser('the overview with the real suite and the provider fakes', () 
     const failures = await hrefOf('Tool-call failures, last day: 1');
     expect([failures.pathname, failures.searchParams.get('status')]).toEqual(['/console/tool-call-records', 'error']);
     expect((await hrefOf('Credits used, last day: 3')).pathname).toBe('/console/credits');
-    expect((await hrefOf('Gateway requests, last day: 2')).pathname).toBe('/console/usage');
+    const requests = await hrefOf('Gateway requests, last day: 2');
+    expect([requests.pathname, requests.searchParams.get('from'), requests.searchParams.get('to'), requests.searchParams.get('show')]).toEqual(['/console/usage', today, today, 'requests']);
     expect((await hrefOf('Failing connections now: 0')).pathname).toBe('/console/connections');
     expect((await hrefOf('Syncs in error now: 0')).pathname).toBe('/console/linked-accounts');
     await figure('Tool calls, last day: 3').click();

@@ -22,6 +22,9 @@ interface FigureRow {
   /** The console page the figure links to, and what the link says. */
   to: string;
   search?: Record<string, string>;
+  /** The link of each column when they differ (a range in the page's address: the gateway's /usage). */
+  daySearch?: Record<string, string>;
+  monthSearch?: Record<string, string>;
   figure: Figure;
 }
 
@@ -94,11 +97,15 @@ export function HomePage() {
     {
       label: 'Gateway spend',
       to: '/usage',
+      daySearch: { from: today, to: today, show: 'cost_usd' },
+      monthSearch: { from: monthStart, to: today, show: 'cost_usd' },
       figure: figureOf(gateway, 'view_billing', canBill, (d) => ({ kind: 'window', day: usd(d.days.find((x) => x.date === today)?.cost_usd ?? 0), month: usd(d.totals.cost_usd) })),
     },
     {
       label: 'Gateway requests',
       to: '/usage',
+      daySearch: { from: today, to: today, show: 'requests' },
+      monthSearch: { from: monthStart, to: today, show: 'requests' },
       figure: figureOf(gateway, 'view_billing', canBill, (d) => ({ kind: 'window', day: count(d.days.find((x) => x.date === today)?.requests ?? 0), month: count(d.totals.requests) })),
     },
     {
@@ -179,12 +186,12 @@ function FigureCells({ row }: { row: FigureRow }) {
   return (
     <>
       <td>
-        <FigureLink to={row.to} search={row.search} label={`${row.label}, last day: ${figure.day}`}>
+        <FigureLink to={row.to} search={row.daySearch ?? row.search} label={`${row.label}, last day: ${figure.day}`}>
           {figure.day}
         </FigureLink>
       </td>
       <td>
-        <FigureLink to={row.to} search={row.search} label={`${row.label}, last 30 days: ${figure.month}`}>
+        <FigureLink to={row.to} search={row.monthSearch ?? row.search} label={`${row.label}, last 30 days: ${figure.month}`}>
           {figure.month}
         </FigureLink>
       </td>
