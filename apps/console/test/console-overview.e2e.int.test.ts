@@ -156,6 +156,13 @@ describeInBrowser('the overview with the real suite and the provider fakes', () 
     expect((await hrefOf('Syncs in error now: 0')).pathname).toBe('/console/linked-accounts');
     await figure('Tool calls, last day: 3').click();
     await page.waitForURL(`${suite.publicUrl}/console/tool-call-records`);
+    // The failures figure opens the records filtered to the failed call, the filter shown in the form.
+    await page.goBack();
+    await figure('Tool-call failures, last day: 1').click();
+    await page.waitForURL(`${suite.publicUrl}/console/tool-call-records?status=error`);
+    expect(await page.getByLabel('Status').inputValue()).toBe('error');
+    await page.locator('tbody tr .badge.status-error').first().waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
     expect(problems).toEqual([]);
     await context.close();
   }, 240_000);

@@ -12,7 +12,7 @@ import { ToolPacksPage } from './tool-packs';
 import { ToolPackEditorPage } from './tool-packs.$id';
 import { CreditsPage } from './credits';
 import { PlaygroundPage } from './playground';
-import { ToolCallRecordsPage } from './tool-call-records';
+import { ToolCallRecordsPage, validateToolCallRecordsSearch } from './tool-call-records';
 import { ToolCallRecordPage } from './tool-call-records.$id';
 
 /**
@@ -32,7 +32,7 @@ export function createToolConnectorRoutes(parent: SignedInRoute) {
     createRoute({ getParentRoute: () => parent, path: '/connections', component: ConnectionsPage, validateSearch: validateConnectionsSearch }),
     createRoute({ getParentRoute: () => parent, path: '/security-rules', component: SecurityRulesPage }),
     createRoute({ getParentRoute: () => parent, path: '/playground', component: PlaygroundPage }),
-    createRoute({ getParentRoute: () => parent, path: '/tool-call-records', component: ToolCallRecordsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/tool-call-records', component: ToolCallRecordsPage, validateSearch: validateToolCallRecordsSearch }),
     createRoute({ getParentRoute: () => parent, path: '/tool-call-records/$id', component: ToolCallRecordPage }),
     // GET /api/v1/usage and /api/v1/usage/daily (credits); /usage is the model gateway's spend.
     createRoute({ getParentRoute: () => parent, path: '/credits', component: CreditsPage }),

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, unwrap } from '../../api/api';
 import { ErrorText, formatTime } from '../../components/error-text';
@@ -23,13 +23,34 @@ function isoOf(value: FormDataEntryValue | null): string | undefined {
 
 const text = (value: FormDataEntryValue | null) => String(value ?? '').trim() || undefined;
 
+const FILTER_NAMES = ['registered_user_id', 'tool_pack_id', 'tool_name', 'connector_slug', 'status', 'created_after', 'created_before'] as const;
+
+/** The filters live in the address (/tool-call-records?status=error), so a view can be shared and the overview can link to one. */
+export function validateToolCallRecordsSearch(search: Record<string, unknown>): Filters {
+  const out: Filters = {};
+  for (const name of FILTER_NAMES) {
+    const value = search[name];
+    if (typeof value === 'string' && value !== '') out[name] = value;
+  }
+  return out;
+}
+
+/** An ISO 8601 time as a datetime-local input's value (UTC, as the labels say). */
+const localOf = (iso: string | undefined) => (iso ? iso.slice(0, 16) : undefined);
+
 /**
  * /tool-call-records: GET /api/v1/tool-call-records with the API's filters, newest first, paged by the
  * API's cursors (never more than one page fetched). A record's payloads are on its own page.
  */
 export function ToolCallRecordsPage() {
+  const filters = useSearch({ strict: false }) as Filters;
+  // A new set of filters (the form, a link, the back button) starts from the first page with the form showing them.
+  return <ToolCallRecordsView key={JSON.stringify(filters)} filters={filters} />;
+}
+
+function ToolCallRecordsView({ filters }: { filters: Filters }) {
   const session = useSession();
-  const [filters, setFilters] = useState<Filters>({});
+  const navigate = useNavigate();
   // The cursors of the pages before this one, to go back; the API's own `previous` works too but this keeps the first page exact.
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
@@ -46,14 +67,17 @@ export function ToolCallRecordsPage() {
         onSubmit={(event) => {
           event.preventDefault();
           const f = new FormData(event.currentTarget);
-          setFilters({
-            tool_pack_id: text(f.get('tool_pack_id')),
-            registered_user_id: text(f.get('registered_user_id')),
-            tool_name: text(f.get('tool_name')),
-            connector_slug: text(f.get('connector_slug')),
-            status: text(f.get('status')),
-            created_after: isoOf(f.get('created_after')),
-            created_before: isoOf(f.get('created_before')),
+          void navigate({
+            to: '/tool-call-records',
+            search: validateToolCallRecordsSearch({
+              tool_pack_id: text(f.get('tool_pack_id')),
+              registered_user_id: text(f.get('registered_user_id')),
+              tool_name: text(f.get('tool_name')),
+              connector_slug: text(f.get('connector_slug')),
+              status: text(f.get('status')),
+              created_after: isoOf(f.get('created_after')),
+              created_before: isoOf(f.get('created_before')),
+            }),
           });
           setCursors([]);
         }}
@@ -61,15 +85,15 @@ export function ToolCallRecordsPage() {
         <div className="grid">
           <label>
             Tool name
-            <input name="tool_name" placeholder="e.g. github__create_issue" />
+            <input name="tool_name" defaultValue={filters.tool_name} placeholder="e.g. github__create_issue" />
           </label>
           <label>
             Connector
-            <input name="connector_slug" placeholder="e.g. github" />
+            <input name="connector_slug" defaultValue={filters.connector_slug} placeholder="e.g. github" />
           </label>
           <label>
             Status
-            <select name="status" defaultValue="">
+            <select name="status" defaultValue={filters.status ?? ''}>
               <option value="">Any</option>
               <option value="success">success</option>
               <option value="error">error</option>
@@ -78,19 +102,19 @@ export function ToolCallRecordsPage() {
           </label>
           <label>
             Tool pack id
-            <input name="tool_pack_id" />
+            <input name="tool_pack_id" defaultValue={filters.tool_pack_id} />
           </label>
           <label>
             Registered user id
-            <input name="registered_user_id" />
+            <input name="registered_user_id" defaultValue={filters.registered_user_id} />
           </label>
           <label>
             From (UTC)
-            <input name="created_after" type="datetime-local" />
+            <input name="created_after" type="datetime-local" defaultValue={localOf(filters.created_after)} />
           </label>
           <label>
             Until (UTC)
-            <input name="created_before" type="datetime-local" />
+            <input name="created_before" type="datetime-local" defaultValue={localOf(filters.created_before)} />
           </label>
         </div>
         <div className="row">
