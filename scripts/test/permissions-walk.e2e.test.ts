@@ -153,6 +153,8 @@ const ROUTES: Row[] = [
   ['GET', '/v1/keys', { permission: 'view_api_keys', ok: 200 }],
   ['POST', '/v1/keys', { permission: 'manage_api_keys', body: () => ({ name: `walk ${n()}` }) }],
   ['GET', '/v1/keys/{hash}', { permission: 'view_api_keys', params: { hash: '0'.repeat(64) } }],
+  ['GET', '/v1/organization/batches', { permission: 'view_api_keys', ok: 200 }],
+  ['GET', '/v1/organization/batches/{batch_id}', { permission: 'view_api_keys' }],
   ['PATCH', '/v1/keys/{hash}', { permission: 'manage_api_keys', params: { hash: '0'.repeat(64) }, body: () => ({ name: 'walk' }) }],
   ['DELETE', '/v1/keys/{hash}', { permission: 'manage_api_keys', params: { hash: '0'.repeat(64) } }],
   ['POST', '/v1/keys/{hash}/rotate', { permission: 'manage_api_keys', params: { hash: '0'.repeat(64) } }],

@@ -6,6 +6,7 @@ import { SERVICE_NAME } from './config';
 import type { Db } from './db';
 import { GatewayError, managementErrorHandler, sendModelError } from './http/errors';
 import type { ManagementDeps } from './management/management-routes';
+import { organizationBatchesRouter } from './batches/organization-batches';
 import { managementRouter } from './management/management-routes';
 import { modelEndpoints } from './model/model-routes';
 import { routingPolicyRouter, type RoutingPolicyDeps } from './routing/routing-policy-routes';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(catalogRouter(deps.model.catalog, deps.model.platformVendors, deps.management.auth));
   app.use(managementRouter(deps.management));
+  app.use(organizationBatchesRouter({ db: deps.management.db, auth: deps.management.auth }));
   app.use(routingPolicyRouter(deps.routingPolicies));
   app.use(guardrailRouter(deps.guardrails));
   app.use(managementErrorHandler(deps.logger));

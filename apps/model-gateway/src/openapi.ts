@@ -181,8 +181,48 @@ const capabilities = closed(
   ['reasoning_efforts'],
 );
 
+const unixSeconds = { type: 'integer', nullable: true, description: 'Unix seconds; null until it happens' };
+const organizationBatch = {
+  id: uuid,
+  object: { type: 'string', enum: ['batch'] },
+  endpoint: str,
+  errors: { type: 'object', nullable: true, description: 'Why the batch failed validation: {object: list, data: [{code, message, line?}]}' },
+  input_file_id: uuid,
+  completion_window: str,
+  status: { type: 'string', enum: ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'] },
+  output_file_id: nullableUuid,
+  error_file_id: nullableUuid,
+  created_at: { type: 'integer' },
+  in_progress_at: unixSeconds,
+  expires_at: unixSeconds,
+  finalizing_at: unixSeconds,
+  completed_at: unixSeconds,
+  failed_at: unixSeconds,
+  expired_at: unixSeconds,
+  cancelling_at: unixSeconds,
+  cancelled_at: unixSeconds,
+  request_counts: closed({ total: { type: 'integer', minimum: 0 }, completed: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } }),
+  metadata: { type: 'object', nullable: true, additionalProperties: { type: 'string' } },
+  model: { type: 'string', description: 'Once finalized, when every answered line named the same model' },
+  usage: { type: 'object', description: 'Once finalized: the summed token usage' },
+  environment: { type: 'string', enum: ['production', 'test'] },
+  key_hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The gateway key that made the batch (its id in /v1/keys/{hash})' },
+  customer_id: { ...nullableUuid, description: "The customer whose key made it; null for the organization's own keys" },
+};
+const filePreview = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['file_id', 'lines', 'truncated'],
+  description: 'The first lines of the result file (null until the batch has one): output lines {id, custom_id, response, error}, error lines {id, custom_id, response, error}',
+  properties: { file_id: uuid, lines: { type: 'array', maxItems: 50, items: {} }, truncated: { type: 'boolean', description: 'The file holds more than the preview (50 lines or 256 KB)' } },
+};
+
 const managementSchemas: Record<string, unknown> = {
   Deleted: closed({ deleted: { type: 'boolean', enum: [true] } }),
+  OrganizationBatch: closed(organizationBatch, ['model', 'usage']),
+  OrganizationBatchDetail: closed({ ...organizationBatch, output_preview: filePreview, error_preview: filePreview }, ['model', 'usage']),
+  OrganizationBatchList: closed({ object: { type: 'string', enum: ['list'] }, environment: { type: 'string', enum: ['production', 'test'] }, data: { type: 'array', items: ref('OrganizationBatch') }, first_id: nullableUuid, last_id: nullableUuid, has_more: { type: 'boolean' } }),
   GatewayKey: closed(keyProperties),
   GatewayKeyCreated: closed({ ...keyProperties, key: { type: 'string', description: 'The raw key (pbgw_…): returned once, never again' } }),
   GatewayKeyData: closed({ data: ref('GatewayKey') }),
@@ -395,6 +435,22 @@ export const gatewayDocument = {
     '/v1/vendor-keys': mgmt('manage_vendor_keys', 'BYOK vendor keys (never returned; last 4 characters only)', 'get', '200', [], false, ref('VendorKeyList')),
     '/v1/vendor-keys/{vendor}': { ...mgmt('manage_vendor_keys', 'Set the organization\'s own key {api_key, base_url?} for a vendor', 'put', '200', [p('vendor')], ref('VendorKeyPut'), ref('VendorKey')), ...mgmt('manage_vendor_keys', 'Remove it', 'delete', '200', [p('vendor')], false, ref('Deleted')) },
     '/v1/tags': { get: { tags: ['Management'], summary: "The organization's tags (any key of the organization)", security: [{ gateway_key: [] }, { management_key: [] }, { session: ['view_policies'] }], responses: { '200': { description: '{object: list, data: [tag]}', content: json(ref('TagList')) }, '401': { description: 'Missing or invalid key', content: json(detailError) }, '403': { description: 'Missing permission', content: json(detailError) } } }, ...mgmt('manage_policies', 'Define a tag {key, value}', 'post', '201', [], ref('TagCreate'), ref('Tag')) },
+    '/v1/organization/batches': mgmt(
+      'manage_api_keys',
+      "Every gateway key's and customer's batches of one environment, newest first (the console's view; OpenAI's /v1/batches stays the calling key's own). A session shows its own environment; a management key passes environment (default production). Filters: status, key_hash; cursor: after = last_id",
+      'get',
+      '200',
+      [
+        { name: 'environment', in: 'query', schema: { type: 'string', enum: ['production', 'test'] } },
+        { name: 'status', in: 'query', schema: organizationBatch.status },
+        { name: 'key_hash', in: 'query', schema: organizationBatch.key_hash },
+        { name: 'after', in: 'query', schema: uuid },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+      ],
+      false,
+      ref('OrganizationBatchList'),
+    ),
+    '/v1/organization/batches/{batch_id}': mgmt('manage_api_keys', "A batch of the organization with the first lines of its output and error files", 'get', '200', [p('batch_id'), { name: 'environment', in: 'query', schema: { type: 'string', enum: ['production', 'test'] } }], false, ref('OrganizationBatchDetail')),
     '/v1/tags/{id}': mgmt('manage_policies', 'Delete a tag', 'delete', '200', [p('id')], false, ref('Deleted')),
     '/v1/blocklist': { ...mgmt('manage_policies', "The organization's blocked models", 'get', '200', [], false, ref('Blocklist')), ...mgmt('manage_policies', 'Replace the blocklist {models: [...]} (trailing * is a prefix)', 'put', '200', [], ref('BlocklistPut'), ref('Blocklist')) },
     '/v1/routing-policies': {

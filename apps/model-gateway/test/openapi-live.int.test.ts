@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TEST_DATABASE_URL, memberSession } from '@patchbay/testing';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import OpenAI, { toFile } from 'openai';
 import { createDatabase } from '../src/db';
 import { gatewayDocument } from '../src/openapi';
 import { call, createOrg, startHarness, type Harness, type Reply, type TestOrg } from './harness';
@@ -155,6 +156,15 @@ describe('the OpenAPI document against live answers', () => {
     expect(catalog.status).toBe(200);
     expect(catalog.body.data.map((m: { id: string }) => m.id)).toContain('openai/gpt-4o-mini');
     expect((await call(h.edgeUrl, null, 'GET', '/v1/openai/models', undefined, member.headers('GET', `${h.edgeUrl}/v1/openai/models`))).status).toBe(401);
+
+    // The organization's batches: one made by the key (no worker runs here: it stays validating, without result files).
+    const batchClient = new OpenAI({ apiKey: key.key, baseURL: `${h.edgeUrl}/v1/openai`, maxRetries: 0 });
+    const batchInput = `${JSON.stringify({ custom_id: 'one', method: 'POST', url: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } })}\n`;
+    const batchFile = await batchClient.files.create({ file: await toFile(Buffer.from(batchInput), 'input.jsonl'), purpose: 'batch' });
+    const batch = await batchClient.batches.create({ input_file_id: batchFile.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    await checkedCall('GET', '/v1/organization/batches', {}, { query: 'limit=5', status: 200 });
+    await checkedCall('GET', '/v1/organization/batches/{batch_id}', { batch_id: batch.id }, { status: 200 });
+    await checkedCall('GET', '/v1/organization/batches/{batch_id}', { batch_id: randomUUID() }, { status: 404 });
 
     // Deletes last.
     await checkedCall('DELETE', '/v1/routing-policies/{policy_id}', { policy_id: policy.id }, { status: 200 });

@@ -5377,6 +5377,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organization/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every gateway key's and customer's batches of one environment, newest first (the console's view; OpenAI's /v1/batches stays the calling key's own). A session shows its own environment; a management key passes environment (default production). Filters: status, key_hash; cursor: after = last_id */
+        get: {
+            parameters: {
+                query?: {
+                    after?: string;
+                    environment?: "production" | "test";
+                    key_hash?: string;
+                    limit?: number;
+                    status?: "validating" | "failed" | "in_progress" | "finalizing" | "completed" | "expired" | "cancelling" | "cancelled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationBatchList"];
+                    };
+                };
+                /** @description Invalid field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing scope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch of the organization with the first lines of its output and error files */
+        get: {
+            parameters: {
+                query?: {
+                    environment?: "production" | "test";
+                };
+                header?: never;
+                path: {
+                    batch_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganizationBatchDetail"];
+                    };
+                };
+                /** @description Invalid field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing or invalid key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Missing scope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DetailError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organization/dlp-rules": {
         parameters: {
             query?: never;
@@ -7890,6 +8044,146 @@ export interface components {
             service_tiers: string[];
             vendor_model: string;
             zero_data_retention: boolean;
+        };
+        OrganizationBatch: {
+            /** @description Unix seconds; null until it happens */
+            cancelled_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            cancelling_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            completed_at: number | null;
+            completion_window: string;
+            created_at: number;
+            /**
+             * Format: uuid
+             * @description The customer whose key made it; null for the organization's own keys
+             */
+            customer_id: string | null;
+            endpoint: string;
+            /** @enum {string} */
+            environment: "production" | "test";
+            /** Format: uuid */
+            error_file_id: string | null;
+            /** @description Why the batch failed validation: {object: list, data: [{code, message, line?}]} */
+            errors: Record<string, never> | null;
+            /** @description Unix seconds; null until it happens */
+            expired_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            expires_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            failed_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            finalizing_at: number | null;
+            /** Format: uuid */
+            id: string;
+            /** @description Unix seconds; null until it happens */
+            in_progress_at: number | null;
+            /** Format: uuid */
+            input_file_id: string;
+            /** @description The gateway key that made the batch (its id in /v1/keys/{hash}) */
+            key_hash: string;
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /** @description Once finalized, when every answered line named the same model */
+            model?: string;
+            /** @enum {string} */
+            object: "batch";
+            /** Format: uuid */
+            output_file_id: string | null;
+            request_counts: {
+                completed: number;
+                failed: number;
+                total: number;
+            };
+            /** @enum {string} */
+            status: "validating" | "failed" | "in_progress" | "finalizing" | "completed" | "expired" | "cancelling" | "cancelled";
+            /** @description Once finalized: the summed token usage */
+            usage?: Record<string, never>;
+        };
+        OrganizationBatchDetail: {
+            /** @description Unix seconds; null until it happens */
+            cancelled_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            cancelling_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            completed_at: number | null;
+            completion_window: string;
+            created_at: number;
+            /**
+             * Format: uuid
+             * @description The customer whose key made it; null for the organization's own keys
+             */
+            customer_id: string | null;
+            endpoint: string;
+            /** @enum {string} */
+            environment: "production" | "test";
+            /** Format: uuid */
+            error_file_id: string | null;
+            /** @description The first lines of the result file (null until the batch has one): output lines {id, custom_id, response, error}, error lines {id, custom_id, response, error} */
+            error_preview: {
+                /** Format: uuid */
+                file_id: string;
+                lines: unknown[];
+                /** @description The file holds more than the preview (50 lines or 256 KB) */
+                truncated: boolean;
+            } | null;
+            /** @description Why the batch failed validation: {object: list, data: [{code, message, line?}]} */
+            errors: Record<string, never> | null;
+            /** @description Unix seconds; null until it happens */
+            expired_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            expires_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            failed_at: number | null;
+            /** @description Unix seconds; null until it happens */
+            finalizing_at: number | null;
+            /** Format: uuid */
+            id: string;
+            /** @description Unix seconds; null until it happens */
+            in_progress_at: number | null;
+            /** Format: uuid */
+            input_file_id: string;
+            /** @description The gateway key that made the batch (its id in /v1/keys/{hash}) */
+            key_hash: string;
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /** @description Once finalized, when every answered line named the same model */
+            model?: string;
+            /** @enum {string} */
+            object: "batch";
+            /** Format: uuid */
+            output_file_id: string | null;
+            /** @description The first lines of the result file (null until the batch has one): output lines {id, custom_id, response, error}, error lines {id, custom_id, response, error} */
+            output_preview: {
+                /** Format: uuid */
+                file_id: string;
+                lines: unknown[];
+                /** @description The file holds more than the preview (50 lines or 256 KB) */
+                truncated: boolean;
+            } | null;
+            request_counts: {
+                completed: number;
+                failed: number;
+                total: number;
+            };
+            /** @enum {string} */
+            status: "validating" | "failed" | "in_progress" | "finalizing" | "completed" | "expired" | "cancelling" | "cancelled";
+            /** @description Once finalized: the summed token usage */
+            usage?: Record<string, never>;
+        };
+        OrganizationBatchList: {
+            data: components["schemas"]["OrganizationBatch"][];
+            /** @enum {string} */
+            environment: "production" | "test";
+            /** Format: uuid */
+            first_id: string | null;
+            has_more: boolean;
+            /** Format: uuid */
+            last_id: string | null;
+            /** @enum {string} */
+            object: "list";
         };
         PiCheckRequest: {
             /** Format: uuid */
