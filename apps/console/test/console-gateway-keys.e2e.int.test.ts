@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, MEMBER_PASSWORD, chromiumAvailable, memberSession, ownerSession } from '@patchbay/testing';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { seriousAxeViolations } from './axe';
 import { startSuite, type RunningSuite } from './suite';
@@ -231,6 +231,39 @@ describeInBrowser('the model gateway pages with the real suite and the fake Open
     const gpt = page.getByRole('row').filter({ hasText: 'openai/gpt-4o-mini' }).first();
     expect(await gpt.innerText()).toMatch(/\$[\d.]+ \/ 1M tokens/);
     await expectAccessible(owner);
+    expect(owner.problems).toEqual([]);
+  });
+
+  it("/batches lists every key's batches with their status, and a batch's page shows the first lines of its output and error files", async () => {
+    const made = (await callApi(owner.page, 'POST', '/v1/keys', { name: 'Batch runner' })).body as { key: string; hash: string };
+    const client = sdk(made.key);
+    const lines = [
+      { custom_id: 'greeting', method: 'POST', url: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] } },
+      { custom_id: 'unknown-model', method: 'POST', url: '/v1/chat/completions', body: { model: 'openai/no-such-model', messages: [{ role: 'user', content: 'hi' }] } },
+    ];
+    const file = await client.files.create({ file: await toFile(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), 'input.jsonl'), purpose: 'batch' });
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (let i = 0; (await client.batches.retrieve(batch.id)).status !== 'completed'; i++) {
+      if (i > 120) throw new Error('the batch did not complete within 60 s');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+
+    await open(owner, '/batches', 'Batches');
+    const row = owner.page.getByRole('row').filter({ hasText: batch.id });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/completed[\s\S]*1 \/ 1 \/ 2/);
+    await expectAccessible(owner);
+    await owner.page.getByLabel('Status').selectOption('failed');
+    await owner.page.getByText('No batches match.').waitFor();
+    expect(owner.page.url()).toContain('status=failed');
+    await open(owner, '/batches', 'Batches');
+    await row.getByRole('link', { name: batch.id }).click();
+    await owner.page.getByRole('heading', { level: 1, name: `Batch ${batch.id}` }).waitFor();
+    const output = owner.page.getByRole('region', { name: 'Output file' });
+    expect(await output.locator('pre').innerText()).toContain('"custom_id":"greeting"');
+    expect(await owner.page.getByRole('region', { name: 'Errors file' }).locator('pre').innerText()).toContain('"custom_id":"unknown-model"');
+    await expectAccessible(owner);
+    await owner.page.screenshot({ path: path.join(DOCS_DIR, 'batches.png'), fullPage: true });
     expect(owner.problems).toEqual([]);
   });
 

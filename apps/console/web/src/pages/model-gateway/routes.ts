@@ -4,6 +4,8 @@ import { RequestTesterPage } from './request-tester';
 import { RoutingPoliciesPage } from './routing-policies';
 import { RoutingPolicyPage } from './routing-policies.$id';
 import { UsagePage, validateUsageSearch } from './usage';
+import { BatchesPage, validateBatchesSearch } from './batches';
+import { BatchPage } from './batches.$id';
 import { BlocklistPage } from './blocklist';
 import { CustomerKeysPage } from './customers.$customerId.api-keys';
 import { CustomersPage } from './customers';
@@ -33,6 +35,8 @@ export function createModelGatewayRoutes(parent: SignedInRoute) {
     createRoute({ getParentRoute: () => parent, path: '/tags', component: TagsPage }),
     createRoute({ getParentRoute: () => parent, path: '/blocklist', component: BlocklistPage }),
     createRoute({ getParentRoute: () => parent, path: '/models', component: ModelsPage }),
+    createRoute({ getParentRoute: () => parent, path: '/batches', component: BatchesPage, validateSearch: validateBatchesSearch }),
+    createRoute({ getParentRoute: () => parent, path: '/batches/$id', component: BatchPage }),
   ] as const;
 }
 
@@ -49,4 +53,5 @@ export const modelGatewayNavigation: ReadonlyArray<{ to: string; label: string }
   { to: '/tags', label: 'Tags' },
   { to: '/blocklist', label: 'Blocklist' },
   { to: '/models', label: 'Models' },
+  { to: '/batches', label: 'Batches' },
 ];
