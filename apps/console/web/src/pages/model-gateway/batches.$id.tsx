@@ -77,7 +77,7 @@ function FilePreview({ title, preview }: { title: string; preview: Preview }) {
       ) : (
         <>
           <p className="muted">
-            File <code>{preview.file_id}</code>: {preview.lines.length === 0 ? 'empty.' : `the first ${preview.lines.length} line${preview.lines.length === 1 ? '' : 's'}${preview.truncated ? ' (the file holds more)' : ''}.`}
+            File <code>{preview.file_id}</code>: {preview.lines.length === 0 ? 'empty.' : `${preview.lines.length === 1 ? 'its first line' : `the first ${preview.lines.length} lines`}${preview.truncated ? ' (the file holds more)' : ''}.`}
           </p>
           {preview.lines.length > 0 && <pre className="scroll" tabIndex={0} aria-label={`The first lines of the ${title.toLowerCase()} file`}>{preview.lines.map((line) => JSON.stringify(line)).join('\n')}</pre>}
         </>
