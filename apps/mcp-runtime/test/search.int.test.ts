@@ -68,6 +68,7 @@ describe('OpenAPI', () => {
     const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: unknown }>> };
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/security-rules',
+      '/api/v1/security-rules/test',
       '/api/v1/security-rules/{rule_id}',
       '/api/v1/tool-call-records',
       '/api/v1/tool-call-records/{record_id}',
@@ -77,6 +78,7 @@ describe('OpenAPI', () => {
       '/api/v1/tool-packs/{tool_pack_id}/security-rules',
       '/api/v1/tool-packs/{tool_pack_id}/security-rules/{rule_id}/override',
       '/api/v1/usage',
+      '/api/v1/usage/daily',
     ]);
     // The agent-facing routes need runtime:all, the management routes management:all; a member's console
     // session is the other way in, each route naming the permission it needs (the playground's tools/call
@@ -88,5 +90,7 @@ describe('OpenAPI', () => {
     const rules = security('/api/v1/security-rules');
     expect(rules).toHaveLength(2);
     expect(rules).toEqual(expect.arrayContaining([{ access_key: ['management:all'] }, { session: ['manage_security_rules'] }]));
+    // The rule tester only reads: viewing the rules is enough.
+    expect(security('/api/v1/security-rules/test')).toEqual(expect.arrayContaining([{ access_key: ['management:all'] }, { session: ['view_security_rules'] }]));
   });
 });

@@ -127,7 +127,9 @@ describe('POST /v1/routing-policies/{id}/dry-run', () => {
       [2, 'anthropic/claude-haiku-4-5', 'anthropic'],
     ]);
     expect(res.body.routes[0].reason).toContain('target 1 (openai/gpt-4o-mini)');
-    expect(res.body.routes[0].breaker).toBe('closed');
+    // A breaker belongs to the vendor route, shared by every organization on the gateway: this package's failover
+    // tests fail openai/gpt-4o-mini on purpose, and a breaker they opened reads as probe once its cooldown passed.
+    expect(['closed', 'probe']).toContain(res.body.routes[0].breaker);
     // gpt-4o-mini at $0.15 / $0.60 per million tokens, 50 output tokens expected.
     const { estimated_input_tokens: inputTokens } = res.body.request;
     expect(res.body.routes[0].estimated_cost_usd).toBeCloseTo((inputTokens * 0.15 + 50 * 0.6) / 1e6, 9);
