@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import OpenAI, { toFile } from 'openai';
 import { createDatabase } from '../src/db';
 import { gatewayDocument } from '../src/openapi';
-import { call, createOrg, startHarness, type Harness, type Reply, type TestOrg } from './harness';
+import { call, createOrg, eventually, startHarness, type Harness, type Reply, type TestOrg } from './harness';
 
 /**
  * The management API's OpenAPI document against the real gateway (issue 26 §2): every management route
@@ -197,7 +197,8 @@ describe('the OpenAPI document against live answers', () => {
     await call(h.edgeUrl, mine.mgmtKey, 'POST', `/v1/customers/${customerId}/api-keys`, { name: 'delta' });
     // Spend on beta only: it sorts first by spend.
     expect((await call(h.edgeUrl, beta.key, 'POST', '/v1/chat/completions', { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300)); // its usage record is stored within a flush window (20 ms)
+    // Its usage record is stored within a flush window (20 ms; longer on a loaded machine): wait until the spend shows.
+    await eventually(async () => expect((await list('min_spend=0.000001')).data.map((k) => k.hash)).toEqual([beta.hash]), 10_000);
 
     expect((await list('sort=name')).data.map((k) => k.name)).toEqual(['alpha 100%', 'beta', 'delta', 'gamma']);
     expect((await list('sort=-name&limit=2&offset=1')).data.map((k) => k.name)).toEqual(['delta', 'beta']);
