@@ -67,8 +67,9 @@ export function guardrailRouter(deps: GuardrailDeps): Router {
     const checked = validatePiSettings(req.body);
     if ('errors' in checked) throw invalid(checked.errors);
     const wire = piSettingsToWire(checked.settings);
-    await db.guardrailSettings.upsert({ where: { organizationId }, create: { organizationId, piSettings: wire as unknown as Prisma.InputJsonValue }, update: { piSettings: wire as unknown as Prisma.InputJsonValue } });
-    await invalidate.organization(organizationId);
+    await invalidate.organizationChange(organizationId, (tx) =>
+      tx.guardrailSettings.upsert({ where: { organizationId }, create: { organizationId, piSettings: wire as unknown as Prisma.InputJsonValue }, update: { piSettings: wire as unknown as Prisma.InputJsonValue } }),
+    );
     res.json(wire);
   });
 
@@ -90,12 +91,13 @@ export function guardrailRouter(deps: GuardrailDeps): Router {
     const wire = piOverrideToWire(checked.override);
     // Stored sparse (only the fields set): `{}` restores full inheritance.
     const sparse = Object.fromEntries(Object.entries(wire).filter(([, v]) => v !== null && v !== undefined));
-    await db.customerPiOverride.upsert({
-      where: { organizationId_customerId: { organizationId, customerId } },
-      create: { organizationId, customerId, override: sparse as Prisma.InputJsonValue },
-      update: { override: sparse as Prisma.InputJsonValue },
-    });
-    await invalidate.organization(organizationId);
+    await invalidate.organizationChange(organizationId, (tx) =>
+      tx.customerPiOverride.upsert({
+        where: { organizationId_customerId: { organizationId, customerId } },
+        create: { organizationId, customerId, override: sparse as Prisma.InputJsonValue },
+        update: { override: sparse as Prisma.InputJsonValue },
+      }),
+    );
     res.json(wire);
   });
 
@@ -107,8 +109,8 @@ export function guardrailRouter(deps: GuardrailDeps): Router {
     const organizationId = await writer(req);
     const body: unknown = req.body;
     if (!isRecord(body) || typeof body.enabled !== 'boolean' || Object.keys(body).length !== 1) throw new ManagementError(400, 'body: send {"enabled": true|false} and nothing else.');
-    await db.guardrailSettings.upsert({ where: { organizationId }, create: { organizationId, checkEnabled: body.enabled }, update: { checkEnabled: body.enabled } });
-    await invalidate.organization(organizationId);
+    const enabled = body.enabled;
+    await invalidate.organizationChange(organizationId, (tx) => tx.guardrailSettings.upsert({ where: { organizationId }, create: { organizationId, checkEnabled: enabled }, update: { checkEnabled: enabled } }));
     res.json({ enabled: body.enabled });
   });
 
@@ -131,8 +133,9 @@ export function guardrailRouter(deps: GuardrailDeps): Router {
       else rules.push({ id: randomUUID(), ...checked.rule });
     });
     if (errors.length) throw invalid(errors);
-    await db.guardrailSettings.upsert({ where: { organizationId }, create: { organizationId, dlpRules: rules as unknown as Prisma.InputJsonValue }, update: { dlpRules: rules as unknown as Prisma.InputJsonValue } });
-    await invalidate.organization(organizationId);
+    await invalidate.organizationChange(organizationId, (tx) =>
+      tx.guardrailSettings.upsert({ where: { organizationId }, create: { organizationId, dlpRules: rules as unknown as Prisma.InputJsonValue }, update: { dlpRules: rules as unknown as Prisma.InputJsonValue } }),
+    );
     res.json({ object: 'list', data: rules });
   });
 

@@ -1,8 +1,8 @@
-import { KeyVerifier, addKeyInvalidationToOutbox, type KeyInvalidation, type KeyLoader, type OrganizationSettings } from '@patchbay/auth';
+import { KeyVerifier, addKeyInvalidationToOutbox, type KeyLoader, type OrganizationSettings } from '@patchbay/auth';
 import type { OutboxRelay, OutboxWriter } from '@patchbay/queues';
 import type { SecretBox } from '@patchbay/secrets';
 import type { Db } from '../db';
-import type { ApiKey } from '../generated/prisma/client';
+import type { ApiKey, Prisma } from '../generated/prisma/client';
 import type { RoutingPolicy } from '@patchbay/model-routing';
 import { toRoutingPolicy } from '../routing/policies';
 import { loadGuardrails, type OrganizationGuardrails } from '../guardrails/guardrails';
@@ -117,18 +117,23 @@ export interface GatewayCaches {
   organizations: KeyVerifier<OrganizationGatewayData>;
 }
 
+/** The transaction client an organization change runs in. */
+export type OrganizationChangeTx = Prisma.TransactionClient;
+
 /** How long a change's answer waits for its invalidation to be published (it is kept and sent later if Redis is slower). */
 const PUBLISH_WAIT_MS = 1_000;
 
 /**
  * After a change: every replica drops the key (or all of the organization's entries) within a second.
  * The invalidation goes through the outbox, so one Redis does not take is published as soon as it
- * answers (the relay has the invalidation publisher) instead of being lost. A key change records it
- * in its own transaction (`stageKey`, then `keyCommitted`); the others record it right after their commit.
+ * answers (the relay has the invalidation publisher) instead of being lost. A change records it in its
+ * own transaction, so a crash between the change's commit and the record cannot lose it: a key change
+ * with `stageKey` then `keyCommitted`, a change to the organization's gateway data (projects, customers,
+ * vendor keys, tags, the blocklist, routing policies, guardrails) through `organizationChange`.
  */
 export class Invalidator {
   constructor(
-    private readonly db: OutboxWriter,
+    private readonly db: Db,
     private readonly relay: Pick<OutboxRelay, 'kickWithin'>,
     private readonly caches: GatewayCaches,
   ) {}
@@ -144,20 +149,22 @@ export class Invalidator {
     await this.relay.kickWithin(PUBLISH_WAIT_MS);
   }
 
-  async key(hash: string): Promise<void> {
-    await this.record({ keyHash: hash });
-    this.caches.keys.invalidate({ keyHash: hash });
-    await this.relay.kickWithin(PUBLISH_WAIT_MS);
-  }
-
-  async organization(organizationId: string): Promise<void> {
-    await this.record({ organizationId });
+  /**
+   * Runs a change to the organization's gateway data in one transaction with its invalidation (and the
+   * invalidations of `keyHashes` the change removes); once committed, this replica drops the entries at
+   * once and every other one within a second. A change that throws commits neither.
+   */
+  async organizationChange<T>(organizationId: string, change: (tx: OrganizationChangeTx) => Promise<T>, keyHashes: readonly string[] = []): Promise<T> {
+    const result = await this.db.$transaction(async (tx) => {
+      const value = await change(tx);
+      for (const keyHash of keyHashes) await addKeyInvalidationToOutbox(tx, { keyHash });
+      await addKeyInvalidationToOutbox(tx, { organizationId });
+      return value;
+    });
+    for (const keyHash of keyHashes) this.caches.keys.invalidate({ keyHash });
     this.caches.organizations.invalidate({ organizationId });
     this.caches.keys.invalidate({ organizationId });
     await this.relay.kickWithin(PUBLISH_WAIT_MS);
-  }
-
-  private async record(message: KeyInvalidation): Promise<void> {
-    await addKeyInvalidationToOutbox(this.db, message);
+    return result;
   }
 }

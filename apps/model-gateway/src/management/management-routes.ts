@@ -103,8 +103,7 @@ export function managementRouter(deps: ManagementDeps): Router {
   router.post('/v1/projects', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_projects');
     const input = parseBody(projectSchema, req.body);
-    const project = await db.project.create({ data: { organizationId: caller.organizationId, name: input.name, budgetMicros: toMicros(input.budget) ?? null } });
-    await invalidate.organization(caller.organizationId);
+    const project = await invalidate.organizationChange(caller.organizationId, (tx) => tx.project.create({ data: { organizationId: caller.organizationId, name: input.name, budgetMicros: toMicros(input.budget) ?? null } }));
     res.status(201).json(renderProject(project));
   });
   router.get('/v1/projects', async (req, res) => {
@@ -126,16 +125,16 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_projects');
     const input = parseBody(projectUpdateSchema, req.body);
     await projectRow(caller.organizationId, param(req, 'id'));
-    const row = await db.project.update({ where: { id: param(req, 'id') }, data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}) } });
-    await invalidate.organization(caller.organizationId);
+    const row = await invalidate.organizationChange(caller.organizationId, (tx) =>
+      tx.project.update({ where: { id: param(req, 'id') }, data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}) } }),
+    );
     res.json(renderProject(row));
   });
   router.delete('/v1/projects/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_projects');
     await projectRow(caller.organizationId, param(req, 'id'));
     if ((await db.apiKey.count({ where: { projectId: param(req, 'id') } })) > 0) throw new ManagementError(409, 'The project still has API keys; delete them first.');
-    await db.project.delete({ where: { id: param(req, 'id') } });
-    await invalidate.organization(caller.organizationId);
+    await invalidate.organizationChange(caller.organizationId, (tx) => tx.project.delete({ where: { id: param(req, 'id') } }));
     res.json({ deleted: true });
   });
 
@@ -149,8 +148,9 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_customers');
     const input = parseBody(customerSchema, req.body);
     if (await db.customer.findUnique({ where: { organizationId_id: { organizationId: caller.organizationId, id: input.id } } })) throw new ManagementError(409, `Customer ${input.id} already exists.`);
-    const row = await db.customer.create({ data: { organizationId: caller.organizationId, id: input.id, name: input.name ?? null, budgetMicros: toMicros(input.budget) ?? null, active: input.active ?? true } });
-    await invalidate.organization(caller.organizationId);
+    const row = await invalidate.organizationChange(caller.organizationId, (tx) =>
+      tx.customer.create({ data: { organizationId: caller.organizationId, id: input.id, name: input.name ?? null, budgetMicros: toMicros(input.budget) ?? null, active: input.active ?? true } }),
+    );
     res.status(201).json(renderCustomer(row));
   });
   router.get('/v1/customers', async (req, res) => {
@@ -167,20 +167,26 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_customers');
     const input = parseBody(customerUpdateSchema, req.body);
     await customerRow(caller.organizationId, param(req, 'id'));
-    const row = await db.customer.update({
-      where: { organizationId_id: { organizationId: caller.organizationId, id: param(req, 'id') } },
-      data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}), ...(input.active !== undefined ? { active: input.active } : {}) },
-    });
-    await invalidate.organization(caller.organizationId);
+    const row = await invalidate.organizationChange(caller.organizationId, (tx) =>
+      tx.customer.update({
+        where: { organizationId_id: { organizationId: caller.organizationId, id: param(req, 'id') } },
+        data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}), ...(input.active !== undefined ? { active: input.active } : {}) },
+      }),
+    );
     res.json(renderCustomer(row));
   });
   router.delete('/v1/customers/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_customers');
     await customerRow(caller.organizationId, param(req, 'id'));
     const customerKeys = await db.apiKey.findMany({ where: { organizationId: caller.organizationId, customerId: param(req, 'id') }, select: { hash: true } });
-    await db.$transaction([db.apiKey.deleteMany({ where: { organizationId: caller.organizationId, customerId: param(req, 'id') } }), db.customer.delete({ where: { organizationId_id: { organizationId: caller.organizationId, id: param(req, 'id') } } })]);
-    for (const k of customerKeys) await invalidate.key(k.hash);
-    await invalidate.organization(caller.organizationId);
+    await invalidate.organizationChange(
+      caller.organizationId,
+      async (tx) => {
+        await tx.apiKey.deleteMany({ where: { organizationId: caller.organizationId, customerId: param(req, 'id') } });
+        await tx.customer.delete({ where: { organizationId_id: { organizationId: caller.organizationId, id: param(req, 'id') } } });
+      },
+      customerKeys.map((k) => k.hash),
+    );
     res.json({ deleted: true });
   });
   // A management key (manage_customers) or an organization's gateway key; never a customer key.
@@ -215,8 +221,7 @@ export function managementRouter(deps: ManagementDeps): Router {
       }
     }
     const data = { sealedKey: deps.secrets.seal(input.api_key, vendorKeyContext(caller.organizationId, vendor)), baseUrl: input.base_url ?? null, last4: input.api_key.slice(-4) };
-    const row = await db.vendorKey.upsert({ where: { organizationId_vendor: { organizationId: caller.organizationId, vendor } }, create: { organizationId: caller.organizationId, vendor, ...data }, update: data });
-    await invalidate.organization(caller.organizationId);
+    const row = await invalidate.organizationChange(caller.organizationId, (tx) => tx.vendorKey.upsert({ where: { organizationId_vendor: { organizationId: caller.organizationId, vendor } }, create: { organizationId: caller.organizationId, vendor, ...data }, update: data }));
     res.json({ vendor, key_last4: row.last4, base_url: row.baseUrl, updated_at: row.updatedAt.toISOString() });
   });
   router.get('/v1/vendor-keys', async (req, res) => {
@@ -226,9 +231,10 @@ export function managementRouter(deps: ManagementDeps): Router {
   });
   router.delete('/v1/vendor-keys/:vendor', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_vendor_keys');
-    const { count } = await db.vendorKey.deleteMany({ where: { organizationId: caller.organizationId, vendor: param(req, 'vendor') } });
-    if (count === 0) throw new ManagementError(404, `No key of your own for ${param(req, 'vendor')}.`);
-    await invalidate.organization(caller.organizationId);
+    await invalidate.organizationChange(caller.organizationId, async (tx) => {
+      const { count } = await tx.vendorKey.deleteMany({ where: { organizationId: caller.organizationId, vendor: param(req, 'vendor') } });
+      if (count === 0) throw new ManagementError(404, `No key of your own for ${param(req, 'vendor')}.`);
+    });
     res.json({ deleted: true });
   });
 
@@ -243,15 +249,15 @@ export function managementRouter(deps: ManagementDeps): Router {
     const input = parseBody(tagSchema, req.body);
     const existing = await db.tag.findUnique({ where: { organizationId_key_value: { organizationId: caller.organizationId, key: input.key, value: input.value } } });
     if (existing) throw new ManagementError(409, `Tag ${input.key}=${input.value} is already defined.`);
-    const row = await db.tag.create({ data: { organizationId: caller.organizationId, key: input.key, value: input.value } });
-    await invalidate.organization(caller.organizationId);
+    const row = await invalidate.organizationChange(caller.organizationId, (tx) => tx.tag.create({ data: { organizationId: caller.organizationId, key: input.key, value: input.value } }));
     res.status(201).json(renderTag(row));
   });
   router.delete('/v1/tags/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_policies');
-    const { count } = await db.tag.deleteMany({ where: { organizationId: caller.organizationId, id: requireUuid(param(req, 'id'), 'tag') } });
-    if (count === 0) throw new ManagementError(404, `No tag ${param(req, 'id')} in this organization.`);
-    await invalidate.organization(caller.organizationId);
+    await invalidate.organizationChange(caller.organizationId, async (tx) => {
+      const { count } = await tx.tag.deleteMany({ where: { organizationId: caller.organizationId, id: requireUuid(param(req, 'id'), 'tag') } });
+      if (count === 0) throw new ManagementError(404, `No tag ${param(req, 'id')} in this organization.`);
+    });
     res.json({ deleted: true });
   });
 
@@ -265,8 +271,10 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_policies');
     const input = parseBody(blocklistSchema, req.body);
     const models = [...new Set(input.models)];
-    await db.$transaction([db.blockedModel.deleteMany({ where: { organizationId: caller.organizationId } }), db.blockedModel.createMany({ data: models.map((pattern) => ({ organizationId: caller.organizationId, pattern })) })]);
-    await invalidate.organization(caller.organizationId);
+    await invalidate.organizationChange(caller.organizationId, async (tx) => {
+      await tx.blockedModel.deleteMany({ where: { organizationId: caller.organizationId } });
+      await tx.blockedModel.createMany({ data: models.map((pattern) => ({ organizationId: caller.organizationId, pattern })) });
+    });
     res.json({ models: models.sort() });
   });
 

@@ -74,7 +74,7 @@ export function routingPolicyRouter(deps: RoutingPolicyDeps): Router {
     const organizationId = await writer(req);
     const draft = validatePolicyInput(req.body, deps.catalog);
     await checkScope(organizationId, draft);
-    const row = await db.$transaction(async (tx) => {
+    const row = await invalidate.organizationChange(organizationId, async (tx) => {
       let slug: string | null = null;
       if (draft.scope.type === 'organization') {
         const taken = new Set((await tx.routingPolicy.findMany({ where: { organizationId, slug: { not: null } }, select: { slug: true } })).map((r) => r.slug!));
@@ -88,7 +88,6 @@ export function routingPolicyRouter(deps: RoutingPolicyDeps): Router {
       if (isDefault) await tx.routingPolicy.updateMany({ where: { ...scope, isDefault: true }, data: { isDefault: false } });
       return tx.routingPolicy.create({ data: { organizationId, slug, ...policyColumns({ ...draft, isDefault }) } });
     });
-    await invalidate.organization(organizationId);
     res.status(201).json(render(row));
   });
 
@@ -108,14 +107,13 @@ export function routingPolicyRouter(deps: RoutingPolicyDeps): Router {
     const organizationId = await writer(req);
     const existing = toRoutingPolicy(await policyRow(organizationId, String(req.params.id)));
     const draft = validatePolicyInput(req.body, deps.catalog, existing);
-    const row = await db.$transaction(async (tx) => {
+    const row = await invalidate.organizationChange(organizationId, async (tx) => {
       if (draft.slug !== existing.slug && draft.slug !== null) {
         if (await tx.routingPolicy.findFirst({ where: { organizationId, slug: draft.slug, id: { not: existing.id } }, select: { id: true } })) throw new ManagementError(409, `The alias @alias/${draft.slug} is taken; choose another slug.`);
       }
       if (draft.isDefault && !existing.isDefault) await tx.routingPolicy.updateMany({ where: { ...scopeWhere(organizationId, existing), isDefault: true }, data: { isDefault: false } });
       return tx.routingPolicy.update({ where: { id: existing.id }, data: { slug: draft.slug, ...policyColumns(draft) } });
     });
-    await invalidate.organization(organizationId);
     res.json(render(row));
   });
 
@@ -124,8 +122,7 @@ export function routingPolicyRouter(deps: RoutingPolicyDeps): Router {
     const existing = await policyRow(organizationId, String(req.params.id));
     const bound = await db.apiKey.count({ where: { organizationId, routingPolicyId: existing.id } });
     if (bound > 0) throw new ManagementError(409, `${bound} API key(s) are bound to this policy; unbind them first (PATCH /v1/keys/{hash} {"routing_policy_id": null}).`);
-    await db.routingPolicy.delete({ where: { id: existing.id } });
-    await invalidate.organization(organizationId);
+    await invalidate.organizationChange(organizationId, (tx) => tx.routingPolicy.delete({ where: { id: existing.id } }));
     res.json({ id: existing.id, deleted: true });
   });
 
@@ -133,11 +130,10 @@ export function routingPolicyRouter(deps: RoutingPolicyDeps): Router {
   router.post('/v1/routing-policies/:id/set-default', async (req, res) => {
     const organizationId = await writer(req);
     const existing = toRoutingPolicy(await policyRow(organizationId, String(req.params.id)));
-    const row = await db.$transaction(async (tx) => {
+    const row = await invalidate.organizationChange(organizationId, async (tx) => {
       await tx.routingPolicy.updateMany({ where: { ...scopeWhere(organizationId, existing), isDefault: true }, data: { isDefault: false } });
       return tx.routingPolicy.update({ where: { id: existing.id }, data: { isDefault: true } });
     });
-    await invalidate.organization(organizationId);
     res.json(render(row));
   });
 
