@@ -11,5 +11,5 @@ export { routingMetadata } from './metadata';
 export type { RoutingTimings } from './metadata';
 export { isUuid, MAX_ALIASES_PER_ORGANIZATION, MAX_POLICY_TARGETS, policyView, ROUTING_STRATEGIES, slugFromName, uniqueSlug, validatePolicyInput } from './policy';
 export type { PolicyDraft, PolicyScope, PolicyTarget, RoutingPolicy, RoutingStrategy, VendorRules } from './policy';
-export { checkTags, FALLBACK_TIERS, modelAllowed, namedPolicyId, resolveAttribution, resolveRoutes, routeNeeds, STANDARD_TIER } from './resolve';
+export { checkTags, FALLBACK_TIERS, modelAllowed, namedPolicyId, policyEndpoint, resolveAttribution, resolveRoutes, routeNeeds, STANDARD_TIER } from './resolve';
 export type { AttributionInput, PolicyDirectory, ResolutionStep, Route, RouteDecision, RouteNeeds, RoutingCaller, RoutingInput } from './resolve';

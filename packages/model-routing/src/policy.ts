@@ -1,5 +1,5 @@
 import { ValidationError, type FieldError } from '@patchbay/errors';
-import type { RoutingCatalog } from './catalog';
+import type { ModelEndpoint, RoutingCatalog } from './catalog';
 
 /**
  * How a policy orders its routes.
@@ -218,12 +218,16 @@ function checkTargets(value: unknown, strategy: RoutingStrategy, catalog: Routin
   if (value.length > MAX_POLICY_TARGETS) c.fail('targets', `holds at most ${MAX_POLICY_TARGETS} models; got ${value.length}`);
   const seen = new Set<string>();
   const targets: PolicyTarget[] = [];
+  let endpoint: ModelEndpoint | undefined;
   value.forEach((entry, i) => {
     const field = `targets[${i}]`;
     if (!isObject(entry) || typeof entry.model !== 'string' || entry.model === '') return c.fail(`${field}.model`, 'is required: a model id as provider/model');
     const model = catalog.model(entry.model);
     if (!model) return c.fail(`${field}.model`, `"${entry.model}" is not in the catalog; use a full provider/model id from GET /v1/models`);
-    if (model.endpoint !== 'chat') return c.fail(`${field}.model`, `"${entry.model}" does not serve chat; routing policies route chat requests`);
+    // A policy routes one endpoint: chat, or one of the media endpoints (images, speech, transcription).
+    if (model.endpoint === 'embeddings') return c.fail(`${field}.model`, `"${entry.model}" is an embedding model; routing policies route chat and media requests (the embeddings endpoint takes one model)`);
+    endpoint ??= model.endpoint;
+    if (model.endpoint !== endpoint) return c.fail(`${field}.model`, `"${entry.model}" serves ${model.endpoint} and the policy's first model serves ${endpoint}; a policy routes one kind of request, so make one policy per kind`);
     const vendors = c.stringList(entry.vendors, `${field}.vendors`);
     if (vendors && vendors.length === 0) c.fail(`${field}.vendors`, 'must name at least one vendor, or be left out (every vendor of the model)');
     for (const vendor of vendors ?? []) {

@@ -1,5 +1,5 @@
 import type { CanonicalRequest, GatewayFields, PriorityOrderEntry, Surface } from '@patchbay/model-wire';
-import type { CatalogModel, CatalogVendorRoute, InputKind, RoutingCatalog, TokenPrices } from './catalog';
+import type { CatalogModel, CatalogVendorRoute, InputKind, ModelEndpoint, RoutingCatalog, TokenPrices } from './catalog';
 import { routingError } from './errors';
 import { isUuid, type RoutingPolicy, type RoutingStrategy, type VendorRules } from './policy';
 
@@ -84,6 +84,12 @@ export interface RoutingInput {
   caller: RoutingCaller;
   policies: PolicyDirectory;
   catalog: RoutingCatalog;
+  /**
+   * The endpoint the request is for, when the surface alone does not say it: the media endpoints
+   * (images, speech, transcription) have no model-wire surface. Absent: chat, or embeddings on the
+   * embeddings surface.
+   */
+  endpoint?: ModelEndpoint;
   /** Random number in [0, 1), for weighted draws (tests pass a fixed sequence). */
   random?: () => number;
 }
@@ -205,8 +211,49 @@ function lookupModel(name: string, catalog: RoutingCatalog, param: string): Cata
   return matches[0]!;
 }
 
-function requiredEndpoint(surface: Surface): 'chat' | 'embeddings' {
-  return surface === 'openai-embeddings' ? 'embeddings' : 'chat';
+function requiredEndpoint(input: Pick<RoutingInput, 'surface' | 'endpoint'>): ModelEndpoint {
+  return input.endpoint ?? (input.surface === 'openai-embeddings' ? 'embeddings' : 'chat');
+}
+
+/** How an endpoint is named in a message: what calls it. */
+const ENDPOINT_PATHS: Record<ModelEndpoint, string> = {
+  chat: '/v1/responses or a chat surface',
+  embeddings: '/v1/embeddings',
+  images: '/v1/images/generations or /v1/images/edits',
+  speech: '/v1/audio/speech',
+  transcription: '/v1/audio/transcriptions',
+};
+
+const ENDPOINT_MODELS: Record<ModelEndpoint, string> = {
+  chat: 'chat models',
+  embeddings: 'embedding models',
+  images: 'image models',
+  speech: 'speech models',
+  transcription: 'transcription models',
+};
+
+const ENDPOINT_KINDS: Record<ModelEndpoint, string> = {
+  chat: 'a chat model',
+  embeddings: 'an embedding model',
+  images: 'an image model',
+  speech: 'a speech model',
+  transcription: 'a transcription model',
+};
+
+/**
+ * The endpoint a policy routes: its models' (validatePolicyInput keeps every target on one endpoint).
+ * A policy whose models have all left the catalog is taken as chat, as every policy was before media.
+ */
+export function policyEndpoint(policy: RoutingPolicy, catalog: RoutingCatalog): ModelEndpoint {
+  for (const target of policy.targets) {
+    const model = catalog.model(target.model);
+    if (model) return model.endpoint;
+  }
+  return 'chat';
+}
+
+function endpointMismatch(what: string, served: ModelEndpoint, wanted: ModelEndpoint, param: string | null): Error {
+  return routingError('unsupported_endpoint_for_model', `${what} is ${ENDPOINT_KINDS[served]} (call ${ENDPOINT_PATHS[served]}); ${ENDPOINT_PATHS[wanted]} needs ${ENDPOINT_KINDS[wanted]}.`, param);
 }
 
 interface Candidate {
@@ -394,8 +441,13 @@ function checkPolicyScope(policy: RoutingPolicy, customerId: string | null, proj
 }
 
 function fromPolicy(policy: RoutingPolicy, via: ResolutionStep, input: RoutingInput, attr: { customerId: string | null; projectId: string | null }, tier: string): RouteDecision {
-  if (requiredEndpoint(input.surface) !== 'chat') {
-    throw routingError('unsupported_endpoint_for_model', `Routing policy "${policy.name}" routes chat models; the embeddings endpoint needs an embedding model in "model".`, 'model');
+  const wanted = requiredEndpoint(input);
+  if (wanted === 'embeddings') {
+    throw routingError('unsupported_endpoint_for_model', `Routing policy "${policy.name}" routes ${ENDPOINT_MODELS[policyEndpoint(policy, input.catalog)]}; the embeddings endpoint needs an embedding model in "model".`, 'model');
+  }
+  const served = policyEndpoint(policy, input.catalog);
+  if (served !== wanted) {
+    throw routingError('unsupported_endpoint_for_model', `Routing policy "${policy.name}" routes ${ENDPOINT_MODELS[served]} (for ${ENDPOINT_PATHS[served]}); ${ENDPOINT_PATHS[wanted]} needs a policy of ${ENDPOINT_MODELS[wanted]}.`, 'routing_policy_id');
   }
   checkPolicyScope(policy, attr.customerId, attr.projectId);
   const what = `routing policy "${policy.name}"`;
@@ -435,10 +487,11 @@ function fromPriorityOrder(entries: PriorityOrderEntry[], input: RoutingInput, a
   if (input.headers.routingPolicyId) {
     throw routingError('priority_order_routing_policy_conflict', 'priority_order cannot be sent with a routing policy id (X-Svc-Routing-Policy-Id); send one or the other.', 'priority_order');
   }
-  if (requiredEndpoint(input.surface) !== 'chat') throw routingError('unsupported_endpoint_for_model', 'priority_order routes chat models; the embeddings endpoint takes one model.', 'priority_order');
+  const wanted = requiredEndpoint(input);
+  if (wanted === 'embeddings') throw routingError('unsupported_endpoint_for_model', 'priority_order routes chat and media models; the embeddings endpoint takes one model.', 'priority_order');
   const listed = entries.map((entry, i): Candidate => {
     const model = lookupModel(entry.model, input.catalog, `priority_order[${i}].model`);
-    if (model.endpoint !== 'chat') throw routingError('unsupported_endpoint_for_model', `priority_order[${i}]: "${model.id}" does not serve chat.`, `priority_order[${i}].model`);
+    if (model.endpoint !== wanted) throw endpointMismatch(`priority_order[${i}]: "${model.id}"`, model.endpoint, wanted, `priority_order[${i}].model`);
     return { model, vendors: entry.vendors ?? null, targetIndex: i, weight: null };
   });
   const active = listed.filter((c) => c.model.active);
@@ -462,9 +515,9 @@ function fromPriorityOrder(entries: PriorityOrderEntry[], input: RoutingInput, a
 
 function fromModel(name: string, input: RoutingInput, attr: { customerId: string | null; projectId: string | null }, tier: string): RouteDecision {
   const model = lookupModel(name, input.catalog, 'model');
-  const endpoint = requiredEndpoint(input.surface);
+  const endpoint = requiredEndpoint(input);
   if (model.endpoint !== endpoint) {
-    throw routingError('unsupported_endpoint_for_model', endpoint === 'chat' ? `Model "${model.id}" does not serve chat; it is ${model.endpoint === 'embeddings' ? 'an embedding model' : `a${model.endpoint === 'images' ? 'n image' : ` ${model.endpoint}`} model: call its endpoint under /v1/images or /v1/audio`}.` : `Model "${model.id}" does not serve embeddings; use an embedding model.`, 'model');
+    throw routingError('unsupported_endpoint_for_model', endpoint === 'chat' ? `Model "${model.id}" does not serve chat; it is ${model.endpoint === 'embeddings' ? 'an embedding model' : `a${model.endpoint === 'images' ? 'n image' : ` ${model.endpoint}`} model: call its endpoint under /v1/images or /v1/audio`}.` : endpoint === 'embeddings' ? `Model "${model.id}" does not serve embeddings; use an embedding model.` : `Model "${model.id}" is ${ENDPOINT_KINDS[model.endpoint]}; ${ENDPOINT_PATHS[endpoint]} needs ${ENDPOINT_KINDS[endpoint]}.`, 'model');
   }
   if (!model.active) throw routingError('model_unavailable', `Model "${model.id}" is no longer available; choose another model.`, 'model');
   if (!modelAllowed(model.id, input.caller.allowedModels)) throw routingError('model_not_allowed', `This API key may not call "${model.id}" (allowed_models).`, 'model');
@@ -505,18 +558,19 @@ function requirePolicy(id: string, policies: PolicyDirectory): RoutingPolicy {
  * no I/O, so it adds microseconds.
  */
 export function resolveRoutes(input: RoutingInput): RouteDecision {
-  const { fields, surface } = input;
+  const { fields } = input;
   const attr = resolveAttribution(input);
   checkTags(input);
   const policyId = namedPolicyId(input);
   const tier = tierOf(fields);
-  const chat = requiredEndpoint(surface) === 'chat';
+  const endpoint = requiredEndpoint(input);
+  const chat = endpoint === 'chat';
 
   if (fields.priority_order !== null) return fromPriorityOrder(fields.priority_order, input, attr, tier);
 
   const model = fields.model;
   if (model !== null && model.startsWith(ALIAS_PREFIX)) {
-    if (!chat) throw routingError('alias_not_supported', `"${model}" routes through a routing policy, which works on /v1/responses and the chat surfaces only; name an embedding model here.`, 'model');
+    if (!chat) throw routingError('alias_not_supported', `"${model}" routes through a routing policy alias, which works on /v1/responses and the chat surfaces only; name ${ENDPOINT_KINDS[endpoint]} here as provider/model${endpoint === 'embeddings' ? '' : ', or name a policy of such models with routing_policy_id'}.`, 'model');
     if (policyId !== null) throw routingError('alias_routing_policy_conflict', `"${model}" already names a routing policy; leave routing_policy_id (and X-Svc-Routing-Policy-Id) out.`, 'model');
     const slug = model.slice(ALIAS_PREFIX.length);
     const policy = input.policies.bySlug(slug);
@@ -529,18 +583,21 @@ export function resolveRoutes(input: RoutingInput): RouteDecision {
   }
 
   if (policyId !== null) return fromPolicy(requirePolicy(policyId, input.policies), 'routing_policy_id', input, attr, tier);
-  if (chat) {
+  if (endpoint !== 'embeddings') {
+    // Bindings and defaults route the endpoint their policy's models serve: a key bound to a policy of
+    // image models still gets its chat requests routed by the defaults, and the other way round.
+    const fits = (policy: RoutingPolicy | undefined): policy is RoutingPolicy => policy !== undefined && policyEndpoint(policy, input.catalog) === endpoint;
     const bound = input.caller.keyPolicyId;
     if (bound !== null) {
       const policy = input.policies.byId(bound);
-      if (policy) return fromPolicy(policy, 'key_binding', input, attr, tier);
+      if (fits(policy)) return fromPolicy(policy, 'key_binding', input, attr, tier);
     }
     const customer = attr.customerId !== null ? input.policies.customerDefault(attr.customerId) : undefined;
-    if (customer) return fromPolicy(customer, 'customer_default', input, attr, tier);
+    if (fits(customer)) return fromPolicy(customer, 'customer_default', input, attr, tier);
     const project = attr.projectId !== null ? input.policies.projectDefault(attr.projectId) : undefined;
-    if (project) return fromPolicy(project, 'project_default', input, attr, tier);
+    if (fits(project)) return fromPolicy(project, 'project_default', input, attr, tier);
     const org = input.policies.organizationDefault();
-    if (org) return fromPolicy(org, 'organization_default', input, attr, tier);
+    if (fits(org)) return fromPolicy(org, 'organization_default', input, attr, tier);
   }
   throw routingError('model_required', 'No model and no routing policy resolved: send "model" (provider/model), or a routing policy (routing_policy_id, @alias/<slug>, or a default policy).', 'model');
 }

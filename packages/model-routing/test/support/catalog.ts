@@ -57,6 +57,10 @@ export const MODELS: CatalogModel[] = [
   model('selfhosted/mistral-7b', [vendor('ollama', 'mistral:7b', 0, 0, { selfHosted: true, capabilities: { ...CHAT, input: ['text'] } })]),
   model('openai/text-embedding-3-small', [vendor('openai', 'text-embedding-3-small', 0.02, 0, { capabilities: { tools: false, structuredOutputs: false, streaming: false, input: ['text'] } })], { endpoint: 'embeddings' }),
   model('openai/gpt-retired-vendor', [vendor('openai', 'gpt-retired', 1, 1, { available: false })]),
+  // Media models (issue 27 §2): priced per image in the app, so their token prices are 0 here.
+  model('openai/gpt-image-1', [vendor('openai', 'gpt-image-1', 0, 0, { capabilities: { tools: false, structuredOutputs: false, streaming: false, input: ['text', 'image'] } })], { endpoint: 'images' }),
+  model('google/gemini-2.5-flash-image', [vendor('google', 'gemini-2.5-flash-image', 0, 0, { capabilities: { tools: false, structuredOutputs: false, streaming: false, input: ['text', 'image'] } })], { endpoint: 'images' }),
+  model('openai/tts-1', [vendor('openai', 'tts-1', 0, 0, { capabilities: { tools: false, structuredOutputs: false, streaming: false, input: ['text'] } })], { endpoint: 'speech' }),
 ];
 
 export const catalog = catalogFromModels(MODELS);
