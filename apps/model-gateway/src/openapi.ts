@@ -553,6 +553,7 @@ const mediaErrors = {
 const mediaFields = {
   model: { type: 'string', description: 'provider/model (or a bare name one provider has), e.g. openai/gpt-image-1, openai/tts-1, openai/whisper-1, google/gemini-2.5-flash-image, google/gemini-2.5-flash-preview-tts' },
   vendor: { type: 'string', description: 'Pin the vendor' },
+  routing_policy_id: { type: 'string', format: 'uuid', description: 'A routing policy of this endpoint\'s models (also X-Svc-Routing-Policy-Id); without model, the key\'s bound policy or a default of such models routes the request' },
   customer: { type: 'string', format: 'uuid' },
   project_id: { type: 'string', format: 'uuid' },
   tags: { description: 'Tag pairs, as on chat' },

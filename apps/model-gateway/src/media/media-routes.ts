@@ -1,14 +1,15 @@
 import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { failoverVerdict } from '@patchbay/model-routing';
-import { Cancellation, WireError, type GatewayFields, type NormalizedUsage, type Surface } from '@patchbay/model-wire';
+import { runWithFailover, type RouteDecision } from '@patchbay/model-routing';
+import { Cancellation, WireError, type GatewayFields, type NormalizedUsage, type PriorityOrderEntry, type Surface } from '@patchbay/model-wire';
 import type { GatewayUsageRecordJob } from '@patchbay/queues';
 import { beginRequest, type Logger } from '@patchbay/service-kit';
-import { MEDIA_BILLING_UNITS, microsToUsd, type CatalogModel, type CatalogRoute, type MediaModelType } from '../catalog/catalog';
+import { MEDIA_BILLING_UNITS, microsToUsd, type CatalogModel, type MediaModelType } from '../catalog/catalog';
 import { guardMediaText } from '../guardrails/guardrails';
 import { GatewayError, sendModelError, toGatewayErrorLike } from '../http/errors';
 import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json-body';
-import { admit, authenticateModelCaller, modelMatches, RequestLedger, resolveScope, routeFor, spendSubject, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import { admit, authenticateModelCaller, modelMatches, RequestLedger, resolveScope, spendSubject, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import { appRoute, decideMediaRoutes } from '../routing/routing';
 import { editImages, generateImages, speechFormats, synthesizeSpeech, transcribe, type MediaCallOptions } from './media-vendors';
 import { readMultipartUpload, type MultipartUpload, type UploadedFile, type UploadLimits } from './multipart-upload';
 
@@ -17,9 +18,10 @@ import { readMultipartUpload, type MultipartUpload, type UploadedFile, type Uplo
  * /v1/… and under /v1/openai/… (and /v1/openai/v1/…) so the OpenAI SDK's images and audio methods
  * work with either base URL. The same pipeline as chat where it applies: the key first (a bad key never
  * costs an upload), the key's allowlist and the organization's blocklist, customer/project/tag
- * attribution, budgets and key limits admitted before any vendor call, failover across the candidate
- * routes on the vendor failures chat fails over on, and one usage record per attempt carrying the
- * billed unit (per_image, per_character, per_second).
+ * attribution, routing (a model, priority_order, a routing policy of media models: @patchbay/model-routing
+ * with the endpoint named), budgets and key limits admitted before any vendor call, failover across the
+ * routes on the vendor failures chat fails over on, the shared circuit breaker fed by every attempt, and
+ * one usage record per attempt carrying the billed unit (per_image, per_character, per_second).
  */
 
 /** The spec's inline-media limits, applied to uploads (Limits table: 20 MB images, 25 MB audio). */
@@ -31,6 +33,14 @@ export const BILLED_SECONDS_HEADER = 'X-Svc-Billed-Seconds';
 export const BILLED_IMAGES_HEADER = 'X-Svc-Billed-Images';
 
 type MediaKind = 'images.generations' | 'images.edits' | 'audio.speech' | 'audio.transcriptions';
+
+/** The routing endpoint of each kind (model-routing's ModelEndpoint). */
+const ENDPOINT: Record<MediaKind, 'images' | 'speech' | 'transcription'> = {
+  'images.generations': 'images',
+  'images.edits': 'images',
+  'audio.speech': 'speech',
+  'audio.transcriptions': 'transcription',
+};
 
 const MODEL_TYPE: Record<MediaKind, MediaModelType> = {
   'images.generations': 'image',
@@ -69,8 +79,9 @@ interface MediaInput {
   model: string | null;
   vendor: string | null;
   vendors: string[] | null;
-  /** Other models to fail over to, in order (`priority_order` entries on the JSON endpoints). */
-  fallbacks: Array<{ model: string; vendors: string[] | null }>;
+  /** Models to try in order (`priority_order`, on the JSON endpoints); null: none. */
+  priorityOrder: PriorityOrderEntry[] | null;
+  routingPolicyId: string | null;
   customer: string | null;
   projectId: string | null;
   tags: Array<{ key: string; value: string }>;
@@ -100,24 +111,25 @@ function tagsOf(value: unknown): Array<{ key: string; value: string }> {
 function inputFrom(fields: Record<string, unknown>): MediaInput {
   const vendors = fields.vendors;
   const priority = fields.priority_order;
-  let fallbacks: MediaInput['fallbacks'] = [];
+  let priorityOrder: PriorityOrderEntry[] | null = null;
   if (priority !== undefined && priority !== null) {
     if (!Array.isArray(priority) || priority.length === 0 || priority.length > 10) throw invalid('invalid_priority_order', '"priority_order" is a list of 1 to 10 {model, vendors?} entries.', 'priority_order');
-    fallbacks = priority.map((entry, i) => {
+    priorityOrder = priority.map((entry, i) => {
       const model = (entry as { model?: unknown })?.model;
       if (typeof model !== 'string' || model === '') throw invalid('invalid_priority_order', `priority_order[${i}] has no model.`, `priority_order[${i}].model`);
       const v = (entry as { vendors?: unknown }).vendors;
       if (v !== undefined && (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string'))) throw invalid('invalid_priority_order', `priority_order[${i}].vendors must be a non-empty list of vendor names.`, `priority_order[${i}].vendors`);
-      return { model, vendors: (v as string[] | undefined) ?? null };
+      return v === undefined ? { model } : { model, vendors: v as string[] };
     });
   }
   const model = str(fields.model, 'model') ?? null;
-  if (fallbacks.length > 0 && model !== null && fallbacks[0]!.model !== model) throw invalid('priority_order_model_conflict', '"model" must be the first priority_order entry (or leave "model" out).', 'model');
+  if (priorityOrder && model !== null && priorityOrder[0]!.model !== model) throw invalid('priority_order_model_conflict', '"model" must be the first priority_order entry (or leave "model" out).', 'model');
   return {
-    model: model ?? fallbacks[0]?.model ?? null,
+    model,
     vendor: str(fields.vendor, 'vendor') ?? null,
     vendors: Array.isArray(vendors) ? vendors.map(String) : typeof vendors === 'string' ? vendors.split(',').map((v) => v.trim()) : null,
-    fallbacks: fallbacks.slice(1),
+    priorityOrder,
+    routingPolicyId: str(fields.routing_policy_id, 'routing_policy_id') ?? null,
     customer: str(fields.customer, 'customer') ?? null,
     projectId: str(fields.project_id, 'project_id') ?? null,
     tags: tagsOf(fields.tags),
@@ -128,8 +140,8 @@ function inputFrom(fields: Record<string, unknown>): MediaInput {
 function gatewayFields(input: MediaInput): GatewayFields {
   return {
     model: input.model,
-    routing_policy_id: null,
-    priority_order: null,
+    routing_policy_id: input.routingPolicyId,
+    priority_order: input.priorityOrder,
     vendor: input.vendor,
     vendors: input.vendors,
     tags: input.tags,
@@ -164,25 +176,28 @@ function mediaModel(deps: ModelDeps, caller: Caller, name: string | null, kind: 
   return model;
 }
 
-/** The routes to try, in order: each model's vendors (pinned or all) that have credentials. */
-function candidateRoutes(deps: ModelDeps, caller: Caller, input: MediaInput, kind: MediaKind): Route[] {
-  const entries = [{ model: input.model, vendors: input.vendors ?? (input.vendor ? [input.vendor] : null) }, ...input.fallbacks];
-  const routes: Route[] = [];
-  for (const [i, entry] of entries.entries()) {
-    const model = mediaModel(deps, caller, entry.model, kind);
-    const pins = entry.vendors;
-    const catalogRoutes = pins ? pins.map((v) => model.routes.find((r) => r.vendor === v)).filter((r): r is CatalogRoute => r !== undefined) : model.routes;
-    for (const route of catalogRoutes) {
-      const resolved = routeFor(deps, caller, model, route, 'standard');
-      if (resolved) routes.push(resolved);
+/**
+ * The routes to try, in order, as routing decides them for chat: a concrete model (its vendor pins),
+ * `priority_order`, or a routing policy of this endpoint's models (routing_policy_id or
+ * X-Svc-Routing-Policy-Id, the key's binding, the customer's, project's or organization's default).
+ * A named model is checked here first for the media endpoints' own messages (alias_not_supported, a
+ * chat model on a media endpoint). `fits` drops routes the endpoint itself rules out (a speech route
+ * whose character limit the input passes); `refuse` says why when none is left.
+ */
+function mediaRoutes(deps: ModelDeps, req: IncomingMessage, caller: Caller, input: MediaInput, kind: MediaKind, fits: (route: Route) => boolean = () => true, refuse?: (all: Route[]) => Error): RouteDecision {
+  if (input.model !== null && input.priorityOrder === null) mediaModel(deps, caller, input.model, kind);
+  let decision: RouteDecision;
+  try {
+    decision = decideMediaRoutes(deps, req, caller, gatewayFields(input), ENDPOINT[kind]);
+  } catch (err) {
+    if (err instanceof WireError && err.code === 'model_required') {
+      throw invalid('model_required', `"model" is required: a ${MODEL_TYPE[kind]} model as provider/model (GET /v1/models lists them), or a routing policy of ${MODEL_TYPE[kind]} models (routing_policy_id).`, 'model');
     }
-    if (i === 0 && routes.length === 0 && entries.length === 1) {
-      if (pins) throw invalid('vendor_unavailable', `No pinned vendor (${pins.join(', ')}) can serve ${model.id}; it runs on ${model.routes.map((r) => r.vendor).join(', ')}.`, 'vendor');
-      throw invalid('model_unavailable', `No vendor serving ${model.id} is configured on this gateway (and the organization has no key of its own for one).`, 'model');
-    }
+    throw err;
   }
-  if (routes.length === 0) throw invalid('model_unavailable', 'No vendor serving the requested models is configured on this gateway.', 'model');
-  return routes;
+  const routes = decision.routes.filter((r) => fits(appRoute(deps, caller, r)));
+  if (routes.length === 0) throw refuse ? refuse(decision.routes.map((r) => appRoute(deps, caller, r))) : invalid('model_unavailable', 'No route could serve the request.', 'model');
+  return routes.length === decision.routes.length ? decision : { ...decision, routes };
 }
 
 /** Micro-USD of `units` at a route's media price. */
@@ -227,46 +242,61 @@ interface Attempted<T> {
 }
 
 /**
- * Runs `call` on each candidate route in turn: admitted against budgets and key limits first (the
- * worst case for that route), recorded per attempt, moving on where chat fails over (vendor 429,
- * 5xx, timeouts, billing, 404, refusals) and stopping on anything else.
+ * Runs `call` over the decision's routes with chat's failover (@patchbay/model-routing's
+ * runWithFailover): each attempt admitted against budgets and key limits first (the worst case at that
+ * route) and recorded, moving on where chat fails over (vendor 429, 5xx, timeouts, billing, 404,
+ * refusals) and stopping on anything else. Every attempt feeds its route's circuit breaker and latency,
+ * and a route whose breaker is open is skipped while another is closed.
  */
-async function withFailover<T>(deps: ModelDeps, caller: Caller, input: MediaInput, kind: MediaKind, headersIn: IncomingMessage['headers'], routes: Route[], reserveUnits: (route: Route) => number, call: (route: Route, options: MediaCallOptions) => Promise<T>, signal: Cancellation): Promise<Attempted<T>> {
+async function withFailover<T>(deps: ModelDeps, caller: Caller, input: MediaInput, kind: MediaKind, headersIn: IncomingMessage['headers'], decision: RouteDecision, reserveUnits: (route: Route) => number, call: (route: Route, options: MediaCallOptions) => Promise<T>, signal: Cancellation): Promise<Attempted<T>> {
   const scope = resolveScope({ headers: headersIn }, caller, gatewayFields(input));
-  let lastError: Error | null = null;
-  let excludeModel: string | null = null;
-  for (const [i, route] of routes.entries()) {
-    if (excludeModel === route.model.id) continue;
-    const ledger = new MediaLedger(deps, caller, kind);
-    ledger.scope = scope;
-    ledger.route = route;
-    let headers: Record<string, string> = {};
-    try {
-      const admitted = await admit(deps.spend, spendSubject(caller, scope, route.byok), unitCostMicros(route, kind, reserveUnits(route)), i === 0);
-      ledger.reservation = admitted.reservation;
-      headers = admitted.headers;
-      deps.rateLimitHeaders?.note(caller.key.hash, admitted.headers);
-    } catch (err) {
-      ledger.finish('failed', toGatewayErrorLike(err).status, null, toGatewayErrorLike(err).code ?? null);
-      throw err;
-    }
-    const started = ledger.elapsedMs();
-    try {
-      const value = await call(route, { http: route.http, signal, timeoutMs: deps.timeouts.totalMs });
-      ledger.vendorMs = ledger.elapsedMs() - started;
-      return { value, route, ledger, headers };
-    } catch (err) {
-      ledger.vendorMs = ledger.elapsedMs() - started;
-      const failure = toGatewayErrorLike(err);
-      ledger.finish('failed', failure.status, null, failure.code ?? null);
-      // The circuit breaker and latency figures stay chat's: media attempts are not fed into them (README).
-      const verdict = failoverVerdict(err);
-      lastError = err instanceof Error ? err : new Error(String(err));
-      if (!verdict.failover || signal.aborted) throw err;
-      if (verdict.excludeSameModel) excludeModel = route.model.id;
-    }
-  }
-  throw lastError ?? invalid('model_unavailable', 'No route could serve the request.', 'model');
+  let ledger: MediaLedger | null = null;
+  let route: Route | null = null;
+  let headers: Record<string, string> = {};
+  const result = await runWithFailover(
+    decision,
+    async () => {
+      const attempt = ledger!;
+      const started = attempt.elapsedMs();
+      try {
+        return await call(route!, { http: route!.http, signal, timeoutMs: deps.timeouts.totalMs });
+      } finally {
+        attempt.vendorMs = attempt.elapsedMs() - started;
+      }
+    },
+    {
+      stream: false,
+      signal,
+      health: deps.routing.health,
+      hooks: {
+        beforeAttempt: async (routing, context) => {
+          const chosen = appRoute(deps, caller, routing);
+          const attempt = new MediaLedger(deps, caller, kind);
+          attempt.scope = scope;
+          attempt.route = chosen;
+          route = chosen;
+          ledger = attempt;
+          try {
+            // The client's request counts once toward the daily request count, not each attempt.
+            const admitted = await admit(deps.spend, spendSubject(caller, scope, chosen.byok), unitCostMicros(chosen, kind, reserveUnits(chosen)), context.attempt === 0);
+            attempt.reservation = admitted.reservation;
+            headers = admitted.headers;
+            deps.rateLimitHeaders?.note(caller.key.hash, admitted.headers);
+          } catch (err) {
+            const refusal = toGatewayErrorLike(err);
+            attempt.finish('failed', refusal.status, null, refusal.code ?? null);
+            throw err;
+          }
+        },
+        attemptFailed: ({ error }) => {
+          const failure = toGatewayErrorLike(error);
+          ledger!.finish('failed', failure.status, null, failure.code ?? null);
+        },
+      },
+    },
+  );
+  if (!result.ok) throw result.error;
+  return { value: result.value, route: route!, ledger: ledger!, headers };
 }
 
 // ---------------------------------------------------------------- the four endpoints
@@ -278,9 +308,9 @@ async function handleImagesGenerations(deps: ModelDeps, req: IncomingMessage, re
   // The organization's data-loss rules apply to the prompt as to a chat prompt (redacted, or 422 dlp_blocked).
   const [prompt] = guardMediaText(caller.org.guardrails, [asked], 'prompt') as [string];
   const n = imageCount(body.n);
-  const routes = candidateRoutes(deps, caller, input, 'images.generations');
+  const routes = mediaRoutes(deps, req, caller, input, 'images.generations');
   const responseFormat = responseFormatOf(body.response_format);
-  const extra = passThrough(body, ['model', 'prompt', 'n', 'size', 'quality', 'response_format', 'vendor', 'vendors', 'customer', 'project_id', 'tags', 'priority_order', 'user']);
+  const extra = passThrough(body, ['model', 'prompt', 'n', 'size', 'quality', 'response_format', 'vendor', 'vendors', 'customer', 'project_id', 'tags', 'priority_order', 'routing_policy_id', 'user']);
   const request = { prompt, n, size: str(body.size, 'size'), quality: str(body.quality, 'quality'), responseFormat, extra };
   const done = await withFailover(deps, caller, input, 'images.generations', req.headers, routes, () => n, (route, options) => generateImages(route.target, request, options), signal);
   answerImages(res, done);
@@ -295,8 +325,8 @@ async function handleImagesEdits(deps: ModelDeps, req: IncomingMessage, res: Ser
   if (images.length === 0) throw invalid('invalid_request_body', 'Upload at least one image as the "image" (or "image[]") form field.', 'image');
   const mask = upload.files.find((f) => f.field === 'mask') ?? null;
   const n = imageCount(fields.n);
-  const routes = candidateRoutes(deps, caller, input, 'images.edits');
-  const extra = passThrough(fields, ['model', 'prompt', 'n', 'size', 'quality', 'response_format', 'vendor', 'vendors', 'customer', 'project_id', 'tags', 'user']);
+  const routes = mediaRoutes(deps, req, caller, input, 'images.edits');
+  const extra = passThrough(fields, ['model', 'prompt', 'n', 'size', 'quality', 'response_format', 'vendor', 'vendors', 'customer', 'project_id', 'tags', 'routing_policy_id', 'user']);
   const request = { prompt, n, size: fields.size, quality: fields.quality, responseFormat: responseFormatOf(fields.response_format), extra };
   const done = await withFailover(deps, caller, input, 'images.edits', req.headers, routes, () => n, (route, options) => editImages(route.target, request, images, mask, options), signal);
   answerImages(res, done);
@@ -325,18 +355,25 @@ async function handleSpeech(deps: ModelDeps, req: IncomingMessage, res: ServerRe
   const format = str(body.response_format, 'response_format') ?? null;
   const speed = body.speed === undefined ? undefined : Number(body.speed);
   if (speed !== undefined && !(speed >= 0.25 && speed <= 4)) throw invalid('invalid_request_body', '"speed" is a number from 0.25 to 4.0.', 'speed');
-  const all = candidateRoutes(deps, caller, input, 'audio.speech');
   // The route's character limit (OpenAI 4,096): a route whose limit the input passes is not tried.
   const characters = [...text].length;
-  const fits = all.filter((r) => r.route.maxInputCharacters === null || characters <= r.route.maxInputCharacters);
-  if (fits.length === 0) {
-    const limit = Math.max(...all.map((r) => r.route.maxInputCharacters ?? 0));
-    throw invalid('input_too_long', `"input" is ${characters} characters; ${all[0]!.model.id} takes at most ${limit} per request. Split the text and make several requests.`, 'input');
-  }
-  const routes = format === null ? fits : fits.filter((r) => speechFormats(r.target).includes(format));
-  if (routes.length === 0) {
-    throw invalid('unsupported_params', `response_format "${format}" is not available on ${fits[0]!.model.id} (${fits[0]!.route.vendor}); it answers ${speechFormats(fits[0]!.target).join(', ')}.`, 'response_format');
-  }
+  const withinLimit = (r: Route) => r.route.maxInputCharacters === null || characters <= r.route.maxInputCharacters;
+  const routes = mediaRoutes(
+    deps,
+    req,
+    caller,
+    input,
+    'audio.speech',
+    (r) => withinLimit(r) && (format === null || speechFormats(r.target).includes(format)),
+    (all) => {
+      const fits = all.filter(withinLimit);
+      if (fits.length === 0) {
+        const limit = Math.max(...all.map((r) => r.route.maxInputCharacters ?? 0));
+        return invalid('input_too_long', `"input" is ${characters} characters; ${all[0]!.model.id} takes at most ${limit} per request. Split the text and make several requests.`, 'input');
+      }
+      return invalid('unsupported_params', `response_format "${format}" is not available on ${fits[0]!.model.id} (${fits[0]!.route.vendor}); it answers ${speechFormats(fits[0]!.target).join(', ')}.`, 'response_format');
+    },
+  );
   const request = { input: text, voice: voice as string | { id: string }, format, speed, instructions: str(body.instructions, 'instructions') };
   const done = await withFailover(deps, caller, input, 'audio.speech', req.headers, routes, () => characters, (route, options) => synthesizeSpeech(route.target, request, options), signal);
   const { value, ledger, headers } = done;
@@ -366,7 +403,7 @@ async function handleTranscription(deps: ModelDeps, req: IncomingMessage, res: S
   if (!['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'].includes(responseFormat)) {
     throw invalid('invalid_request_body', '"response_format" is one of json, text, srt, verbose_json, vtt (diarized_json on diarizing models).', 'response_format');
   }
-  const routes = candidateRoutes(deps, caller, input, 'audio.transcriptions');
+  const routes = mediaRoutes(deps, req, caller, input, 'audio.transcriptions');
   const estimated = await audioSeconds(file);
   const prompt = fields.prompt === undefined ? undefined : guardMediaText(caller.org.guardrails, [fields.prompt], 'prompt')[0];
   const request = { file, language: fields.language, prompt, responseFormat, temperature: fields.temperature };

@@ -75,6 +75,33 @@ export function decideRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'header
   });
 }
 
+/**
+ * The routes of a media request (issue 27 §2): the same resolution as chat (model, priority_order,
+ * routing_policy_id, bindings and defaults whose policy serves this endpoint), on the media endpoint.
+ * Media routes are filtered by what the endpoint itself checks (character limits, audio formats), not
+ * by input kinds.
+ */
+export function decideMediaRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'headers'>, caller: Caller, gateway: GatewayFields, endpoint: 'images' | 'speech' | 'transcription'): RouteDecision {
+  const { key, org } = caller;
+  return resolveRoutes({
+    surface: 'openai-chat',
+    endpoint,
+    fields: gateway,
+    headers: scopeHeaders(req),
+    needs: { tools: false, structuredOutputs: false, input: [], stream: false, estimate: { inputTokens: 0, outputTokens: 0 } },
+    caller: {
+      keyPolicyId: key.routingPolicyId,
+      keyProjectId: key.projectId,
+      keyCustomerId: key.customerId,
+      allowedModels: key.allowedModels,
+      isBlocked: org.blocklist.length === 0 ? undefined : (model) => modelMatches(org.blocklist, model),
+      vendorAvailable: (vendor) => org.vendorKeys.has(vendor) || deps.platformVendors.has(vendor),
+    },
+    policies: policyDirectory(org.routingPolicies),
+    catalog: deps.routing.catalog,
+  });
+}
+
 /** A routing route with this organization's credentials for its vendor: what the vendor call needs. */
 export function appRoute(deps: ModelDeps, caller: Caller, route: RoutingRoute): Route {
   const model = deps.catalog.get(route.model)!;
