@@ -1,4 +1,5 @@
 import { authBenchmark } from './bench/auth';
+import { capacityBenchmark } from './bench/capacity';
 import { consoleBenchmark } from './bench/console';
 import { failoverBenchmark } from './bench/failover';
 import type { Benchmark } from './bench/benchmark';
@@ -16,7 +17,7 @@ import { wasInterrupted } from './bench/services';
 import { wireBenchmark } from './bench/wire';
 
 /** Every `pnpm bench <name>`. */
-const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, gatewayBenchmark, unifiedBenchmark, failoverBenchmark, consoleBenchmark];
+const BENCHMARKS: Benchmark[] = [authBenchmark, meterBenchmark, searchBenchmark, registryBenchmark, scanBenchmark, mcpBenchmark, proxyFloorBenchmark, wireBenchmark, promptInjectionBenchmark, gatewayBenchmark, unifiedBenchmark, failoverBenchmark, consoleBenchmark, capacityBenchmark];
 
 function listBenchmarks(): string {
   const width = Math.max(...BENCHMARKS.map((b) => b.name.length));

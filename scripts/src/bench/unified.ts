@@ -78,13 +78,13 @@ function parseOptions(args: string[]): Options | null {
 
 const SCHEMA = 'unified_data';
 
-interface SeededAccount {
+export interface SeededAccount {
   id: string;
   token: string;
 }
 
 /** A linked account straight in SQL (its platform is never called): only reads are measured on it. */
-async function seedAccount(db: Client, organizationId: string, events: number): Promise<SeededAccount> {
+export async function seedAccount(db: Client, organizationId: string, events: number): Promise<SeededAccount> {
   const id = randomUUID();
   const token = `pbat_${randomBytes(32).toString('base64url')}`;
   await db.query(
@@ -185,7 +185,7 @@ async function startWorker(env: NodeJS.ProcessEnv, nodeArgs: string[] = []): Pro
   return { child, exited };
 }
 
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -193,7 +193,7 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs:
   }
 }
 
-async function syncFinished(db: Client, accountId: string, after: Date): Promise<boolean> {
+export async function syncFinished(db: Client, accountId: string, after: Date): Promise<boolean> {
   const res = await db.query<{ n: string }>(
     `SELECT count(*) AS n FROM sync_statuses WHERE linked_account_id = $1 AND status = 'DONE' AND last_sync_finished > $2`,
     [accountId, after],
@@ -252,7 +252,7 @@ async function recordCount(db: Client, accountId: string): Promise<{ records: nu
   return { records: Number(res.rows[0]?.records), twice: Number(res.rows[0]?.twice) };
 }
 
-async function linkHubspot(api: RunningService, masterKey: string, token: string): Promise<{ id: string; account_token: string }> {
+export async function linkHubspot(api: RunningService, masterKey: string, token: string): Promise<{ id: string; account_token: string }> {
   const res = await fetch(`${api.baseUrl}/api/mktg/v1/linked-accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
