@@ -189,6 +189,41 @@ describe('responses reach OpenAI as Responses (issue 27 §5)', () => {
     expect(handedBack).toEqual({ type: 'reasoning', summary: [], encrypted_content: reasoning!.encrypted_content });
   });
 
+  test("previous_response_id on an OpenAI route is resolved by the gateway, never forwarded: the vendor gets the stored turn (its encrypted reasoning included) with store: false and no previous_response_id; retrieve and delete are the gateway's", async () => {
+    h.openai.script({ text: 'Noted: the code is 7.', thinking: 'remember seven' });
+    const first = await openai.responses.create({ model: 'openai/o3-mini', input: 'The code is 7.', reasoning: { effort: 'low' } });
+    const reasoning = first.output.find((item) => item.type === 'reasoning') as { encrypted_content?: string } | undefined;
+    expect(reasoning?.encrypted_content).toMatch(/^gAAAA/);
+    // The gateway's own id: the vendor's response id is not what the client holds.
+    const vendorFirst = lastVendorResponsesBody();
+    expect(vendorFirst).toMatchObject({ store: false });
+
+    h.openai.script({ text: 'The code is 7.' });
+    const second = await openai.responses.create({ model: 'openai/o3-mini', previous_response_id: first.id, input: 'What is the code?' });
+    expect(second.output_text).toBe('The code is 7.');
+    expect(second.previous_response_id).toBe(first.id);
+    const sent = lastVendorResponsesBody();
+    expect(sent.previous_response_id).toBeUndefined();
+    expect(sent.store).toBe(false);
+    expect(sent.input.find((item) => item.type === 'reasoning')).toEqual({ type: 'reasoning', summary: [], encrypted_content: reasoning!.encrypted_content });
+    expect(lastVendorMessages().map((m) => [m.role, text(m.content)])).toEqual([
+      ['user', 'The code is 7.'],
+      ['assistant', 'Noted: the code is 7.'],
+      ['user', 'What is the code?'],
+    ]);
+    // Nothing else reached the vendor: no retrieve, no delete, no second store there.
+    expect(h.openai.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses', 'POST /v1/responses']);
+
+    const retrieved = await openai.responses.retrieve(second.id);
+    expect([retrieved.id, retrieved.output_text, retrieved.previous_response_id]).toEqual([second.id, 'The code is 7.', first.id]);
+    await openai.responses.delete(second.id);
+    expect(await openai.responses.retrieve(second.id).catch((err: unknown) => (err as { status?: number }).status)).toBe(404);
+    // Deleting a turn ends that turn's chain only: the first turn still resumes.
+    h.openai.script({ text: 'Still 7.' });
+    expect((await openai.responses.create({ model: 'openai/o3-mini', previous_response_id: first.id, input: 'Again?' })).output_text).toBe('Still 7.');
+    expect(h.openai.requests.every((r) => r.method === 'POST' && r.path === '/v1/responses')).toBe(true);
+  });
+
   test('the native surface routed to OpenAI goes to its Responses API too, streamed', async () => {
     h.openai.script({ text: 'native via responses' });
     const res = await fetch(`${h.edgeUrl}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o', stream: true, input: 'stream it' }) });
