@@ -17,6 +17,7 @@ export type {
   LimitReset,
   Micros,
   PeriodWindow,
+  RateLimitCounts,
   RecordedSpend,
   Refusal,
   RefusalCode,

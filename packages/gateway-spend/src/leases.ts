@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { CLOSE_LAPSED_SCRIPT, GRANT_SCRIPT, REPORT_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
 import { RedisSpendControl, requireInteger, scopeOf, validateSubject, windowOf, type RedisSpendControlOptions } from './redis-spend-control';
-import type { AdmitRequest, Admission, KeyUsage, Reservation, SpendControl, SpendLedger, SpendSubject } from './types';
+import type { AdmitRequest, Admission, KeyUsage, RateLimitCounts, Reservation, SpendControl, SpendLedger, SpendSubject } from './types';
 
 export interface LeasedSpendControlOptions extends RedisSpendControlOptions {
   /**
@@ -444,6 +444,11 @@ export class LeasedSpendControl implements SpendControl {
     }
     if (retired || this.toReport.has(scope)) await this.sendReports(scope).catch(() => undefined);
     return this.perRequest.keyUsage(organizationId, keyHash, now);
+  }
+
+  /** Free-plan requests and customer keys with an rpm are admitted per request: their counts are exact in Redis. */
+  rateLimitCounts(organizationId: string, now?: number): Promise<RateLimitCounts> {
+    return this.perRequest.rateLimitCounts(organizationId, now);
   }
 
   noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void> {

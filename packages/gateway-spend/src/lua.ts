@@ -213,6 +213,14 @@ return out
 `);
 
 /**
+ * The counts X-RateLimit-Remaining reports, read only (a refusal decided before admission says what
+ * admission would). KEYS 1 d:<day>, 2 r:<minute>. Returns {model requests today, rpm window count}.
+ */
+export const RATE_LIMIT_COUNTS_SCRIPT = counterScript(`
+return {tonumber(redis.call('HGET', KEYS[1], 'n')) or 0, tonumber(redis.call('GET', KEYS[2])) or 0}
+`);
+
+/**
  * Grants (leased admission, see leases.ts and the README's "Leased admission"). A grant is a
  * reservation of one slice of headroom on every counter a lane of requests draws on (credit unless
  * BYOK, project, customer, the key all time and in its day, week and month), held by one replica,

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { RebuildableCounters, type CounterRebuild, type CountersLogger, type RebuildContext, type RebuiltCounter } from '@patchbay/metering';
 import { formatUsd, warningOf } from './headers';
-import { ADMIT_SCRIPT, KEY_USAGE_SCRIPT, SETTLE_SCRIPT } from './lua';
+import { ADMIT_SCRIPT, KEY_USAGE_SCRIPT, RATE_LIMIT_COUNTS_SCRIPT, SETTLE_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
-import type { AdmitRequest, Admission, KeyUsage, Refusal, Reservation, SpendControl, SpendLedger, SpendSubject } from './types';
+import type { AdmitRequest, Admission, KeyUsage, RateLimitCounts, Refusal, Reservation, SpendControl, SpendLedger, SpendSubject } from './types';
 
 
 /** The free plan's cap: model requests per organization per UTC day. */
@@ -374,6 +374,13 @@ export class RedisSpendControl implements SpendControl {
     );
     const [total = 0, daily = 0, weekly = 0, monthly = 0, byokTotal = 0, byokDaily = 0, byokWeekly = 0, byokMonthly = 0] = reply;
     return { total, daily, weekly, monthly, byok: { total: byokTotal, daily: byokDaily, weekly: byokWeekly, monthly: byokMonthly } };
+  }
+
+  async rateLimitCounts(organizationId: string, now?: number): Promise<RateLimitCounts> {
+    const periods = periodsAt(now ?? this.clock());
+    const { reply } = await this.counters.run<number[]>(RATE_LIMIT_COUNTS_SCRIPT, scopeOf(organizationId), [`d:${periods.day.label}`, `r:${periods.minute.label}`], [], now === undefined ? {} : { nowMs: now });
+    const [requestsToday = 0, rateWindowCount = 0] = reply;
+    return { requestsToday, rateWindowCount };
   }
 
   noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void> {

@@ -104,6 +104,14 @@ export interface KeyUsage {
   byok: { total: Micros; daily: Micros; weekly: Micros; monthly: Micros };
 }
 
+/** What X-RateLimit-Remaining is computed from (the admit script's counts). */
+export interface RateLimitCounts {
+  /** The organization's model requests this UTC day (the free plan's daily cap). */
+  requestsToday: number;
+  /** Requests of customer keys with rate_limit_rpm in the current fixed minute. */
+  rateWindowCount: number;
+}
+
 export interface SpendControl {
   /** One Redis round trip. */
   admit(req: AdmitRequest): Promise<Admission>;
@@ -114,6 +122,12 @@ export interface SpendControl {
   /** Settles and releases still gathered for one call, sent now; resolves when they are in Redis (shutdown). */
   flushSettles?(): Promise<void>;
   keyUsage(organizationId: string, keyHash: string, now?: number): Promise<KeyUsage>;
+  /**
+   * The organization's counts behind X-RateLimit-Remaining, as the admit script reads them (one Redis
+   * round trip, nothing counted): for answers decided before admission, so every replica reports the
+   * same remaining requests.
+   */
+  rateLimitCounts?(organizationId: string, now?: number): Promise<RateLimitCounts>;
   /** After usage records commit: records of an epoch Redis has lost since are added to the rebuilt counters. */
   noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void>;
 }
