@@ -12,6 +12,12 @@ const schema = z.object({
   /** Security rules, their overrides and the tool-call records (schema mcp_runtime). */
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/patchbay'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  /**
+   * A read replica of DATABASE_URL's database (streaming replication), for the tool-call record list
+   * and the daily usage, which the API already documents as filled asynchronously. A record by id,
+   * the credits of a cycle and every write read the primary. Unset: everything reads DATABASE_URL.
+   */
+  DATABASE_READ_URL: z.string().url().optional(),
   PATCHBAY_MIGRATE_ON_START: booleanFromEnv.default(true),
   /** Where keys are verified. */
   ACCESS_KEYS_URL: z.string().url().default('http://127.0.0.1:8081'),

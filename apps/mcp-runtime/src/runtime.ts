@@ -41,6 +41,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const readDb = config.DATABASE_READ_URL ? createPrisma(config.DATABASE_READ_URL, config.DATABASE_POOL_SIZE) : db;
   const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
   const keySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
   const rulesSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:rules-invalidation` });
@@ -114,7 +115,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     relay,
     toolCallTimeoutMs: config.TOOL_CALL_TIMEOUT_MS,
     listTtlMs: config.PACK_CACHE_TTL_MS,
-    services: { db, meter, securityRules, toolCallRecords: new ToolCallRecordService(db), relay: outboxRelay, publicBaseUrl: config.PATCHBAY_PUBLIC_URL },
+    services: { db, meter, securityRules, readDb, toolCallRecords: new ToolCallRecordService(db, readDb), relay: outboxRelay, publicBaseUrl: config.PATCHBAY_PUBLIC_URL },
   });
 
   return {
@@ -134,6 +135,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await verifier.close();
       await sessionVerifier.close();
       await db.$disconnect();
+      if (readDb !== db) await readDb.$disconnect();
       for (const connection of [redis, producerConnection, workerConnection]) connection.disconnect();
     },
   };

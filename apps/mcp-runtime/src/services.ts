@@ -7,6 +7,8 @@ import type { ToolCallRecordService } from './domain/tool-call-records';
 /** What the management controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
 export interface AppServices {
   db: Db;
+  /** Where list and daily-usage reads go: a read replica (DATABASE_READ_URL) or, without one, `db`. */
+  readDb?: Db;
   meter: Meter;
   securityRules: SecurityRuleService;
   toolCallRecords: ToolCallRecordService;

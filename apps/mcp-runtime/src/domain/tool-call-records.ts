@@ -319,7 +319,15 @@ function restrictedIds(allowed: string[] | null, asked: string | undefined): str
 }
 
 export class ToolCallRecordService {
-  constructor(private readonly db: Db) {}
+  /**
+   * Lists read `readDb` (a replica when DATABASE_READ_URL is set): records arrive asynchronously
+   * anyway, and a replica's lag only adds to that. A record by id reads the primary, so a record the
+   * caller has just been told about (by id, in a list) is there when it asks for it.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly readDb: Db = db,
+  ) {}
 
   private where(principal: KeyPrincipal, filters: RecordFilters): Prisma.ToolCallRecordWhereInput {
     const errors: FieldError[] = [];
@@ -359,7 +367,7 @@ export class ToolCallRecordService {
           : { OR: [{ occurredAt: { gt: t } }, { occurredAt: t, id: { gt: id } }] };
     }
     const backwards = from?.direction === 'previous';
-    const rows = await this.db.toolCallRecord.findMany({
+    const rows = await this.readDb.toolCallRecord.findMany({
       where: { AND: [where, position] },
       orderBy: backwards ? [{ occurredAt: 'asc' }, { id: 'asc' }] : [{ occurredAt: 'desc' }, { id: 'desc' }],
       take: pageSize + 1,

@@ -37,6 +37,7 @@ export class UsageController extends Controller {
   @Get('daily')
   @Response<ErrorBody>(400, 'Invalid cycle or days, or a range longer than 92 days')
   public async getDailyUsage(@Request() req: ExpressRequest, @Query() cycle?: string, @Query() start?: string, @Query() end?: string): Promise<DailyUsageView> {
-    return readDailyUsage(servicesOf(req).db, principalOf(req), { cycle, start, end });
+    const { db, readDb } = servicesOf(req);
+    return readDailyUsage(readDb ?? db, principalOf(req), { cycle, start, end });
   }
 }
