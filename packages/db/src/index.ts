@@ -6,5 +6,5 @@ export { diffMigrationsToSchema, generateMigration } from './diff';
 export type { DiffMigrationsOptions, DiffMigrationsResult, GenerateMigrationOptions, GenerateMigrationResult, ShadowKind } from './diff';
 export { retryOnTransactionConflict } from './transaction-retry';
 export type { TransactionRetryOptions } from './transaction-retry';
-export { applyRetention, deleteRowsBefore, ensurePartitions, listPartitions, nextPeriod, partitionName, periodStart, retirePartitions } from './partitions';
-export type { DeleteRowsOptions, EnsurePartitionsOptions, Partition, PartitionPeriod, PartitionedTable, RetentionPolicy, RetentionResult, RetiredPartitions } from './partitions';
+export { applyRetention, deleteRowsBefore, ensurePartitions, listPartitions, nextPeriod, partitionName, periodStart, pgPartitionDatabase, prismaPartitionDatabase, retirePartitions } from './partitions';
+export type { DeleteRowsOptions, EnsurePartitionsOptions, Partition, PartitionDatabase, PartitionPeriod, PartitionedTable, PrismaRawClient, RetentionPolicy, RetentionResult, RetiredPartitions, SqlSession } from './partitions';

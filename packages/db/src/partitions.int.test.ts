@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { pgPool } from './adapter';
 import { ensureDatabase } from './database';
-import { applyRetention, ensurePartitions, listPartitions, retirePartitions, type PartitionedTable } from './partitions';
+import { applyRetention, ensurePartitions, listPartitions, pgPartitionDatabase, retirePartitions, type PartitionDatabase, type PartitionedTable } from './partitions';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/patchbay_test';
 const schema = `partitions_test_${process.pid}`;
@@ -12,6 +12,7 @@ const day = (iso: string) => new Date(`${iso}T06:00:00Z`);
 describe('time partitions', () => {
   let admin: pg.Client;
   let pool: pg.Pool;
+  let db: PartitionDatabase;
   const events: PartitionedTable = { table: 'events', column: 'created_at', period: 'month', archiveTable: 'events_archive' };
   const calls: PartitionedTable = { table: 'calls', column: 'occurred_at', period: 'day' };
 
@@ -28,6 +29,7 @@ describe('time partitions', () => {
     await admin.connect();
     await admin.query(`CREATE SCHEMA "${schema}"`);
     pool = pgPool(databaseUrl, schema, 3);
+    db = pgPartitionDatabase(pool);
     await pool.query(`
       CREATE TABLE events (id uuid NOT NULL, organization_id uuid NOT NULL, created_at timestamptz(3) NOT NULL, PRIMARY KEY (id, created_at)) PARTITION BY RANGE (created_at);
       CREATE INDEX ON events (organization_id, created_at DESC, id DESC);
@@ -47,19 +49,19 @@ describe('time partitions', () => {
   });
 
   it('creates the default partition and the partitions ahead, once', async () => {
-    expect(await ensurePartitions(pool, calls, { now: NOW, ahead: 3 })).toEqual(['calls_default', 'calls_p20261129', 'calls_p20261130', 'calls_p20261201', 'calls_p20261202']);
-    expect(await ensurePartitions(pool, calls, { now: NOW, ahead: 3 })).toEqual([]);
-    const partitions = await listPartitions(pool, 'calls');
+    expect(await ensurePartitions(db, calls, { now: NOW, ahead: 3 })).toEqual(['calls_default', 'calls_p20261129', 'calls_p20261130', 'calls_p20261201', 'calls_p20261202']);
+    expect(await ensurePartitions(db, calls, { now: NOW, ahead: 3 })).toEqual([]);
+    const partitions = await listPartitions(db, 'calls');
     expect(partitions[0]).toEqual({ name: 'calls_default', from: null, to: null });
     expect(partitions[1]).toEqual({ name: 'calls_p20261129', from: new Date('2026-11-29T00:00:00Z'), to: new Date('2026-11-30T00:00:00Z') });
-    expect(await ensurePartitions(pool, events, { now: NOW })).toEqual(['events_default', 'events_p202611', 'events_p202612', 'events_p202701']);
+    expect(await ensurePartitions(db, events, { now: NOW })).toEqual(['events_default', 'events_p202611', 'events_p202612', 'events_p202701']);
   });
 
   it('stores a row for a time no partition covers in the default partition, and moves it when its partition is made', async () => {
     const id = randomUUID();
     await pool.query(`INSERT INTO calls (id, organization_id, occurred_at) VALUES ($1, $2, '2026-12-20T10:00:00Z')`, [id, randomUUID()]);
     expect(await count(`SELECT count(*) AS n FROM calls_default WHERE id = $1`, [id])).toBe(1);
-    await ensurePartitions(pool, calls, { now: new Date('2026-12-19T00:00:00Z'), ahead: 2 });
+    await ensurePartitions(db, calls, { now: new Date('2026-12-19T00:00:00Z'), ahead: 2 });
     expect(await count(`SELECT count(*) AS n FROM calls_p20261220 WHERE id = $1`, [id])).toBe(1);
     expect(await count(`SELECT count(*) AS n FROM calls_default`)).toBe(0);
     // Moving rows between partitions is not a new call: the statement trigger on the parent counted it once.
@@ -78,7 +80,7 @@ describe('time partitions', () => {
   it('drops whole partitions past retention without touching the rollup, and deletes what a partition boundary leaves', async () => {
     const organization = randomUUID();
     await pool.query(`INSERT INTO calls (id, organization_id, occurred_at) VALUES ($1, $2, '2026-12-01T01:00:00Z'), ($3, $2, '2026-12-01T23:00:00Z')`, [randomUUID(), organization, randomUUID()]);
-    const result = await applyRetention(pool, calls, { defaultDays: 1 }, new Date('2026-12-02T12:00:00Z'));
+    const result = await applyRetention(db, calls, { defaultDays: 1 }, new Date('2026-12-02T12:00:00Z'));
     expect(result.dropped).toEqual(['calls_p20261129', 'calls_p20261130']);
     // 2026-12-01 ends after the cutoff (12-01 12:00): its partition stays, its morning row goes.
     expect(result.rows).toBe(1);
@@ -99,7 +101,7 @@ describe('time partitions', () => {
     };
     // Default 20 days, one organization 10, another 60: the November partition cannot go (60 days keeps
     // it), so the short and usual organizations' old rows move to the archive one by one.
-    const first = await applyRetention(pool, events, { defaultDays: 20, organizations: [{ organizationId: short, days: 10 }, { organizationId: long, days: 60 }] }, NOW);
+    const first = await applyRetention(db, events, { defaultDays: 20, organizations: [{ organizationId: short, days: 10 }, { organizationId: long, days: 60 }] }, NOW);
     expect(first).toEqual({ archived: [], dropped: [], rows: 2 });
     const live = (await pool.query<{ id: string }>(`SELECT id FROM events ORDER BY created_at, id`)).rows.map((r) => r.id).sort();
     expect(live).toEqual([rows.shortRecent, rows.longOld, rows.usualRecent].sort());
@@ -108,15 +110,15 @@ describe('time partitions', () => {
     // Two months later the November partition is past every retention: it joins the archive whole,
     // with the rows archived one by one before it.
     const later = new Date('2027-02-05T00:00:00Z');
-    const second = await applyRetention(pool, events, { defaultDays: 20, organizations: [{ organizationId: short, days: 10 }, { organizationId: long, days: 60 }] }, later);
+    const second = await applyRetention(db, events, { defaultDays: 20, organizations: [{ organizationId: short, days: 10 }, { organizationId: long, days: 60 }] }, later);
     expect(second.archived).toEqual(['events_p202611']);
     expect(await count(`SELECT count(*) AS n FROM events WHERE created_at < '2026-12-01'`)).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM events_archive WHERE id = ANY($1::uuid[])`, [Object.values(rows)])).toBe(5);
     expect(await count(`SELECT count(*) AS n FROM events_archive_default`)).toBe(0);
-    expect((await listPartitions(pool, 'events_archive')).map((p) => p.name)).toEqual(['events_archive_default', 'events_p202611']);
+    expect((await listPartitions(db, 'events_archive')).map((p) => p.name)).toEqual(['events_archive_default', 'events_p202611']);
 
     // The archive has its own, longer retention: dropped, not archived again.
-    expect(await retirePartitions(pool, { table: 'events_archive', column: 'created_at', period: 'month' }, new Date('2028-01-01T00:00:00Z'))).toEqual({ archived: [], dropped: ['events_p202611'] });
+    expect(await retirePartitions(db, { table: 'events_archive', column: 'created_at', period: 'month' }, new Date('2028-01-01T00:00:00Z'))).toEqual({ archived: [], dropped: ['events_p202611'] });
   });
 
   it('prunes partitions for a time-bounded page and reads it by index', async () => {

@@ -12,6 +12,67 @@ import type pg from 'pg';
 
 export type PartitionPeriod = 'day' | 'month';
 
+/** Statements on one connection: a row-returning query and a statement whose affected-row count matters. */
+export interface SqlSession {
+  query<R = Record<string, unknown>>(sql: string, values?: unknown[]): Promise<R[]>;
+  execute(sql: string, values?: unknown[]): Promise<number>;
+}
+
+/** Where partition maintenance runs: statements, and transactions on one connection. */
+export interface PartitionDatabase extends SqlSession {
+  transaction<T>(work: (tx: SqlSession) => Promise<T>): Promise<T>;
+}
+
+function pgSession(client: pg.Pool | pg.ClientBase): SqlSession {
+  return {
+    query: async <R>(sql: string, values?: unknown[]) => (await client.query(sql, values)).rows as R[],
+    execute: async (sql: string, values?: unknown[]) => (await client.query(sql, values)).rowCount ?? 0,
+  };
+}
+
+/** A `pg` pool as a PartitionDatabase. */
+export function pgPartitionDatabase(pool: pg.Pool): PartitionDatabase {
+  return {
+    ...pgSession(pool),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(pgSession(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+/** The raw-SQL side of a Prisma client (a service's own), as a PartitionDatabase. */
+export interface PrismaRawClient {
+  $queryRawUnsafe<R = unknown>(sql: string, ...values: unknown[]): Promise<R>;
+  $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<number>;
+  $transaction<T>(work: (tx: Omit<PrismaRawClient, '$transaction'>) => Promise<T>, options?: { timeout?: number; maxWait?: number }): Promise<T>;
+}
+
+function prismaSession(client: Omit<PrismaRawClient, '$transaction'>): SqlSession {
+  return {
+    query: <R>(sql: string, values: unknown[] = []) => client.$queryRawUnsafe<R[]>(sql, ...values),
+    execute: (sql: string, values: unknown[] = []) => client.$executeRawUnsafe(sql, ...values),
+  };
+}
+
+export function prismaPartitionDatabase(prisma: PrismaRawClient): PartitionDatabase {
+  return {
+    ...prismaSession(prisma),
+    // Maintenance may wait for its locks (lock_timeout) and move a DEFAULT partition's rows: more than Prisma's 5 s default.
+    transaction: (work) => prisma.$transaction((tx) => work(prismaSession(tx)), { timeout: 120_000, maxWait: 10_000 }),
+  };
+}
+
 export interface PartitionedTable {
   /** The partitioned table, unqualified (it resolves in the connection's search_path). */
   table: string;
@@ -61,28 +122,19 @@ function literal(at: Date): string {
   return `'${at.toISOString()}'`;
 }
 
-async function inMaintenanceTransaction<T>(pool: pg.Pool, table: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SET LOCAL TimeZone = 'UTC'`);
+function inMaintenanceTransaction<T>(db: PartitionDatabase, table: string, work: (tx: SqlSession) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(`SET LOCAL TimeZone = 'UTC'`);
     // Short waits only: maintenance must never queue behind a long query and block inserts behind itself.
-    await client.query(`SET LOCAL lock_timeout = '5s'`);
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('patchbay_partitions'), hashtext($1))`, [table]);
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    await tx.execute(`SET LOCAL lock_timeout = '5s'`);
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('patchbay_partitions'), hashtext($1))::text AS locked`, [table]);
+    return work(tx);
+  });
 }
 
-async function partitionsOf(client: pg.ClientBase, table: string): Promise<Partition[]> {
+async function partitionsOf(tx: SqlSession, table: string): Promise<Partition[]> {
   // Bounds print as UTC literals here (TimeZone is UTC in the maintenance transaction) and cast back exactly.
-  const { rows } = await client.query<{ name: string; from: Date | null; to: Date | null }>(
+  return tx.query<Partition>(
     `SELECT c.relname AS name, b.m[1]::timestamptz AS "from", b.m[2]::timestamptz AS "to"
        FROM pg_inherits i
        JOIN pg_class c ON c.oid = i.inhrelid
@@ -91,12 +143,11 @@ async function partitionsOf(client: pg.ClientBase, table: string): Promise<Parti
       ORDER BY b.m[1]::timestamptz NULLS FIRST`,
     [ident(table)],
   );
-  return rows;
 }
 
 /** The table's partitions, oldest first, the DEFAULT one (null bounds) before them. */
-export function listPartitions(pool: pg.Pool, table: string): Promise<Partition[]> {
-  return inMaintenanceTransaction(pool, table, (client) => partitionsOf(client, table));
+export function listPartitions(db: PartitionDatabase, table: string): Promise<Partition[]> {
+  return inMaintenanceTransaction(db, table, (tx) => partitionsOf(tx, table));
 }
 
 /**
@@ -105,21 +156,21 @@ export function listPartitions(pool: pg.Pool, table: string): Promise<Partition[
  * add a partition whose rows sit in the default one. The rows go straight from partition to
  * partition, so the parent's statement triggers (the rollups) do not count them again.
  */
-async function addPartition(client: pg.ClientBase, spec: PartitionedTable, into: string, from: Date, to: Date, defaultPartition: string | null): Promise<void> {
+async function addPartition(tx: SqlSession, spec: PartitionedTable, into: string, from: Date, to: Date, defaultPartition: string | null): Promise<void> {
   const parent = ident(spec.table);
   const column = ident(spec.column);
   const range = `${column} >= ${literal(from)} AND ${column} < ${literal(to)}`;
-  const stranded = defaultPartition ? (await client.query(`SELECT 1 FROM ${ident(defaultPartition)} WHERE ${range} LIMIT 1`)).rowCount : 0;
+  const stranded = defaultPartition ? (await tx.query(`SELECT 1 AS found FROM ${ident(defaultPartition)} WHERE ${range} LIMIT 1`)).length : 0;
   if (!stranded) {
-    await client.query(`CREATE TABLE IF NOT EXISTS ${ident(into)} PARTITION OF ${parent} FOR VALUES FROM (${literal(from)}) TO (${literal(to)})`);
+    await tx.execute(`CREATE TABLE IF NOT EXISTS ${ident(into)} PARTITION OF ${parent} FOR VALUES FROM (${literal(from)}) TO (${literal(to)})`);
     return;
   }
   const fallback = ident(defaultPartition!);
-  await client.query(`ALTER TABLE ${parent} DETACH PARTITION ${fallback}`);
-  await client.query(`CREATE TABLE ${ident(into)} PARTITION OF ${parent} FOR VALUES FROM (${literal(from)}) TO (${literal(to)})`);
-  await client.query(`INSERT INTO ${ident(into)} SELECT * FROM ${fallback} WHERE ${range}`);
-  await client.query(`DELETE FROM ${fallback} WHERE ${range}`);
-  await client.query(`ALTER TABLE ${parent} ATTACH PARTITION ${fallback} DEFAULT`);
+  await tx.execute(`ALTER TABLE ${parent} DETACH PARTITION ${fallback}`);
+  await tx.execute(`CREATE TABLE ${ident(into)} PARTITION OF ${parent} FOR VALUES FROM (${literal(from)}) TO (${literal(to)})`);
+  await tx.execute(`INSERT INTO ${ident(into)} SELECT * FROM ${fallback} WHERE ${range}`);
+  await tx.execute(`DELETE FROM ${fallback} WHERE ${range}`);
+  await tx.execute(`ALTER TABLE ${parent} ATTACH PARTITION ${fallback} DEFAULT`);
 }
 
 export interface EnsurePartitionsOptions {
@@ -132,16 +183,16 @@ export interface EnsurePartitionsOptions {
  * Makes sure the DEFAULT partition exists and that every period from the current one to `ahead`
  * periods after it has its partition. Returns the partitions it created. Idempotent.
  */
-export async function ensurePartitions(pool: pg.Pool, spec: PartitionedTable, options: EnsurePartitionsOptions = {}): Promise<string[]> {
+export async function ensurePartitions(db: PartitionDatabase, spec: PartitionedTable, options: EnsurePartitionsOptions = {}): Promise<string[]> {
   const ahead = options.ahead ?? (spec.period === 'day' ? 7 : 2);
   const now = options.now ?? new Date();
-  return inMaintenanceTransaction(pool, spec.table, async (client) => {
+  return inMaintenanceTransaction(db, spec.table, async (tx) => {
     const created: string[] = [];
-    const existing = await partitionsOf(client, spec.table);
+    const existing = await partitionsOf(tx, spec.table);
     let fallback = existing.find((p) => p.from === null)?.name ?? null;
     if (!fallback) {
       fallback = `${spec.table}_default`;
-      await client.query(`CREATE TABLE ${ident(fallback)} PARTITION OF ${ident(spec.table)} DEFAULT`);
+      await tx.execute(`CREATE TABLE ${ident(fallback)} PARTITION OF ${ident(spec.table)} DEFAULT`);
       created.push(fallback);
     }
     const covered = existing.filter((p) => p.from !== null);
@@ -151,7 +202,7 @@ export async function ensurePartitions(pool: pg.Pool, spec: PartitionedTable, op
       const overlaps = covered.some((p) => p.from! < end && p.to! > start);
       if (!overlaps) {
         const name = partitionName(spec.table, start, spec.period);
-        await addPartition(client, spec, name, start, end, fallback);
+        await addPartition(tx, spec, name, start, end, fallback);
         created.push(name);
       }
       start = end;
@@ -173,25 +224,25 @@ export interface RetiredPartitions {
  * partition stay; deleteRowsBefore handles those where the retention needs it. Detaching fires no
  * DELETE trigger, so rollups kept by triggers keep what happened.
  */
-export async function retirePartitions(pool: pg.Pool, spec: PartitionedTable, cutoff: Date): Promise<RetiredPartitions> {
-  return inMaintenanceTransaction(pool, spec.table, async (client) => {
+export async function retirePartitions(db: PartitionDatabase, spec: PartitionedTable, cutoff: Date): Promise<RetiredPartitions> {
+  return inMaintenanceTransaction(db, spec.table, async (tx) => {
     const retired: RetiredPartitions = { archived: [], dropped: [] };
-    const archiveDefault = spec.archiveTable ? (await partitionsOf(client, spec.archiveTable)).find((p) => p.from === null)?.name ?? null : null;
-    for (const partition of await partitionsOf(client, spec.table)) {
+    const archiveDefault = spec.archiveTable ? (await partitionsOf(tx, spec.archiveTable)).find((p) => p.from === null)?.name ?? null : null;
+    for (const partition of await partitionsOf(tx, spec.table)) {
       if (partition.from === null || partition.to === null || partition.to > cutoff) continue;
-      await client.query(`ALTER TABLE ${ident(spec.table)} DETACH PARTITION ${ident(partition.name)}`);
+      await tx.execute(`ALTER TABLE ${ident(spec.table)} DETACH PARTITION ${ident(partition.name)}`);
       if (spec.archiveTable) {
         if (archiveDefault) {
           // Rows archived one by one earlier (a shorter organization retention) wait in the archive's
           // DEFAULT partition: they join their period's partition, or the attach would be refused.
           const range = `${ident(spec.column)} >= ${literal(partition.from)} AND ${ident(spec.column)} < ${literal(partition.to)}`;
-          await client.query(`INSERT INTO ${ident(partition.name)} SELECT * FROM ${ident(archiveDefault)} WHERE ${range}`);
-          await client.query(`DELETE FROM ${ident(archiveDefault)} WHERE ${range}`);
+          await tx.execute(`INSERT INTO ${ident(partition.name)} SELECT * FROM ${ident(archiveDefault)} WHERE ${range}`);
+          await tx.execute(`DELETE FROM ${ident(archiveDefault)} WHERE ${range}`);
         }
-        await client.query(`ALTER TABLE ${ident(spec.archiveTable)} ATTACH PARTITION ${ident(partition.name)} FOR VALUES FROM (${literal(partition.from)}) TO (${literal(partition.to)})`);
+        await tx.execute(`ALTER TABLE ${ident(spec.archiveTable)} ATTACH PARTITION ${ident(partition.name)} FOR VALUES FROM (${literal(partition.from)}) TO (${literal(partition.to)})`);
         retired.archived.push(partition.name);
       } else {
-        await client.query(`DROP TABLE ${ident(partition.name)}`);
+        await tx.execute(`DROP TABLE ${ident(partition.name)}`);
         retired.dropped.push(partition.name);
       }
     }
@@ -214,7 +265,7 @@ export interface DeleteRowsOptions {
  * partition whose newest rows are still within retention, an organization whose retention is
  * shorter than the longest, rows a late delivery put in the DEFAULT partition.
  */
-export async function deleteRowsBefore(pool: pg.Pool, spec: PartitionedTable, cutoff: Date, options: DeleteRowsOptions = {}): Promise<number> {
+export async function deleteRowsBefore(db: PartitionDatabase, spec: PartitionedTable, cutoff: Date, options: DeleteRowsOptions = {}): Promise<number> {
   const batchSize = options.batchSize ?? 5_000;
   const table = ident(spec.table);
   const column = ident(spec.column);
@@ -236,9 +287,9 @@ export async function deleteRowsBefore(pool: pg.Pool, spec: PartitionedTable, cu
     : `DELETE FROM ${table} WHERE ("id", ${column}) IN (${picked})`;
   let total = 0;
   for (;;) {
-    const { rowCount } = await pool.query(statement, values);
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) return total;
+    const count = await db.execute(statement, values);
+    total += count;
+    if (count < batchSize) return total;
   }
 }
 
@@ -261,14 +312,14 @@ export interface RetentionResult extends RetiredPartitions {
  * per-organization retention that row pass only meets what a partition boundary left (the rest of
  * a day, or of a month) and late arrivals in the DEFAULT partition.
  */
-export async function applyRetention(pool: pg.Pool, spec: PartitionedTable, policy: RetentionPolicy, now = new Date()): Promise<RetentionResult> {
+export async function applyRetention(db: PartitionDatabase, spec: PartitionedTable, policy: RetentionPolicy, now = new Date()): Promise<RetentionResult> {
   const cutoffOf = (days: number) => new Date(now.getTime() - days * DAY_MS);
   const own = policy.organizations ?? [];
   const longest = Math.max(policy.defaultDays, ...own.map((o) => o.days));
-  const retired = await retirePartitions(pool, spec, cutoffOf(longest));
-  let rows = await deleteRowsBefore(pool, spec, cutoffOf(policy.defaultDays), { exceptOrganizations: own.map((o) => o.organizationId) });
+  const retired = await retirePartitions(db, spec, cutoffOf(longest));
+  let rows = await deleteRowsBefore(db, spec, cutoffOf(policy.defaultDays), { exceptOrganizations: own.map((o) => o.organizationId) });
   for (const organization of own) {
-    rows += await deleteRowsBefore(pool, spec, cutoffOf(organization.days), { organizationId: organization.organizationId });
+    rows += await deleteRowsBefore(db, spec, cutoffOf(organization.days), { organizationId: organization.organizationId });
   }
   return { ...retired, rows };
 }

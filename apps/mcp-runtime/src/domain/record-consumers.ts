@@ -1,7 +1,7 @@
 import { QUEUE_NAMES, createConsumer, type QueueLogger, type ToolCallRecordJob } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Db } from '../db';
-import { RecordBatcher, deleteRegisteredUserRecords, logRecordOutcome, storeToolCallRecordBatch, sweepExpiredRecords } from './tool-call-records';
+import { RecordBatcher, deleteRegisteredUserRecords, ensureToolCallRecordPartitions, logRecordOutcome, storeToolCallRecordBatch, sweepExpiredRecords } from './tool-call-records';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -13,7 +13,7 @@ export interface RecordWorkersOptions {
   retentionDays: number;
   concurrency: number;
   prefix?: string;
-  /** How often expired records are deleted. Default hourly; the first sweep runs at start. */
+  /** How often the day partitions ahead are made and expired records removed. Default hourly; the first run is at start. */
   sweepIntervalMs?: number;
   /** Called with the records of each delivery once they are in the database (the meter settles lost counts with them). */
   onStored?: (records: ToolCallRecordJob[]) => void;
@@ -25,8 +25,9 @@ export interface RecordWorkers {
 
 /**
  * This replica's share of the record pipeline: stores tool-call records from the queue, deletes a
- * deleted registered user's records, and deletes records past retention. Any number of replicas can
- * run it: each job goes to one worker, and every step is idempotent.
+ * deleted registered user's records, makes the coming days' partitions and removes records past
+ * retention. Any number of replicas can run it: each job goes to one worker, partition maintenance
+ * takes an advisory lock, and every step is idempotent.
  */
 export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers {
   const { db, logger, retentionDays } = options;
@@ -67,8 +68,12 @@ export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers
     }),
   ];
   const sweep = () => {
+    ensureToolCallRecordPartitions(db).then(
+      (created) => { if (created.length > 0) logger.info({ partitions: created }, 'made tool-call record partitions ahead'); },
+      (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'making tool-call record partitions failed (records land in the DEFAULT partition meanwhile); retrying at the next interval'),
+    );
     sweepExpiredRecords(db, retentionDays).then(
-      (deleted) => { if (deleted > 0) logger.info({ deleted, retention_days: retentionDays }, 'deleted tool-call records past retention'); },
+      ({ rows, dropped }) => { if (rows > 0 || dropped.length > 0) logger.info({ deleted: rows, dropped_partitions: dropped, retention_days: retentionDays }, 'deleted tool-call records past retention'); },
       (err: unknown) => logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'retention sweep failed; retrying at the next interval'),
     );
   };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { applyRetention, ensurePartitions, prismaPartitionDatabase, type PartitionedTable } from '@patchbay/db';
 import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import { cursorList, decodeCursor, parseDateTimeQuery, type CursorList } from '@patchbay/pagination';
@@ -160,7 +161,9 @@ function jsonOrNull(value: unknown): string | null {
 export type StoreOutcome = 'stored' | 'duplicate' | 'expired' | 'user_deleted';
 
 /**
- * Stores delivered records in one INSERT. Idempotent on event_id. A record of a registered user
+ * Stores delivered records in one INSERT. Idempotent on event_id: the table's key is (id, occurred_at),
+ * as a partitioned table's key must hold its partition key, and a redelivery carries the same
+ * occurred_at, so it meets the first copy. A record of a registered user
  * deleted in the meantime is removed right after the insert (the deletion's tombstone is permanent,
  * so whichever of the two jobs runs second removes it), and one older than the retention window is
  * not stored. A malformed record throws UnrecoverableError (it can never succeed).
@@ -194,12 +197,15 @@ export async function storeToolCallRecords(db: Db, jobs: ToolCallRecordJob[], re
         ${rows.map((r) => jsonOrNull(r.arguments))}::text[], ${rows.map((r) => jsonOrNull(r.result))}::text[]
       ) AS u(id, organization_id, environment, tool_pack_id, registered_user_id, access_key_id, tool_name, connector_slug, status,
              error_code, duration_ms, credits, billing_cycle, overage, detections, occurred_at, meter_epoch, arguments, result)
-      ON CONFLICT ("id") DO NOTHING
+      ON CONFLICT ("id", "occurred_at") DO NOTHING
       RETURNING "id"::text`;
     const fresh = new Set(inserted.map((r) => r.id));
+    // Bounded by the batch's times, so only the partitions of those days are searched.
+    const times = rows.map((r) => Date.parse(r.occurred_at));
     const removed = await db.$queryRaw<Array<{ id: string }>>`
       DELETE FROM "tool_call_records" r USING "deleted_registered_users" d
-      WHERE r."id" = ANY(${ids}::uuid[]) AND d."registered_user_id" = r."registered_user_id" RETURNING r."id"::text`;
+      WHERE r."id" = ANY(${ids}::uuid[]) AND d."registered_user_id" = r."registered_user_id"
+        AND r."occurred_at" BETWEEN ${new Date(Math.min(...times))} AND ${new Date(Math.max(...times))} RETURNING r."id"::text`;
     const gone = new Set(removed.map((r) => r.id));
     for (const id of ids) outcomes.set(id, gone.has(id) ? 'user_deleted' : fresh.has(id) ? 'stored' : 'duplicate');
   }
@@ -286,20 +292,26 @@ export async function deleteRegisteredUserRecords(db: Db, job: RegisteredUserDel
   return count;
 }
 
+/** tool_call_records is partitioned by UTC day on occurred_at (migration 20261129065000_partition_tool_call_records). */
+export const TOOL_CALL_RECORD_PARTITIONS: PartitionedTable = { table: 'tool_call_records', column: 'occurred_at', period: 'day' };
+
+/** Makes the day partitions of the coming week (and the DEFAULT one, if gone); returns those it made. */
+export function ensureToolCallRecordPartitions(db: Db, now = new Date()): Promise<string[]> {
+  return ensurePartitions(prismaPartitionDatabase(db), TOOL_CALL_RECORD_PARTITIONS, { now, ahead: 7 });
+}
+
 /**
- * Deletes records past the retention window, in batches so no statement holds locks for long, and
- * tombstones old enough that no record of theirs can still arrive (one older than the window is not stored).
+ * Removes records past the retention window: whole days by dropping their partitions (no row-by-row
+ * DELETE, no table bloat), then the part of the oldest kept day that is past the window and any late
+ * record the DEFAULT partition holds, in batches. The daily usage counts stay: dropping a partition
+ * fires no trigger. Also drops tombstones old enough that no record of theirs can still arrive (one
+ * older than the window is not stored). Returns the records deleted one by one.
  */
-export async function sweepExpiredRecords(db: Db, retentionDays: number, now = new Date(), batchSize = 10_000): Promise<number> {
+export async function sweepExpiredRecords(db: Db, retentionDays: number, now = new Date()): Promise<{ rows: number; dropped: string[] }> {
   const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
-  let total = 0;
-  for (;;) {
-    const deleted = await db.$executeRaw`DELETE FROM "tool_call_records" WHERE "id" IN (SELECT "id" FROM "tool_call_records" WHERE "occurred_at" < ${cutoff} LIMIT ${batchSize})`;
-    total += deleted;
-    if (deleted < batchSize) break;
-  }
+  const { rows, dropped } = await applyRetention(prismaPartitionDatabase(db), TOOL_CALL_RECORD_PARTITIONS, { defaultDays: retentionDays }, now);
   await db.deletedRegisteredUser.deleteMany({ where: { deletedAt: { lt: new Date(cutoff.getTime() - DAY_MS) } } });
-  return total;
+  return { rows, dropped };
 }
 
 export interface RecordFilters {

@@ -348,10 +348,11 @@ export type ToolCallRecordOrderByWithRelationInput = {
 }
 
 export type ToolCallRecordWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  id_occurredAt?: Prisma.ToolCallRecordIdOccurredAtCompoundUniqueInput
   AND?: Prisma.ToolCallRecordWhereInput | Prisma.ToolCallRecordWhereInput[]
   OR?: Prisma.ToolCallRecordWhereInput[]
   NOT?: Prisma.ToolCallRecordWhereInput | Prisma.ToolCallRecordWhereInput[]
+  id?: Prisma.UuidFilter<"ToolCallRecord"> | string
   organizationId?: Prisma.UuidFilter<"ToolCallRecord"> | string
   environment?: Prisma.EnumEnvironmentFilter<"ToolCallRecord"> | $Enums.Environment
   toolPackId?: Prisma.UuidFilter<"ToolCallRecord"> | string
@@ -370,7 +371,7 @@ export type ToolCallRecordWhereUniqueInput = Prisma.AtLeast<{
   arguments?: Prisma.JsonNullableFilter<"ToolCallRecord">
   result?: Prisma.JsonNullableFilter<"ToolCallRecord">
   occurredAt?: Prisma.DateTimeFilter<"ToolCallRecord"> | Date | string
-}, "id">
+}, "id_occurredAt">
 
 export type ToolCallRecordOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -576,6 +577,11 @@ export type ToolCallRecordUncheckedUpdateManyInput = {
   arguments?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   result?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   occurredAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type ToolCallRecordIdOccurredAtCompoundUniqueInput = {
+  id: string
+  occurredAt: Date | string
 }
 
 export type ToolCallRecordCountOrderByAggregateInput = {

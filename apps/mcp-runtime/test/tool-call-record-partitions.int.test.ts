@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { KeyPrincipal } from '@patchbay/auth';
+import { applyMigrations, listPartitions, pgAdapter, pgPartitionDatabase, pgPool } from '@patchbay/db';
+import type { ToolCallRecordJob } from '@patchbay/queues';
+import { TEST_DATABASE_URL, migrationsBefore } from '@patchbay/testing';
+import { DB_SCHEMA, MIGRATIONS_DIR } from '../src/config';
+import { createPrisma, type Db } from '../src/db';
+import { ToolCallRecordService, ensureToolCallRecordPartitions, storeToolCallRecords, sweepExpiredRecords } from '../src/domain/tool-call-records';
+import { PrismaClient } from '../src/generated/prisma/client';
+
+const DAY_MS = 86_400_000;
+const CONVERSION = '20261129065000_partition_tool_call_records';
+
+function job(overrides: Partial<ToolCallRecordJob> = {}): ToolCallRecordJob {
+  return {
+    event_id: randomUUID(), organization_id: randomUUID(), environment: 'production', tool_pack_id: randomUUID(), registered_user_id: randomUUID(),
+    access_key_id: randomUUID(), tool_name: 'github__list_issues', connector_slug: 'github', status: 'success', duration_ms: 12, credits: 1,
+    billing_cycle: new Date().toISOString().slice(0, 7), overage: false, detections: [], error_code: null, occurred_at: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+const principalOf = (organizationId: string) => ({ keyId: randomUUID(), organizationId, environment: 'production', scopes: ['management:all'], toolPackIds: null, registeredUserIds: null }) as unknown as KeyPrincipal;
+const utcDay = (at: Date) => at.toISOString().slice(0, 10).replace(/-/g, '');
+
+let db: Db;
+let admin: ReturnType<typeof pgPool>;
+beforeAll(async () => {
+  db = createPrisma(TEST_DATABASE_URL, 2);
+  admin = pgPool(TEST_DATABASE_URL, 'public', 1);
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await admin.end();
+});
+
+describe('tool-call records are partitioned by day', () => {
+  it('the partitions of the coming week exist, and a record for a day without one lands in the DEFAULT partition', async () => {
+    await ensureToolCallRecordPartitions(db);
+    const pool = pgPool(TEST_DATABASE_URL, DB_SCHEMA, 1);
+    const names = (await listPartitions(pgPartitionDatabase(pool), 'tool_call_records')).map((p) => p.name);
+    await pool.end();
+    for (let i = 0; i <= 7; i += 1) expect(names).toContain(`tool_call_records_p${utcDay(new Date(Date.now() + i * DAY_MS))}`);
+    expect(names).toContain('tool_call_records_default');
+
+    // Three weeks ahead (a clock far off on some producer): no partition yet, the row is still stored.
+    const early = job({ occurred_at: new Date(Date.now() + 21 * DAY_MS).toISOString() });
+    expect(await storeToolCallRecords(db, [early], 90)).toEqual(['stored']);
+    const { rows } = await admin.query(`SELECT tableoid::regclass::text AS partition FROM ${DB_SCHEMA}.tool_call_records WHERE id = $1`, [early.event_id]);
+    expect(rows).toEqual([{ partition: 'mcp_runtime.tool_call_records_default' }]);
+    await admin.query(`DELETE FROM ${DB_SCHEMA}.tool_call_records WHERE id = $1`, [early.event_id]);
+  });
+
+  it('a redelivered record is stored and counted in the daily usage once', async () => {
+    const organizationId = randomUUID();
+    const record = job({ organization_id: organizationId });
+    expect(await storeToolCallRecords(db, [record], 90)).toEqual(['stored']);
+    expect(await storeToolCallRecords(db, [record, { ...record }], 90)).toEqual(['duplicate', 'duplicate']);
+    expect(await db.toolCallRecord.count({ where: { id: record.event_id } })).toBe(1);
+    const usage = await db.toolCallDailyUsage.findMany({ where: { organizationId } });
+    expect(usage.map((u) => u.toolCalls)).toEqual([1]);
+  });
+
+  it('the sweep drops the days past retention whole and keeps their calls in the daily usage', async () => {
+    const organizationId = randomUUID();
+    const now = Date.now();
+    const old = job({ organization_id: organizationId, occurred_at: new Date(now - 89 * DAY_MS).toISOString() });
+    const fresh = job({ organization_id: organizationId, occurred_at: new Date(now - DAY_MS).toISOString() });
+    // 89 days back has no partition of its own here (none is made backwards): make it, as the conversion did for old rows.
+    const oldDay = new Date(Math.floor((now - 89 * DAY_MS) / DAY_MS) * DAY_MS);
+    await admin.query(`CREATE TABLE IF NOT EXISTS ${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)} PARTITION OF ${DB_SCHEMA}.tool_call_records FOR VALUES FROM ('${oldDay.toISOString()}') TO ('${new Date(oldDay.getTime() + DAY_MS).toISOString()}')`);
+    expect(await storeToolCallRecords(db, [old, fresh], 90, new Date(now))).toEqual(['stored', 'stored']);
+
+    // Three days later the old record's whole day is past the 90 days: its partition goes.
+    const result = await sweepExpiredRecords(db, 90, new Date(now + 3 * DAY_MS));
+    expect(result.dropped).toContain(`tool_call_records_p${utcDay(oldDay)}`);
+    const left = await db.toolCallRecord.findMany({ where: { organizationId }, select: { id: true } });
+    expect(left.map((r) => r.id)).toEqual([fresh.event_id]);
+    const usage = await db.toolCallDailyUsage.aggregate({ where: { organizationId }, _sum: { toolCalls: true } });
+    expect(usage._sum.toolCalls).toBe(2);
+  });
+
+  it('a page of the list endpoint reads only the partitions of its time filter, by index', async () => {
+    const organizationId = randomUUID();
+    const now = Date.now();
+    await storeToolCallRecords(db, Array.from({ length: 30 }, (_, i) => job({ organization_id: organizationId, occurred_at: new Date(now - (i % 3) * DAY_MS).toISOString() })), 90);
+    // The exact statement Prisma sends for GET /api/v1/tool-call-records/?created_after=... (a cursor page), then its plan.
+    const statements: Array<{ query: string; params: string }> = [];
+    const logged = new PrismaClient({ adapter: pgAdapter(TEST_DATABASE_URL, DB_SCHEMA, 1), log: [{ emit: 'event', level: 'query' }] });
+    logged.$on('query', (e) => statements.push({ query: e.query, params: e.params }));
+    const service = new ToolCallRecordService(logged as unknown as Db);
+    const first = await service.list(principalOf(organizationId), { created_after: new Date(now - DAY_MS - 60_000).toISOString() }, undefined, 5);
+    await service.list(principalOf(organizationId), { created_after: new Date(now - DAY_MS - 60_000).toISOString() }, first.next ?? undefined, 5);
+    await logged.$disconnect();
+    const page = statements.filter((s) => s.query.includes('tool_call_records')).at(-1)!;
+    const plan = (await db.$transaction(async (tx) => {
+      // The table is small here; forbid sequential scans to see what serves the page at volume.
+      await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+      return tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${page.query}`, ...(JSON.parse(page.params) as unknown[]));
+    })).map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Index (Only )?Scan/);
+    expect(plan).toContain(`tool_call_records_p${utcDay(new Date(now))}`);
+    expect(plan).not.toContain(`tool_call_records_p${utcDay(new Date(now - 2 * DAY_MS))}`);
+    expect(plan).not.toMatch(/Seq Scan/);
+  });
+});
+
+describe('the conversion to a partitioned table keeps every record', () => {
+  const schema = `mcp_runtime_conversion_${process.pid}`;
+  const pool = pgPool(TEST_DATABASE_URL, schema, 2);
+  afterAll(async () => {
+    await pool.end();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  });
+
+  it('moves rows across several months into their days, keeps the daily usage, and the tables work after it', async () => {
+    await applyMigrations({ databaseUrl: TEST_DATABASE_URL, schema, migrationsDir: await migrationsBefore(MIGRATIONS_DIR, CONVERSION) });
+    const organizationId = randomUUID();
+    const now = Date.now();
+    // 40 records over the last 100 days (four months), inserted as the runtime did before: the trigger counts them per day.
+    const jobs = Array.from({ length: 40 }, (_, i) => job({ organization_id: organizationId, status: i % 4 === 0 ? 'error' : 'success', occurred_at: new Date(now - i * 2.5 * DAY_MS).toISOString(), arguments: { i }, result: { content: [{ type: 'text', text: `r${i}` }] } }));
+    const before = new PrismaClient({ adapter: pgAdapter(TEST_DATABASE_URL, schema, 1) });
+    // The pre-conversion INSERT (ON CONFLICT ("id")) is what ran then; storeToolCallRecords is today's, so insert by SQL.
+    for (const j of jobs) {
+      await pool.query(
+        `INSERT INTO tool_call_records (id, organization_id, environment, tool_pack_id, registered_user_id, access_key_id, tool_name, connector_slug, status, error_code, duration_ms, credits, billing_cycle, overage, detections, occurred_at, arguments, result)
+         VALUES ($1, $2, 'production', $3, $4, $5, $6, $7, $8::"ToolCallStatus", NULL, 12, 1, $9, false, '[]', $10, $11, $12)`,
+        [j.event_id, j.organization_id, j.tool_pack_id, j.registered_user_id, j.access_key_id, j.tool_name, j.connector_slug, j.status, j.billing_cycle, j.occurred_at, JSON.stringify(j.arguments), JSON.stringify(j.result)],
+      );
+    }
+    const snapshot = async () => (await pool.query(`SELECT to_jsonb(r) AS row FROM tool_call_records r ORDER BY id`)).rows.map((r) => r.row);
+    const usageSnapshot = async () => (await pool.query(`SELECT * FROM tool_call_daily_usage WHERE organization_id = $1 ORDER BY day`, [organizationId])).rows;
+    const rowsBefore = await snapshot();
+    const usageBefore = await usageSnapshot();
+    expect(rowsBefore).toHaveLength(40);
+    expect(usageBefore.reduce((n, u) => n + u.tool_calls, 0)).toBe(40);
+    await before.$disconnect();
+
+    expect((await applyMigrations({ databaseUrl: TEST_DATABASE_URL, schema, migrationsDir: MIGRATIONS_DIR })).applied).toContain(CONVERSION);
+
+    const { rows: kind } = await pool.query(`SELECT c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'tool_call_records'`, [schema]);
+    expect(kind).toEqual([{ relkind: 'p' }]);
+    expect(await snapshot()).toEqual(rowsBefore);
+    expect(await usageSnapshot()).toEqual(usageBefore);
+    // Each record sits in its own day's partition, none in the DEFAULT one.
+    const { rows: placed } = await pool.query(`SELECT id, occurred_at, tableoid::regclass::text AS partition FROM tool_call_records`);
+    for (const row of placed) expect(row.partition).toBe(`tool_call_records_p${utcDay(row.occurred_at)}`);
+
+    const after = new PrismaClient({ adapter: pgAdapter(TEST_DATABASE_URL, schema, 2) }) as unknown as Db;
+    // New records: stored once, counted once, by the trigger recreated on the partitioned table.
+    const fresh = job({ organization_id: organizationId });
+    expect(await storeToolCallRecords(after, [fresh], 90)).toEqual(['stored']);
+    expect(await storeToolCallRecords(after, [{ ...fresh }], 90)).toEqual(['duplicate']);
+    expect((await usageSnapshot()).reduce((n, u) => n + u.tool_calls, 0)).toBe(41);
+    // The list reads across the months, newest first, page after page.
+    const service = new ToolCallRecordService(after);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await service.list(principalOf(organizationId), {}, cursor, 15);
+      seen.push(...page.results.map((r) => r.id));
+      cursor = page.next ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([fresh.event_id, ...jobs.map((j) => j.event_id)]);
+    expect((await service.get(principalOf(organizationId), jobs[39]!.event_id)).arguments).toEqual({ i: 39 });
+    await after.$disconnect();
+  });
+});
