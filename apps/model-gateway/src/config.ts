@@ -12,6 +12,13 @@ const schema = z.object({
   /** Keys, projects, customers, BYOK keys, tags, blocklist and usage records (schema model_gateway). */
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/patchbay'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  /**
+   * A read replica of DATABASE_URL's database (streaming replication), for GET /v1/usage and
+   * /v1/usage/daily: usage records are stored after the answer anyway, and a replica's lag only adds
+   * to that delay. Keys, projects, customers, spend and every write read the primary, so what a caller
+   * has just created or changed reads back at once. Unset: everything reads DATABASE_URL.
+   */
+  DATABASE_READ_URL: z.string().url().optional(),
   PATCHBAY_MIGRATE_ON_START: booleanFromEnv.default(true),
   /** Where management keys are verified and organization settings (plan, payment method, credit) read. */
   ACCESS_KEYS_URL: z.string().url().default('http://127.0.0.1:8081'),

@@ -78,6 +78,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const secrets = options.secrets ?? secretBoxFromEnv(env);
   const database = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const { prisma: db, sql } = database;
+  const readDatabase = config.DATABASE_READ_URL ? createDatabase(config.DATABASE_READ_URL, config.DATABASE_POOL_SIZE) : null;
   // No auto-pipelining: requests rarely issue their Redis calls in the same tick, so ioredis's
   // per-tick pipeline (a Pipeline object and a setImmediate per call) cost more CPU than the socket
   // writes it saved; settles are gathered into one call by gateway-spend itself.
@@ -182,7 +183,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     model,
     storedResponses: { store: responseStore, model, logger },
     batches: { db, caches, limits: batchLimits, slots: new SubmitSlots(redis, { cap: config.GATEWAY_BATCH_SUBMIT_CONCURRENCY, keyPrefix: config.GATEWAY_BATCH_KEY_PREFIX }), relay, producer, logger },
-    management: { db, auth: { management, caches, sessions }, invalidate, spend, secrets, catalog, outboundPolicy },
+    management: { db, readDb: readDatabase?.prisma ?? db, auth: { management, caches, sessions }, invalidate, spend, secrets, catalog, outboundPolicy },
     routingPolicies: { db, auth: { management, caches, sessions }, invalidate, catalog: routing.catalog, health, platformVendors },
     guardrails: { db, auth: { management, caches, sessions }, invalidate },
   });
@@ -235,6 +236,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await sessions.close();
       await vendorHttp.close();
       await database.close();
+      await readDatabase?.close();
       for (const connection of [redis, producerConnection, workerConnection, subscriber, invalidationPublisher]) connection.disconnect();
     },
   };

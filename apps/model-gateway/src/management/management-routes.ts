@@ -14,6 +14,8 @@ import { callerSettings, managementCaller, type ManagementAuth } from './managem
 
 export interface ManagementDeps {
   db: Db;
+  /** Where the usage reads go: a read replica (DATABASE_READ_URL) or, without one, `db`. */
+  readDb?: Db;
   auth: ManagementAuth;
   invalidate: Invalidator;
   spend: SpendControl;
@@ -281,12 +283,12 @@ export function managementRouter(deps: ManagementDeps): Router {
   // Usage: daily totals.
   router.get('/v1/usage', async (req, res) => {
     const caller = await managementCaller(req, auth, 'view_billing');
-    res.json(await readUsage(db, caller.organizationId, req.query));
+    res.json(await readUsage(deps.readDb ?? db, caller.organizationId, req.query));
   });
   // Usage per UTC day stacked by one dimension, with the server's totals (the console's chart and CSV, the overview).
   router.get('/v1/usage/daily', async (req, res) => {
     const caller = await managementCaller(req, auth, 'view_billing');
-    res.json(await readUsageDaily(db, caller.organizationId, req.query));
+    res.json(await readUsageDaily(deps.readDb ?? db, caller.organizationId, req.query));
   });
   return router;
 }
