@@ -165,7 +165,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     timeouts: { firstTokenMs: config.GATEWAY_FIRST_TOKEN_TIMEOUT_MS, betweenTokensMs: config.GATEWAY_BETWEEN_TOKENS_TIMEOUT_MS, totalMs: config.GATEWAY_TOTAL_TIMEOUT_MS },
     routing,
     guardrails: { streamHoldBack: config.GATEWAY_DLP_STREAM_HOLDBACK_CHARS, ...(options.piScorer ? { scorer: options.piScorer } : {}) },
-    rateLimitHeaders: new RateLimitHeaders(),
+    // X-RateLimit-Remaining on refusals before admission: read from the counters every replica's admissions write.
+    rateLimitHeaders: new RateLimitHeaders(spend.rateLimitCounts ? (organizationId) => spend.rateLimitCounts!(organizationId) : null),
     turns: new StoredTurns(responseStore, catalog, logger),
     // Web search (issue 27 §1): engines from PATCHBAY_SEARCH_<ENGINE>_*, operator-set URLs (no guard, as vendor base URLs).
     serverTools: webSearchTools({ search: new WebSearch(searchConfigFromEnv(env), vendorHttp), catalog, ...(options.piScorer ? { piScorer: options.piScorer } : {}) }),

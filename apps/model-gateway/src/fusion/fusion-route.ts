@@ -66,7 +66,7 @@ function sumUsage(usages: Array<Record<string, unknown>>): Record<string, unknow
 const handleFusion: ModelHandler = async (deps: ModelDeps, ex: ModelExchange, caller: Caller, body: unknown) => {
   const surface = 'native-responses';
   // X-RateLimit-* as on every answer to an authenticated model request (the calls' admissions noted them).
-  const rateLimit = () => deps.rateLimitHeaders?.of(caller) ?? {};
+  const rateLimit = async () => (deps.rateLimitHeaders ? deps.rateLimitHeaders.of(caller) : {});
   try {
     const spec = parseFusionRequest(body as Record<string, unknown>);
     // The request as every call gets it, checked once here (a schema error is the caller's, before any call).
@@ -116,9 +116,9 @@ const handleFusion: ModelHandler = async (deps: ModelDeps, ex: ModelExchange, ca
       // Before the answer: the run's spend is in the counters when its caller can make the next request.
       await shared.settle(deps.spend).catch(() => undefined);
     }
-    ex.json(answer.status, { ...run.headers, ...rateLimit() }, answer.body);
+    ex.json(answer.status, { ...run.headers, ...(await rateLimit()) }, answer.body);
   } catch (err) {
-    ex.error(surface, err, rateLimit());
+    ex.error(surface, err, await rateLimit());
   }
 };
 

@@ -501,7 +501,7 @@ export function mediaEndpoints(deps: ModelDeps, options: { maxJsonBytes: number;
       }
       // X-RateLimit-* on every answer to an authenticated request, refusals included (spec, Limits).
       const headers: Record<string, string> = err instanceof BodyReadError ? { connection: 'close' } : {};
-      sendModelError(res, ENVELOPE, err, deps.rateLimitHeaders ? deps.rateLimitHeaders.complete(caller, headers) : headers);
+      sendModelError(res, ENVELOPE, err, deps.rateLimitHeaders ? await deps.rateLimitHeaders.complete(caller, headers) : headers);
     } finally {
       if (upload) upload.dispose().catch(() => undefined);
     }

@@ -261,7 +261,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       ex.res.destroy();
       return;
     }
-    ex.error(surface, error, withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
+    ex.error(surface, error, await withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
   }
 }
 
@@ -272,7 +272,7 @@ function streamedResponse(id: string, model: string, vendor: string, output: Out
 }
 
 /** Refusals decided before admission carry the rate-limit headers too (spec, Limits). */
-function withRateLimit(deps: ModelDeps, caller: Caller | null, headers: Record<string, string>): Record<string, string> {
+async function withRateLimit(deps: ModelDeps, caller: Caller | null, headers: Record<string, string>): Promise<Record<string, string>> {
   return deps.rateLimitHeaders ? deps.rateLimitHeaders.complete(caller, headers) : headers;
 }
 
@@ -305,7 +305,7 @@ async function handleEmbeddings(deps: ModelDeps, ex: ModelExchange, caller: Call
   } catch (err) {
     const error = toGatewayErrorLike(err);
     ledger?.finish('failed', error.status, err instanceof VendorError ? err.usage : null, error.code ?? null, requestedModelOf(body));
-    ex.error(surface, error, withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
+    ex.error(surface, error, await withRateLimit(deps, caller, { ...headers, ...(ledger ? { [OVERHEAD_HEADER]: ledger.overheadMs() } : {}) }));
   }
 }
 
@@ -318,9 +318,9 @@ async function handleCountTokens(deps: ModelDeps, ex: ModelExchange, caller: Cal
     parsed.request = guardCountTokensInput(caller.org.guardrails, parsed.request);
     const route = resolveRoute(deps, caller, parsed.gateway, 'chat');
     const counted = await countTokensVendor(route.target, parsed.request, { signal: ex.signal, timeouts: deps.timeouts, http: route.http });
-    ex.json(200, withRateLimit(deps, caller, {}), { input_tokens: counted.inputTokens });
+    ex.json(200, await withRateLimit(deps, caller, {}), { input_tokens: counted.inputTokens });
   } catch (err) {
-    ex.error('anthropic-messages', err, withRateLimit(deps, caller, {}));
+    ex.error('anthropic-messages', err, await withRateLimit(deps, caller, {}));
   }
 }
 
@@ -417,7 +417,7 @@ export function modelEndpoints(deps: ModelDeps, options: { maxBodyBytes: number;
       // as express's body parser does, so a client or proxy still sending it gets the answer instead
       // of a reset connection. (A key refused before reading leaves the body to node, which discards it.)
       if (err instanceof BodyReadError && !req.complete) await discardRest(req);
-      sendModelError(res, endpoint.surface, err, withRateLimit(deps, caller, {}));
+      sendModelError(res, endpoint.surface, err, await withRateLimit(deps, caller, {}));
       return;
     }
     let handle = endpoint.handle;

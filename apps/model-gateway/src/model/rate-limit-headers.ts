@@ -1,4 +1,4 @@
-import { FREE_PLAN_DAILY_REQUESTS } from '@patchbay/gateway-spend';
+import { FREE_PLAN_DAILY_REQUESTS, type RateLimitCounts } from '@patchbay/gateway-spend';
 import type { Caller } from './model-request';
 
 const RATE_LIMIT_HEADER = 'X-RateLimit-Limit';
@@ -10,21 +10,32 @@ interface Seen {
   resetSeconds: number;
 }
 
+/** Reads the shared counts admission writes (SpendControl.rateLimitCounts of @patchbay/gateway-spend). */
+export type RateLimitCountsReader = (organizationId: string) => Promise<RateLimitCounts>;
+
 /**
  * X-RateLimit-Limit, -Remaining and -Reset for answers decided before admission (an unknown model, a
- * malformed body, a 403): admission sets them from Redis on every admitted request, and a refusal
- * before it must carry them too (spec, Limits). The limit and reset follow from the key and the
- * clock (the customer key's rate_limit_rpm over the fixed minute, else the free plan's daily cap
- * over the UTC day, else 0). Remaining is what this replica's last admission of the key said in
- * the same window (a refusal before admission counts nothing), or the whole limit when it has seen
- * none: no Redis round trip is spent on a request that is refused anyway.
+ * malformed body, a 403, a stored response read): admission sets them from Redis on every admitted
+ * request, and a refusal before it must carry them too (spec, Limits). The limit and reset follow
+ * from the key and the clock (the customer key's rate_limit_rpm over the fixed minute, else the free
+ * plan's daily cap over the UTC day, else 0).
+ *
+ * Remaining is exact across replicas: it is read from the counters every replica's admissions write
+ * (one read-only Redis round trip, only for keys that have a limit: those are admitted per request
+ * anyway, never on a lease, so no request of an unlimited key pays it). When Redis does not answer,
+ * it is what this replica's last admission of the key said in the same window, or the whole limit
+ * when it has seen none: then another replica's admissions since are missing, so it can only
+ * overstate what is left, by at most their count (the refusal itself counts nothing).
  */
 export class RateLimitHeaders {
   private readonly seen = new Map<string, Seen>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly read: RateLimitCountsReader | null = null,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Notes what an admission answered (its headers), so a later refusal of the same key can say it. */
+  /** Notes what an admission answered (its headers): the fallback while Redis does not answer. */
   note(keyHash: string, headers: Record<string, string>): void {
     const reset = Number(headers['X-RateLimit-Reset']);
     const remaining = Number(headers['X-RateLimit-Remaining']);
@@ -35,18 +46,19 @@ export class RateLimitHeaders {
   }
 
   /** `headers` unchanged when admission already set the rate-limit headers, else with them added. */
-  complete(caller: Caller | null, headers: Record<string, string>): Record<string, string> {
+  async complete(caller: Caller | null, headers: Record<string, string>): Promise<Record<string, string>> {
     if (!caller || headers[RATE_LIMIT_HEADER] !== undefined) return headers;
-    return { ...headers, ...this.of(caller) };
+    return { ...headers, ...(await this.of(caller)) };
   }
 
-  of(caller: Caller): Record<string, string> {
+  async of(caller: Caller): Promise<Record<string, string>> {
     const { key, org } = caller;
     const now = this.now();
     let limit = 0;
     let resetMs = 0;
-    if (key.customerId !== null && key.rateLimitRpm !== null) {
-      limit = key.rateLimitRpm;
+    const rpm = key.customerId !== null && key.rateLimitRpm !== null;
+    if (rpm) {
+      limit = key.rateLimitRpm!;
       resetMs = (Math.floor(now / MINUTE_MS) + 1) * MINUTE_MS;
     } else if (org.settings.plan === 'free') {
       limit = FREE_PLAN_DAILY_REQUESTS;
@@ -54,8 +66,15 @@ export class RateLimitHeaders {
     }
     if (limit === 0) return { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '0' };
     const resetSeconds = resetMs / 1000;
-    const seen = this.seen.get(key.hash);
-    const remaining = seen && seen.resetSeconds === resetSeconds ? seen.remaining : limit;
+    let remaining: number;
+    try {
+      if (!this.read) throw new Error('no shared counts');
+      const counts = await this.read(key.organizationId);
+      remaining = limit - (rpm ? counts.rateWindowCount : counts.requestsToday);
+    } catch {
+      const seen = this.seen.get(key.hash);
+      remaining = seen && seen.resetSeconds === resetSeconds ? seen.remaining : limit;
+    }
     return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(Math.min(limit, Math.max(0, remaining))), 'X-RateLimit-Reset': String(resetSeconds) };
   }
 }

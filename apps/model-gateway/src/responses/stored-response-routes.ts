@@ -39,22 +39,22 @@ export function storedResponseEndpoints(deps: StoredResponseDeps): (req: Incomin
     }
     const requestId = beginRequest(deps.logger, req, res);
     let caller: Caller | null = null;
-    const headers = () => (caller && deps.model.rateLimitHeaders ? deps.model.rateLimitHeaders.of(caller) : {});
+    const headers = async () => (caller && deps.model.rateLimitHeaders ? deps.model.rateLimitHeaders.of(caller) : {});
     const serve = async (): Promise<void> => {
       caller = await authenticateModelCaller(req, deps.model.caches);
       const scope = scopeOf(caller);
       if (req.method === 'DELETE') {
         if (!(await deps.store.delete(scope, id))) throw notFound(id);
-        sendJson(res, 200, headers(), { id, object: 'response.deleted', deleted: true });
+        sendJson(res, 200, await headers(), { id, object: 'response.deleted', deleted: true });
         return;
       }
       const turn = await deps.store.get(scope, id);
       if (!turn) throw notFound(id);
       if (surface === 'openai-responses') {
-        sendJson(res, 200, headers(), turn.response);
+        sendJson(res, 200, await headers(), turn.response);
         return;
       }
-      sendJson(res, 200, headers(), {
+      sendJson(res, 200, await headers(), {
         id: turn.id,
         object: 'response.stored',
         created_at: new Date(turn.createdAt * 1000).toISOString(),
@@ -65,10 +65,14 @@ export function storedResponseEndpoints(deps: StoredResponseDeps): (req: Incomin
         output: turn.response.output ?? [],
       });
     };
-    serve().catch((err: unknown) => {
+    serve().catch(async (err: unknown) => {
       if (!(err instanceof GatewayError)) deps.logger.error({ request_id: requestId, err: err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err } }, 'stored response request failed');
-      if (!res.headersSent) sendModelError(res, surface, err, headers());
-      else res.destroy();
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const rateLimit = await headers();
+      if (!res.headersSent) sendModelError(res, surface, err, rateLimit);
     });
     return true;
   };
