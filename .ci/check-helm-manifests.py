@@ -63,6 +63,9 @@ def container_of(deployment):
     return deployment["spec"]["template"]["spec"]["containers"][0]
 
 
+REDIS_CONCERNS = {"REDIS_URL": "url", "REDIS_QUEUE_URL": "queueUrl", "REDIS_COUNTERS_URL": "countersUrl", "REDIS_CACHE_URL": "cacheUrl"}
+
+
 def check_workload(name, svc, app, kind):
     deployment = objects.get(("Deployment", f"{fullname}-{name}"))
     if not deployment:
@@ -91,9 +94,32 @@ def check_workload(name, svc, app, kind):
             expect(unit in (resources.get(part) or {}), f"{name}: resources.{part}.{unit} is not set")
     expect((c.get("securityContext") or {}).get("readOnlyRootFilesystem") is True, f"{name}: the root filesystem is not read-only")
     expect(pod["spec"].get("securityContext", {}).get("runAsNonRoot") is True, f"{name}: pods may run as root")
+    redis = values.get("redis") or {}
     for key in svc.get("secretEnv") or []:
+        if key == "REDIS_URL" and redis.get("url"):
+            continue
         ref = (env.get(key, {}).get("valueFrom") or {}).get("secretKeyRef") or {}
         expect(ref.get("key") == key and ref.get("name"), f"{name}: {key} does not come from a Secret")
+    # Redis per concern: a plain value from `redis`, else the Secret's optional key (REDIS_URL: required).
+    if "REDIS_URL" in (svc.get("secretEnv") or []):
+        for key, field in REDIS_CONCERNS.items():
+            entry = env.get(key, {})
+            ref = (entry.get("valueFrom") or {}).get("secretKeyRef") or {}
+            if redis.get(field):
+                expect(entry.get("value") == redis[field] and not ref, f"{name}: {key} is not redis.{field} ({redis[field]!r})")
+            elif key != "REDIS_URL" and redis.get("splitFromSecret"):
+                expect(ref.get("key") == key and ref.get("optional") is True, f"{name}: {key} does not come from the Secret's optional key")
+            elif key != "REDIS_URL":
+                expect(key not in env, f"{name}: {key} is set although neither redis.{field} nor redis.splitFromSecret is")
+    else:
+        for key in REDIS_CONCERNS:
+            expect(key not in env, f"{name}: {key} is set on a workload without Redis")
+    # A read replica only where the app reads lists and usage from one, and never on its workers.
+    ref = (env.get("DATABASE_READ_URL", {}).get("valueFrom") or {}).get("secretKeyRef") or {}
+    if svc.get("readReplica") and kind == "app" and (values.get("database") or {}).get("readUrlFromSecret"):
+        expect(ref.get("key") == "DATABASE_READ_URL" and ref.get("optional") is True, f"{name}: DATABASE_READ_URL does not come from the Secret's optional key")
+    else:
+        expect("DATABASE_READ_URL" not in env, f"{name}: DATABASE_READ_URL is set although the app does not read from a replica")
     for key, value in (svc.get("env") or {}).items():
         expect(env.get(key, {}).get("value") == str(value), f"{name}: env {key} is not {value!r}")
     if svc.get("vendorKeys") and values.get("secrets", {}).get("vendorKeysSecret"):
