@@ -128,7 +128,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       : null,
   );
   const consumer = config.GATEWAY_USAGE_WORKERS
-    ? startUsageConsumer({ sql, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (records) => noteStored(spend, records) })
+    ? startUsageConsumer({ sql, db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, concurrency: config.GATEWAY_USAGE_CONCURRENCY, onStored: (records) => noteStored(spend, records) })
     : null;
 
   const health = new RouteHealth(redis, {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUE_NAMES, createConsumer, type DirectProducer, type GatewayUsageRecordBatchJob, type GatewayUsageRecordJob, type QueueLogger } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
-import type { SqlPool } from '../db';
+import { ensurePartitions, prismaPartitionDatabase, type PartitionedTable } from '@patchbay/db';
+import type { Db, SqlPool } from '../db';
 import type { SpendControl } from '../spend/spend-control';
 
 /** Queue options of a batch: the consumer's primary key deduplicates, so completed jobs need not stay in Redis. */
@@ -121,8 +122,10 @@ const RECORD_FIELDS = [
   'counted_at timestamptz', 'counted_model_request boolean', 'counted_in_rate_limit boolean', 'spend_grant text', 'billed_unit text', 'billed_units double precision', 'web_search_requests int', 'occurred_at timestamptz',
 ].join(', ');
 
-// At-least-once delivery: the event id is the primary key, so a redelivery stores nothing (and adds
-// nothing to key_month_spend: RETURNING yields only the rows stored). The same statement adds each
+// At-least-once delivery: the key is (event id, day), and a redelivery carries the same occurred_at, so
+// the same day: it stores nothing (and adds nothing to key_month_spend: RETURNING yields only the rows
+// stored). The day is part of the key because usage_records is partitioned by it (migration
+// 20261129071500_partition_usage_records). The same statement adds each
 // stored record's cost to its key's month, in key order so concurrent flushes of replicas lock rows in
 // one order (no deadlock); GET /v1/keys sorts by that month's spend without summing records.
 const INSERT_RECORDS = `WITH stored AS (INSERT INTO "usage_records" (
@@ -135,7 +138,7 @@ const INSERT_RECORDS = `WITH stored AS (INSERT INTO "usage_records" (
     r.usage_estimated, r.cost_micros, COALESCE(r.tags, '[]'::jsonb), r.latency_ms, r.ttft_ms, r.spend_epoch, r.counted_at, COALESCE(r.counted_model_request, false),
     COALESCE(r.counted_in_rate_limit, false), r.spend_grant, r.billed_unit, r.billed_units, COALESCE(r.web_search_requests, 0), r.occurred_at, (r.occurred_at AT TIME ZONE 'UTC')::date
   FROM json_to_recordset($1::json) AS r(${RECORD_FIELDS})
-  ON CONFLICT ("id") DO NOTHING
+  ON CONFLICT ("id", "day") DO NOTHING
   RETURNING "key_hash", "day", "organization_id", "cost_micros")
 INSERT INTO "key_month_spend" ("key_hash", "month", "organization_id", "cost_micros")
   SELECT "key_hash", date_trunc('month', "day")::date, "organization_id", sum("cost_micros") FROM stored GROUP BY 1, 2, 3 ORDER BY 1, 2
@@ -192,11 +195,35 @@ export class UsageRecordBatcher {
   }
 }
 
+/** usage_records is partitioned by month on "day" (migration 20261129071500_partition_usage_records). */
+export const USAGE_RECORD_PARTITIONS: PartitionedTable = { table: 'usage_records', column: 'day', period: 'month' };
+
+/** Makes this month's partition and the next two (and the DEFAULT one, if gone); returns those it made. */
+export function ensureUsageRecordPartitions(db: Db, now = new Date()): Promise<string[]> {
+  return ensurePartitions(prismaPartitionDatabase(db), USAGE_RECORD_PARTITIONS, { now, ahead: 2 });
+}
+
+const PARTITION_CHECK_MS = 6 * 60 * 60 * 1000;
+
 /**
  * Stores the records of the usage queue. `onStored` gets each job's records once they are in
  * PostgreSQL (the spend counters reconcile with records of an epoch Redis lost; see packages/gateway-spend).
+ * With `db`, it also keeps the coming months' partitions of usage_records made (at start, then every
+ * six hours; an advisory lock keeps replicas from racing): a record for a month with none would still be
+ * stored, in the DEFAULT partition, but every month's records there would make that partition the big one.
  */
-export function startUsageConsumer(options: { sql: SqlPool; connection: ConnectionOptions; logger: QueueLogger; prefix?: string; concurrency: number; onStored?: (records: GatewayUsageRecordJob[]) => void }): { close(): Promise<void> } {
+export function startUsageConsumer(options: { sql: SqlPool; db?: Db; connection: ConnectionOptions; logger: QueueLogger; prefix?: string; concurrency: number; onStored?: (records: GatewayUsageRecordJob[]) => void }): { close(): Promise<void> } {
+  const { db } = options;
+  const maintain = () => {
+    if (!db) return;
+    ensureUsageRecordPartitions(db).then(
+      (created) => { if (created.length > 0) options.logger.info({ partitions: created }, 'made usage record partitions ahead'); },
+      (err: unknown) => options.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'making usage record partitions failed; retrying later'),
+    );
+  };
+  maintain();
+  const timer = db ? setInterval(maintain, PARTITION_CHECK_MS) : null;
+  timer?.unref();
   // A batch job brings up to USAGE_BATCH_MAX records; jobs finishing together share an INSERT (30 parameters a row, well under PostgreSQL's 65,535).
   const batcher = new UsageRecordBatcher((jobs) => storeUsageRecords(options.sql, jobs), Math.max(options.concurrency, USAGE_BATCH_MAX * 2));
   const worker: Worker = createConsumer({
@@ -211,7 +238,12 @@ export function startUsageConsumer(options: { sql: SqlPool; connection: Connecti
       options.onStored?.(records);
     },
   });
-  return { close: () => worker.close() };
+  return {
+    close: () => {
+      if (timer) clearInterval(timer);
+      return worker.close();
+    },
+  };
 }
 
 /** Tells the spend counters which epochs the stored records were counted in, one call per organization. */

@@ -524,10 +524,11 @@ export type UsageRecordOrderByWithRelationInput = {
 }
 
 export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  id_day?: Prisma.UsageRecordIdDayCompoundUniqueInput
   AND?: Prisma.UsageRecordWhereInput | Prisma.UsageRecordWhereInput[]
   OR?: Prisma.UsageRecordWhereInput[]
   NOT?: Prisma.UsageRecordWhereInput | Prisma.UsageRecordWhereInput[]
+  id?: Prisma.UuidFilter<"UsageRecord"> | string
   organizationId?: Prisma.UuidFilter<"UsageRecord"> | string
   environment?: Prisma.EnumEnvironmentFilter<"UsageRecord"> | $Enums.Environment
   keyHash?: Prisma.StringFilter<"UsageRecord"> | string
@@ -561,7 +562,7 @@ export type UsageRecordWhereUniqueInput = Prisma.AtLeast<{
   webSearchRequests?: Prisma.IntFilter<"UsageRecord"> | number
   createdAt?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
   day?: Prisma.DateTimeFilter<"UsageRecord"> | Date | string
-}, "id">
+}, "id_day">
 
 export type UsageRecordOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -902,6 +903,11 @@ export type UsageRecordUncheckedUpdateManyInput = {
   webSearchRequests?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   day?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type UsageRecordIdDayCompoundUniqueInput = {
+  id: string
+  day: Date | string
 }
 
 export type UsageRecordCountOrderByAggregateInput = {
