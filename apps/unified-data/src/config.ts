@@ -18,6 +18,13 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8085),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/patchbay'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  /**
+   * A read replica of DATABASE_URL's database (streaming replication), for the API's event lists
+   * (GET /events and an event's contacts): their records come from syncs, which are asynchronous
+   * anyway, and a replica's lag only adds to that. An event by id, linked accounts, sync status and
+   * every write read the primary. The sync worker never reads it. Unset: everything reads DATABASE_URL.
+   */
+  DATABASE_READ_URL: z.string().url().optional(),
   PATCHBAY_MIGRATE_ON_START: booleanFromEnv.default(true),
   ACCESS_KEYS_URL: z.string().url().default('http://127.0.0.1:8081'),
   PATCHBAY_ENCRYPTION_KEYS: z.string().min(1, 'is required: one or more "<id>:<base64 of 32 random bytes>"'),

@@ -4,6 +4,7 @@ import { createRedis, runService, startHttpService } from '@patchbay/service-kit
 import { createApp } from './app';
 import { boot } from './boot';
 import { SERVICE_NAME } from './config';
+import { createPrisma } from './db';
 import { AccountActivity } from './domain/account-activity';
 import { accountTokenCache } from './domain/account-tokens';
 import type { AppServices } from './services';
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
   // Members' console sessions: each route names the permission a member needs.
   const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: rt.config.ACCESS_KEYS_URL, serviceToken: rt.config.PATCHBAY_SERVICE_TOKEN }), publicBaseUrl: rt.config.PATCHBAY_PUBLIC_URL, logger: rt.logger });
   await sessionVerifier.subscribe(createRedis(rt.config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
-  const services: AppServices = { db: rt.db, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger, accountTokens, activity: new AccountActivity({ db: rt.db, scheduler: rt.scheduler, logger: rt.logger }) };
+  const readDb = rt.config.DATABASE_READ_URL ? createPrisma(rt.config.DATABASE_READ_URL, rt.config.DATABASE_POOL_SIZE) : rt.db;
+  const services: AppServices = { db: rt.db, readDb, redis: rt.redis, box: rt.box, config: rt.config, relay: rt.relay, scheduler: rt.scheduler, logger: rt.logger, accountTokens, activity: new AccountActivity({ db: rt.db, scheduler: rt.scheduler, logger: rt.logger }) };
   const app = createApp({ services, logger: rt.logger, verifier, sessionVerifier });
   await startHttpService({
     name: SERVICE_NAME,
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
     port: rt.config.PORT,
     logger: rt.logger,
     // Hooks run in reverse: telemetry flushes last.
-    onShutdown: [async () => telemetry.shutdown(), async () => rt.close(), async () => verifier.close(), async () => sessionVerifier.close()],
+    onShutdown: [async () => telemetry.shutdown(), async () => rt.close(), async () => (readDb === rt.db ? undefined : readDb.$disconnect()), async () => verifier.close(), async () => sessionVerifier.close()],
   });
 }
 

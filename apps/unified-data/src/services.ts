@@ -11,6 +11,8 @@ import type { SyncScheduler } from './sync/scheduler';
 /** What controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
 export interface AppServices {
   db: Db;
+  /** Where the event lists read: a read replica (DATABASE_READ_URL) or, without one, `db`. */
+  readDb?: Db;
   redis: Redis;
   box: SecretBox;
   config: PlatformConfig &

@@ -42,7 +42,8 @@ export class EventsController extends Controller {
     @Query() page_size?: string,
   ): Promise<Paginated<EventView>> {
     const account = await accountOf(req);
-    return listEvents(servicesOf(req).db, account.id, {
+    const { db, readDb } = servicesOf(req);
+    return listEvents(readDb ?? db, account.id, {
       created_after, created_before, modified_after, modified_before, remote_id, include_deleted_data, include_remote_data, include_shell_data, cursor, page_size,
     });
   }
@@ -86,6 +87,7 @@ export class EventsController extends Controller {
     @Query() page_size?: string,
   ): Promise<Paginated<ContactView>> {
     const account = await accountOf(req);
-    return listEventContacts(servicesOf(req).db, account.id, parent_id, { include_deleted_data, include_remote_data, include_shell_data, cursor, page_size });
+    const { db, readDb } = servicesOf(req);
+    return listEventContacts(readDb ?? db, account.id, parent_id, { include_deleted_data, include_remote_data, include_shell_data, cursor, page_size });
   }
 }
