@@ -12,7 +12,7 @@ import { modelEndpoints } from './model/model-routes';
 import { routingPolicyRouter, type RoutingPolicyDeps } from './routing/routing-policy-routes';
 import type { ModelDeps } from './model/model-request';
 import { gatewayDocument } from './openapi';
-import { guardrailRouter, type GuardrailDeps } from './guardrails/guardrail-routes';
+import { guardrailRouter, type GuardrailDeps } from './management/guardrail-routes';
 import { batchEndpoints, type BatchEndpointDeps } from './batches/batch-routes';
 import { storedResponseEndpoints, type StoredResponseDeps } from './responses/stored-response-routes';
 import { mediaEndpoints } from './media/media-routes';

@@ -1,5 +1,7 @@
-/** The endpoints a batch line may name (OpenAI's batch `url`); /v1/responses is OpenAI's responses format. */
-export const BATCH_LINE_ENDPOINTS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'] as const;
+import type { CapturedEndpoint } from '../model/model-routes';
+
+/** The endpoints a batch line may name (OpenAI's batch `url`); /v1/responses is OpenAI's responses format. Each runs through the model pipeline's captured request. */
+export const BATCH_LINE_ENDPOINTS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'] as const satisfies readonly CapturedEndpoint[];
 export type BatchLineEndpoint = (typeof BATCH_LINE_ENDPOINTS)[number];
 
 /** One request line of a batch input file, as OpenAI's Batch API defines it. */

@@ -2,7 +2,7 @@ import { isUuid } from '@patchbay/service-kit';
 import { Router, type Request } from 'express';
 import type { Db } from '../db';
 import { ManagementError } from '../http/errors';
-import { managementCaller, type ManagementAuth, type ManagementCaller } from '../management/management-auth';
+import { managementCaller, type ManagementAuth, type ManagementCaller } from '../keys/management-auth';
 import { renderBatch } from './batch-service';
 
 /** Lines of a result file shown by the output preview; the whole file stays with the key that made the batch. */

@@ -1,9 +1,8 @@
 import { sessionTokenOf } from '@patchbay/auth';
 import { Router, type Request, type Response } from 'express';
 import { GatewayError, sendModelError } from '../http/errors';
-import type { ManagementAuth } from '../management/management-auth';
-import { authenticateModelCaller, rawKeyOf } from '../model/model-request';
-import type { VendorCredential } from '../vendors/platform-vendors';
+import type { ManagementAuth } from '../keys/management-auth';
+import { authenticateModelCaller, rawKeyOf } from '../keys/callers';
 import { MEDIA_BILLING_UNITS, type Catalog, type CatalogModel } from './catalog';
 
 /** A model as /v1/models shows it: OpenAI's model object fields plus the catalog's (vendors, prices, capabilities). */
@@ -52,7 +51,7 @@ export function renderModel(model: CatalogModel, offered: (vendor: string) => bo
 }
 
 /** GET /v1/models, /v1/models/{provider/model} (the slash may be sent encoded), and the same under /v1/openai. */
-export function catalogRouter(catalog: Catalog, platformVendors: Map<string, VendorCredential>, auth: ManagementAuth): Router {
+export function catalogRouter(catalog: Catalog, platformVendors: ReadonlyMap<string, unknown>, auth: ManagementAuth): Router {
   const router = Router();
   // The catalog is a model endpoint: gateway API keys (organization and customer keys) only. A
   // management key is refused here as on every other model endpoint (401 management_key_not_allowed).

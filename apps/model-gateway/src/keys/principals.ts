@@ -4,7 +4,7 @@ import type { SecretBox } from '@patchbay/secrets';
 import type { Db } from '../db';
 import type { ApiKey, Prisma } from '../generated/prisma/client';
 import type { RoutingPolicy } from '@patchbay/model-routing';
-import { toRoutingPolicy } from '../routing/policies';
+import { toRoutingPolicy } from './routing-policy-row';
 import { loadGuardrails, type OrganizationGuardrails } from '../guardrails/guardrails';
 
 /** A verified gateway API key (organization or customer key), cached in process. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hashAccessKey } from '@patchbay/auth';
-import { isUuid } from '@patchbay/service-kit';
 import { z } from 'zod';
 import type { Db } from '../db';
 import type { ApiKey } from '../generated/prisma/client';
 import { ManagementError } from '../http/errors';
+import { parsePaging } from '../http/params';
 import type { Invalidator } from '../keys/principals';
 import { usageInWindow } from '@patchbay/gateway-spend';
 import type { SpendControl } from '../spend/spend-control';
@@ -313,17 +313,4 @@ export function parseKeyQuery(query: Record<string, unknown>): KeyQuery {
     ...(input.min_spend !== undefined ? { minSpend: input.min_spend } : {}),
     sort: input.sort ?? '-created_at',
   };
-}
-
-export function parsePaging(query: Record<string, unknown>): { offset: number; limit: number } {
-  const offset = query.offset === undefined ? 0 : Number(query.offset);
-  const limit = query.limit === undefined ? 100 : Number(query.limit);
-  if (!Number.isInteger(offset) || offset < 0) throw new ManagementError(400, 'offset must be a whole number of 0 or more.');
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new ManagementError(400, 'limit must be a whole number from 1 to 500.');
-  return { offset, limit };
-}
-
-export function requireUuid(value: string, what: string): string {
-  if (!isUuid(value)) throw new ManagementError(404, `No ${what} ${value} in this organization.`);
-  return value;
 }

@@ -9,8 +9,9 @@ import { vendorKeyContext, type Invalidator } from '../keys/principals';
 import type { SpendControl } from '../spend/spend-control';
 import { readUsage } from '../usage/usage-api';
 import { readUsageDaily } from '../usage/usage-daily';
-import { KeyService, createKeySchema, customerKeySchema, parseBody, parseKeyQuery, parsePaging, requireUuid } from './keys';
-import { callerSettings, managementCaller, type ManagementAuth } from './management-auth';
+import { parsePaging, requireUuid } from '../http/params';
+import { KeyService, createKeySchema, customerKeySchema, parseBody, parseKeyQuery } from './keys';
+import { callerSettings, managementCaller, type ManagementAuth } from '../keys/management-auth';
 
 export interface ManagementDeps {
   db: Db;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { hashAccessKey, MANAGEMENT_KEY_PREFIX } from '@patchbay/auth';
 import {
   WireError,
   type CanonicalRequest,
@@ -10,17 +9,18 @@ import {
   type StreamTimeouts,
   type Surface,
   type VendorHttp,
-  type VendorTarget,
 } from '@patchbay/model-wire';
 import { checkTags, namedPolicyId, resolveAttribution } from '@patchbay/model-routing';
 import type { GatewayUsageRecordJob } from '@patchbay/queues';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { costMicros, type Catalog, type CatalogModel, type CatalogRoute, type Price } from '../catalog/catalog';
+import { costMicros, type Catalog, type CatalogRoute } from '../catalog/catalog';
 import { GatewayError } from '../http/errors';
-import { tagId, type GatewayCaches, type GatewayKeyPrincipal, type OrganizationGatewayData } from '../keys/principals';
+import { modelMatches, type Caller } from '../keys/callers';
+import { tagId, type GatewayCaches } from '../keys/principals';
 import type { Reservation, SpendControl, SpendRecordFields, SpendSubject } from '../spend/spend-control';
 import type { UsageRecorder } from '../usage/usage-records';
 import type { RoutingDeps } from '../routing/routing';
+import { routeFor, scopeHeaders, type Route } from '../routing/vendor-route';
 import type { VendorCredential } from '../vendors/platform-vendors';
 import type { GuardrailOptions } from '../guardrails/guardrails';
 import type { ServerTools } from './server-tools';
@@ -68,67 +68,10 @@ export interface PreparedTurn {
   keep: ((answer: { response: CanonicalResponse; costUsd: number }) => Promise<void>) | null;
 }
 
-export interface Caller {
-  key: GatewayKeyPrincipal;
-  org: OrganizationGatewayData;
-}
-
-/** The key from `Authorization: Bearer` or Anthropic's `x-api-key`. */
-export function rawKeyOf(req: IncomingMessage): string | null {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim() || null;
-  const apiKey = req.headers['x-api-key'];
-  return typeof apiKey === 'string' && apiKey !== '' ? apiKey : null;
-}
-
-/** Verifies a gateway key from the in-process cache (no database query in steady state). */
-export async function authenticateModelCaller(req: IncomingMessage, caches: GatewayCaches): Promise<Caller> {
-  const raw = rawKeyOf(req);
-  if (!raw) throw new GatewayError(401, 'authentication_error', 'No API key: send "Authorization: Bearer <API_KEY>" (or x-api-key on the Anthropic surface).', 'missing_api_key');
-  if (raw.startsWith(MANAGEMENT_KEY_PREFIX)) {
-    throw new GatewayError(401, 'authentication_error', 'Management keys (mgmt_) cannot call model endpoints; use a gateway API key made with POST /v1/keys.', 'management_key_not_allowed');
-  }
-  return callerOfKeyHash(hashAccessKey(raw), caches);
-}
-
-/**
- * The caller of a gateway key by its hash, with the same checks as a request bearing the key: what a
- * batch line runs as (the key that created the batch, checked again when the line runs).
- */
-export async function callerOfKeyHash(hash: string, caches: GatewayCaches): Promise<Caller> {
-  const key = await caches.keys.lookup(hash);
-  if (!key) throw new GatewayError(401, 'invalid_api_key', 'The API key is invalid, deleted or expired.', 'invalid_api_key');
-  if (key.disabled) throw new GatewayError(401, 'authentication_error', 'The API key is disabled; re-enable it with PATCH /v1/keys/{hash} {"disabled": false}.', 'api_key_disabled');
-  const org = await caches.organizations.lookup(key.organizationId);
-  if (!org) throw new GatewayError(401, 'invalid_api_key', 'The API key belongs to no organization.', 'invalid_api_key');
-  if (key.customerId && org.customers.get(key.customerId)?.active === false) {
-    throw new GatewayError(403, 'permission_error', 'The customer of this key is inactive.', 'customer_inactive');
-  }
-  return { key, org };
-}
-
-/** Whether a model id matches an allowlist or blocklist entry (a trailing `*` is a prefix). */
-export function modelMatches(patterns: readonly string[], modelId: string): boolean {
-  for (const pattern of patterns) {
-    if (pattern.endsWith('*') ? modelId.startsWith(pattern.slice(0, -1)) : pattern === modelId) return true;
-  }
-  return false;
-}
-
 export interface RequestScope {
   projectId: string | null;
   customerId: string | null;
   tags: Array<{ key: string; value: string }>;
-}
-
-function header(req: Pick<IncomingMessage, 'headers'>, name: string): string | null {
-  const value = req.headers[name];
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
-/** X-Svc-Routing-Policy-Id, X-Svc-Customer and X-Project-Id, as routing reads them. */
-export function scopeHeaders(req: Pick<IncomingMessage, 'headers'>): { routingPolicyId: string | null; customer: string | null; projectId: string | null } {
-  return { routingPolicyId: header(req, 'x-svc-routing-policy-id'), customer: header(req, 'x-svc-customer'), projectId: header(req, 'x-project-id') };
 }
 
 /**
@@ -155,15 +98,6 @@ export function resolveScope(req: Pick<IncomingMessage, 'headers'>, caller: Call
   }
   checkTags(input);
   return { projectId, customerId, tags: gateway.tags };
-}
-
-export interface Route {
-  model: CatalogModel;
-  route: CatalogRoute;
-  target: VendorTarget;
-  price: Price;
-  byok: boolean;
-  http: VendorHttp;
 }
 
 /**
@@ -198,39 +132,6 @@ export function resolveRoute(deps: ModelDeps, caller: Caller, gateway: GatewayFi
   }
   if (pins) throw WireError.invalid('vendor_unavailable', `No pinned vendor (${pins.join(', ')}) can serve ${model.id}; it runs on ${model.routes.map((r) => r.vendor).join(', ')}.`, 'vendor');
   throw WireError.invalid('model_unavailable', `No vendor serving ${model.id} is configured on this gateway (and the organization has no key of its own for one).`, 'model');
-}
-
-/**
- * One (model, vendor) route with the organization's credentials (its own key first, then the
- * platform's) at a service tier; null when neither has a key for the vendor. `standard`, `auto` and
- * `default` are the standard price and send no tier to the vendor.
- */
-export function routeFor(deps: ModelDeps, caller: Caller, model: CatalogModel, route: CatalogRoute, tier: string): Route | null {
-  const own = caller.org.vendorKeys.get(route.vendor);
-  const platform = deps.platformVendors.get(route.vendor);
-  const credential = own ? { apiKey: own.apiKey, baseUrl: own.baseUrl ?? platform?.baseUrl ?? deps.catalog.vendors.get(route.vendor)!.defaultBaseUrl } : platform;
-  if (!credential) return null;
-  const standard = tier === 'standard' || tier === 'auto' || tier === 'default';
-  const price = (standard ? route.pricing.standard : route.pricing[tier]) ?? route.pricing.standard!;
-  return {
-    model,
-    route,
-    price,
-    byok: own !== undefined,
-    // An organization's own base URL is user-supplied: it goes through the outbound guard.
-    http: own?.baseUrl ? deps.guardedHttp : deps.vendorHttp,
-    target: {
-      dialect: route.dialect,
-      vendor: route.vendor,
-      baseUrl: credential.baseUrl,
-      apiKey: credential.apiKey,
-      vendorModel: route.vendorModel,
-      model: model.id,
-      ...(standard ? {} : { serviceTier: tier }),
-      maxOutputTokens: model.maxOutputTokens || undefined,
-      capabilities: model.routeCapabilities,
-    },
-  };
 }
 
 export function spendSubject(caller: Caller, scope: RequestScope, byok: boolean): SpendSubject {
@@ -395,3 +296,9 @@ export class RequestLedger {
 }
 
 export type { CanonicalRequest };
+// Defined in the lower layers (keys, routing) since the pipeline's stages and services use them too;
+// named here as well because every surface builds on this module.
+export { authenticateModelCaller, callerOfKeyHash, modelMatches, rawKeyOf } from '../keys/callers';
+export type { Caller } from '../keys/callers';
+export { routeFor, scopeHeaders } from '../routing/vendor-route';
+export type { Route } from '../routing/vendor-route';

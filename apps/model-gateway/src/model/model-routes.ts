@@ -34,7 +34,6 @@ import { microsToUsd, reserveMicros } from '../catalog/catalog';
 import { GatewayError, sendModelError, toGatewayErrorLike } from '../http/errors';
 import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json-body';
 import { appRoute, decideRoutes } from '../routing/routing';
-import type { BatchLineEndpoint } from '../batches/batch-input';
 import { GuardrailBlock, guardCountTokensInput, guardEmbeddingsInput, guardRequest, GUARDRAILS_ALERT_HEADER, withGuardrailsMetadata } from '../guardrails/guardrails';
 import { StreamDlpBlock } from '../guardrails/stream-dlp';
 import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route, type SharedReservation } from './model-request';
@@ -330,12 +329,15 @@ export interface CapturedAnswer {
   body: unknown;
 }
 
+/** The endpoints a captured request (a batch line) may name: what batches/ checks its lines against. */
+export type CapturedEndpoint = '/v1/chat/completions' | '/v1/embeddings' | '/v1/responses';
+
 /**
  * Runs one request through the same handler as the HTTP endpoint of `url` (OpenAI's wire format:
  * `/v1/responses` is the OpenAI responses surface here) and returns the answer instead of sending
  * it: routing, budgets (reserve, settle), guardrails and the usage record are the single request's.
  */
-export async function runCapturedRequest(deps: ModelDeps, caller: Caller, url: BatchLineEndpoint, body: unknown, headers: IncomingHttpHeaders, signal: AbortSignal): Promise<CapturedAnswer> {
+export async function runCapturedRequest(deps: ModelDeps, caller: Caller, url: CapturedEndpoint, body: unknown, headers: IncomingHttpHeaders, signal: AbortSignal): Promise<CapturedAnswer> {
   if (url === '/v1/embeddings') return captureAnswer(headers, signal, (ex) => handleEmbeddings(deps, ex, caller, body));
   return runCapturedChat(deps, caller, url === '/v1/responses' ? 'openai-responses' : 'openai-chat', body, headers, signal);
 }

@@ -2,7 +2,7 @@ import { orderByHealth, resolveRoutes, routeNeeds, type CatalogVendorRoute, type
 import { estimateInputTokens, parseSurfaceRequest, requestedMaxOutputTokens, WireError, type ChatSurface, type GatewayFields } from '@patchbay/model-wire';
 import { ManagementError } from '../http/errors';
 import type { OrganizationGatewayData } from '../keys/principals';
-import { modelMatches } from '../model/model-request';
+import { modelMatches } from '../keys/callers';
 import { policyDirectory } from './policies';
 
 /** The chat surfaces a dry run reads a request in (the paths they answer on). */

@@ -3,10 +3,11 @@ import express, { Router, type Request } from 'express';
 import type { Db } from '../db';
 import { ManagementError } from '../http/errors';
 import type { Invalidator } from '../keys/principals';
-import { parsePaging, requireUuid } from '../management/keys';
-import { managementCaller, type ManagementAuth } from '../management/management-auth';
+import { parsePaging, requireUuid } from '../http/params';
+import { managementCaller, type ManagementAuth } from '../keys/management-auth';
 import { dryRunPolicy, type DryRunDeps } from './dry-run';
-import { policyColumns, toRoutingPolicy } from './policies';
+import { toRoutingPolicy } from '../keys/routing-policy-row';
+import { policyColumns } from './policies';
 
 export interface RoutingPolicyDeps {
   db: Db;

@@ -11,7 +11,8 @@ import {
 import type { CanonicalRequest, GatewayFields, Surface } from '@patchbay/model-wire';
 import type { IncomingMessage } from 'node:http';
 import { tokenPrices, type Catalog } from '../catalog/catalog';
-import { modelMatches, routeFor, scopeHeaders, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import { modelMatches, type Caller } from '../keys/callers';
+import { routeFor, scopeHeaders, type Route, type RouteDeps } from './vendor-route';
 import { policyDirectory } from './policies';
 
 /** What the model endpoints need for routing, built once at boot. */
@@ -20,6 +21,9 @@ export interface RoutingDeps {
   /** The shared circuit breaker and latency figures (Redis); null turns both off. */
   health: RouteHealth | null;
 }
+
+/** What deciding a request's routes reads (the pipeline's ModelDeps has all of it). */
+export type DecideDeps = RouteDeps & { routing: RoutingDeps };
 
 /**
  * The app's catalog as routing reads it, converted once: each route's zero data retention, region
@@ -55,7 +59,7 @@ export function routingCatalog(catalog: Catalog): RoutingCatalog {
  * The request's routes, first match wins (model, priority_order, @alias/, routing_policy_id, the
  * key's binding, customer, project and organization defaults), or the spec's 400/403/404.
  */
-export function decideRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'headers'>, caller: Caller, surface: Surface, gateway: GatewayFields, request: CanonicalRequest | null, estimate: { inputTokens: number; outputTokens: number }): RouteDecision {
+export function decideRoutes(deps: DecideDeps, req: Pick<IncomingMessage, 'headers'>, caller: Caller, surface: Surface, gateway: GatewayFields, request: CanonicalRequest | null, estimate: { inputTokens: number; outputTokens: number }): RouteDecision {
   const { key, org } = caller;
   return resolveRoutes({
     surface,
@@ -81,7 +85,7 @@ export function decideRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'header
  * Media routes are filtered by what the endpoint itself checks (character limits, audio formats), not
  * by input kinds.
  */
-export function decideMediaRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'headers'>, caller: Caller, gateway: GatewayFields, endpoint: 'images' | 'speech' | 'transcription'): RouteDecision {
+export function decideMediaRoutes(deps: DecideDeps, req: Pick<IncomingMessage, 'headers'>, caller: Caller, gateway: GatewayFields, endpoint: 'images' | 'speech' | 'transcription'): RouteDecision {
   const { key, org } = caller;
   return resolveRoutes({
     surface: 'openai-chat',
@@ -103,7 +107,7 @@ export function decideMediaRoutes(deps: ModelDeps, req: Pick<IncomingMessage, 'h
 }
 
 /** A routing route with this organization's credentials for its vendor: what the vendor call needs. */
-export function appRoute(deps: ModelDeps, caller: Caller, route: RoutingRoute): Route {
+export function appRoute(deps: RouteDeps, caller: Caller, route: RoutingRoute): Route {
   const model = deps.catalog.get(route.model)!;
   const catalogRoute = model.routes.find((r) => r.vendor === route.vendor)!;
   const resolved = routeFor(deps, caller, model, catalogRoute, route.serviceTier);

@@ -14,8 +14,8 @@ import {
 } from '@patchbay/auth';
 import type { Request } from 'express';
 import { ManagementError } from '../http/errors';
-import type { GatewayCaches, GatewayKeyPrincipal, OrganizationGatewayData } from '../keys/principals';
-import { rawKeyOf } from '../model/model-request';
+import type { GatewayCaches, GatewayKeyPrincipal, OrganizationGatewayData } from './principals';
+import { rawKeyOf } from './callers';
 
 export type ManagementCaller =
   | { kind: 'management'; organizationId: string; principal: ManagementPrincipal }

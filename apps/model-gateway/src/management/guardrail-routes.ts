@@ -7,9 +7,9 @@ import type { Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
 import { ManagementError } from '../http/errors';
 import type { Invalidator } from '../keys/principals';
-import { requireUuid } from '../management/keys';
-import { managementCaller, type ManagementAuth } from '../management/management-auth';
-import { loadGuardrails } from './guardrails';
+import { requireUuid } from '../http/params';
+import { managementCaller, type ManagementAuth } from '../keys/management-auth';
+import { loadGuardrails } from '../guardrails/guardrails';
 
 export interface GuardrailDeps {
   db: Db;
