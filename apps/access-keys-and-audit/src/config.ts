@@ -33,6 +33,10 @@ const schema = z.object({
   PATCHBAY_SIGN_IN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   /** How long a lock lasts (seconds). */
   PATCHBAY_SIGN_IN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Days audit events stay in the live log before they move to the archive (an organization's audit_retention_days overrides it; the spec's default is 90). */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Days an audit event is kept at all, archive included; unset keeps archived events forever. */
+  AUDIT_ARCHIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

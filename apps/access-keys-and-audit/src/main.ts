@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   await sessionVerifier.subscribe(sessionSubscriber);
   // Audit events other services send over the queue.
   const queueConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
-  const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX });
+  const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX, retention: { retentionDays: config.AUDIT_RETENTION_DAYS, archiveRetentionDays: config.AUDIT_ARCHIVE_RETENTION_DAYS ?? null } });
   const restrictionIds = config.CONNECTOR_REGISTRY_URL ? httpRestrictionIdChecker({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) : undefined;
   if (!restrictionIds) logger.warn('CONNECTOR_REGISTRY_URL is not set: the tool pack and registered user ids of new keys are checked for form only');
   const { app } = createApp({ db, redis, relay, logger, serviceToken: config.PATCHBAY_SERVICE_TOKEN, publicBaseUrl: config.PATCHBAY_PUBLIC_URL,

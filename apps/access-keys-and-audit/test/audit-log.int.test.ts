@@ -105,7 +105,8 @@ describe('audit log', () => {
   it('stores an event delivered twice only once (idempotent on the event id)', async () => {
     const org = await newOrganization(h.db);
     const id = randomUUID();
-    const event = { id, organizationId: org.organization_id, environment: 'production' as const, eventType: 'tool_pack.deleted', actorType: 'service' as const, sourceService: 'connector-registry' };
+    // The time is the event's own (the job's occurred_at), the same on every delivery.
+    const event = { id, organizationId: org.organization_id, environment: 'production' as const, eventType: 'tool_pack.deleted', actorType: 'service' as const, sourceService: 'connector-registry', createdAt: new Date() };
     expect(await storeDeliveredAuditEvent(h.db, event)).toBe(true);
     expect(await storeDeliveredAuditEvent(h.db, event)).toBe(false);
     expect((await auditLog(org.master_key!, '?event_type=tool_pack.deleted')).count).toBe(1);

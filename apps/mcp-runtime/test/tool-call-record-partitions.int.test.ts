@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
-import { applyMigrations, listPartitions, pgAdapter, pgPartitionDatabase, pgPool } from '@patchbay/db';
+import { applyMigrations, listPartitions, migrationsBefore, pgAdapter, pgPartitionDatabase, pgPool } from '@patchbay/db';
 import type { ToolCallRecordJob } from '@patchbay/queues';
-import { TEST_DATABASE_URL, migrationsBefore } from '@patchbay/testing';
+import { TEST_DATABASE_URL } from '@patchbay/testing';
 import { DB_SCHEMA, MIGRATIONS_DIR } from '../src/config';
 import { createPrisma, type Db } from '../src/db';
 import { ToolCallRecordService, ensureToolCallRecordPartitions, storeToolCallRecords, sweepExpiredRecords } from '../src/domain/tool-call-records';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { applyMigrations, listPartitions, pgAdapter, pgPartitionDatabase, pgPool } from '@patchbay/db';
+import { applyMigrations, listPartitions, migrationsBefore, pgAdapter, pgPartitionDatabase, pgPool } from '@patchbay/db';
 import type { GatewayUsageRecordJob } from '@patchbay/queues';
-import { TEST_DATABASE_URL, migrationsBefore } from '@patchbay/testing';
+import { TEST_DATABASE_URL } from '@patchbay/testing';
 import { DB_SCHEMA, MIGRATIONS_DIR } from '../src/config';
 import type { Db } from '../src/db';
 import { PrismaClient } from '../src/generated/prisma/client';

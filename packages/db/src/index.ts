@@ -8,3 +8,4 @@ export { retryOnTransactionConflict } from './transaction-retry';
 export type { TransactionRetryOptions } from './transaction-retry';
 export { applyRetention, deleteRowsBefore, ensurePartitions, listPartitions, nextPeriod, partitionName, periodStart, pgPartitionDatabase, prismaPartitionDatabase, retirePartitions } from './partitions';
 export type { DeleteRowsOptions, EnsurePartitionsOptions, Partition, PartitionDatabase, PartitionPeriod, PartitionedTable, PrismaRawClient, RetentionPolicy, RetentionResult, RetiredPartitions, SqlSession } from './partitions';
+export { migrationsBefore } from './migrations-before';

@@ -260,7 +260,9 @@ export interface DeleteRowsOptions {
 }
 
 /**
- * Deletes the rows older than `cutoff` (moving them to the archive table when the spec names one),
+ * Deletes the rows older than `cutoff` (moving them to the archive table when the spec names one; a
+ * row the archive already holds, a redelivered copy stored again after its month was archived, is
+ * just deleted),
  * by primary key (id plus the partition key) in batches. For what retirePartitions cannot do: a
  * partition whose newest rows are still within retention, an organization whose retention is
  * shorter than the longest, rows a late delivery put in the DEFAULT partition.
@@ -283,7 +285,7 @@ export async function deleteRowsBefore(db: PartitionDatabase, spec: PartitionedT
   const picked = `SELECT "id", ${column} FROM ${table} WHERE ${conditions.join(' AND ')} LIMIT $${values.length}`;
   const statement = spec.archiveTable
     ? `WITH moved AS (DELETE FROM ${table} WHERE ("id", ${column}) IN (${picked}) RETURNING *)
-       INSERT INTO ${ident(spec.archiveTable)} SELECT * FROM moved`
+       INSERT INTO ${ident(spec.archiveTable)} SELECT * FROM moved ON CONFLICT DO NOTHING`
     : `DELETE FROM ${table} WHERE ("id", ${column}) IN (${picked})`;
   let total = 0;
   for (;;) {

@@ -9,6 +9,5 @@ export type { RunningRegistry } from './registry-service';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from './browser';
 export { MEMBER_PASSWORD, memberSession, ownerSession } from './member-sessions';
 export type { AccessKeysApi, MemberSession } from './member-sessions';
-export { migrationsBefore } from './migrations';
 export { hashSlot, startLocalRedisCluster } from './redis-cluster';
 export type { ClusterNodeInfo, LocalRedisCluster, LocalRedisClusterOptions } from './redis-cluster';

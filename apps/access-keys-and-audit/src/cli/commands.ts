@@ -25,6 +25,8 @@ export const USAGE = `Patchbay admin CLI
                       [--payment-method true|false] [--gateway-credit-usd <amount>]
                       [--response-store on|off|default]   (the model gateway's stored responses;
                       default: the OpenAI-compatible surface stores, the native one does not)
+                      [--audit-retention-days <days>|default]   (days audit events stay in the live
+                      log before the archive; default: AUDIT_RETENTION_DAYS, 90)
   patchbay org show <organization_id>
   patchbay org list
   patchbay key create [--org <organization_id>] [--environment production|test] [--name <name>]
@@ -177,9 +179,11 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
       'payment-method': { type: 'string' },
       'gateway-credit-usd': { type: 'string' },
       'response-store': { type: 'string' },
+      'audit-retention-days': { type: 'string' },
     });
     const id = positionals[0];
     if (!id) throw new UsageError('org update needs the organization id');
+    const auditRetention = values['audit-retention-days'] as string | undefined;
     const origins = values['clear-callback-origins'] === true ? [] : (values['callback-origin'] as string[] | undefined);
     const mcpOrigins = values['clear-mcp-allowed-origins'] === true ? [] : (values['mcp-allowed-origin'] as string[] | undefined);
     return updateOrganization(
@@ -196,6 +200,7 @@ export async function runCommand(argv: string[], deps: CliDeps): Promise<unknown
         gatewayPaymentMethod: boolOption('payment-method', values['payment-method'] as string | undefined),
         gatewayCreditUsd: usdOption('gateway-credit-usd', values['gateway-credit-usd'] as string | undefined),
         gatewayResponseStore: responseStoreOption(values['response-store'] as string | undefined),
+        auditRetentionDays: auditRetention === 'default' ? null : intOption('audit-retention-days', auditRetention),
       },
       () => deps.publishInvalidations(),
     );

@@ -1,7 +1,7 @@
 import { QUEUE_NAMES, UnrecoverableError, createConsumer, type AuditEventJob, type QueueLogger } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Db } from '../db';
-import { storeDeliveredAuditEvent } from './audit-log';
+import { maintainAuditLog, storeDeliveredAuditEvent, type AuditRetention } from './audit-log';
 import { EVENT_TYPE_PATTERN } from './event-types';
 import { isUuid } from '@patchbay/service-kit';
 
@@ -52,8 +52,15 @@ export async function handleAuditJob(db: Db, job: AuditEventJob, logger: QueueLo
   }
 }
 
-export function startAuditConsumer(options: { db: Db; connection: ConnectionOptions; logger: QueueLogger; prefix?: string; concurrency?: number }): Worker {
-  return createConsumer({
+const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Stores the events other services queue, and keeps the audit log's partitions and retention
+ * (maintainAuditLog: at start, then hourly, until the worker closes). Retention defaults to the
+ * spec's 90 days with no end to the archive.
+ */
+export function startAuditConsumer(options: { db: Db; connection: ConnectionOptions; logger: QueueLogger; prefix?: string; concurrency?: number; retention?: AuditRetention; maintenanceIntervalMs?: number }): Worker {
+  const worker = createConsumer({
     queue: QUEUE_NAMES.auditEvents,
     connection: options.connection,
     logger: options.logger,
@@ -61,4 +68,20 @@ export function startAuditConsumer(options: { db: Db; connection: ConnectionOpti
     concurrency: options.concurrency ?? 10,
     handler: (job) => handleAuditJob(options.db, job, options.logger),
   });
+  const retention = options.retention ?? { retentionDays: 90, archiveRetentionDays: null };
+  const maintain = () => {
+    maintainAuditLog(options.db, retention).then(
+      (done) => {
+        if (done.createdPartitions.length + done.archivedPartitions.length + done.archivedRows + done.droppedArchivePartitions.length + done.deletedArchivedRows > 0) {
+          options.logger.info({ ...done, retention_days: retention.retentionDays }, 'audit log partitions made and events past retention archived');
+        }
+      },
+      (err: unknown) => options.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'audit log maintenance failed; retrying at the next interval'),
+    );
+  };
+  maintain();
+  const timer = setInterval(maintain, options.maintenanceIntervalMs ?? MAINTENANCE_INTERVAL_MS);
+  timer.unref();
+  worker.on('closing', () => clearInterval(timer));
+  return worker;
 }

@@ -1,4 +1,5 @@
 import type { Environment, KeyPrincipal } from '@patchbay/auth';
+import { applyRetention, deleteRowsBefore, ensurePartitions, prismaPartitionDatabase, retirePartitions, type PartitionedTable } from '@patchbay/db';
 import { ValidationError, type FieldError } from '@patchbay/errors';
 import { parseDateTimeQuery, type PageParams } from '@patchbay/pagination';
 import type { Db, Tx } from '../db';
@@ -6,8 +7,9 @@ import type { AuditEvent as AuditEventRow, Prisma } from '../generated/prisma/cl
 import { EVENT_TYPE_PATTERN, type ActorType } from './event-types';
 import { isUuid } from '@patchbay/service-kit';
 
-/** Default listing window; older events stay stored and are returned when asked for explicitly. */
+/** Default listing window; older events stay stored (live or archived) and are returned when asked for explicitly. */
 export const AUDIT_DEFAULT_WINDOW_DAYS = 90;
+const DAY_MS = 86_400_000;
 
 export interface NewAuditEvent {
   /** Given for events that arrive over the queue, so a retried delivery is stored once. */
@@ -55,8 +57,12 @@ export async function recordAuditEvent(tx: Tx, event: NewAuditEvent): Promise<vo
   await tx.auditEvent.create({ data: toRow(event) });
 }
 
-/** Stores an event delivered by the queue; a redelivered event id is ignored. Returns whether it was new. */
-export async function storeDeliveredAuditEvent(db: Db, event: NewAuditEvent & { id: string }): Promise<boolean> {
+/**
+ * Stores an event delivered by the queue; a redelivered event is ignored. Returns whether it was new.
+ * The key is (id, created_at), as audit_events is partitioned by created_at: the time is the event's
+ * own (the job's occurred_at), the same on every delivery, so the id alone still decides.
+ */
+export async function storeDeliveredAuditEvent(db: Db, event: NewAuditEvent & { id: string; createdAt: Date }): Promise<boolean> {
   const result = await db.auditEvent.createMany({ data: [toRow(event)], skipDuplicates: true });
   return result.count === 1;
 }
@@ -90,8 +96,11 @@ export interface AuditLogFilters {
 
 
 /**
- * The environment's events, newest first. Without created_after the list covers the last 90 days;
- * asking with an earlier created_after returns older events too.
+ * The environment's events, newest first. Without created_after the list covers the last 90 days of
+ * the live log; asking with an earlier created_after returns older events too, the archived ones
+ * (past the organization's retention) after the live ones. Archived events are older than every live
+ * one of the organization, so the two read one after the other keep the order; the page offset runs
+ * over both.
  */
 export async function listAuditEvents(
   db: Db,
@@ -102,15 +111,26 @@ export async function listAuditEvents(
   now: Date = new Date(),
 ): Promise<{ count: number; results: AuditEventRecord[] }> {
   const where = auditLogWhere(principal, filters, now);
-  const [count, rows] = await Promise.all([
-    db.auditEvent.count({ where }),
-    db.auditEvent.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.pageSize }),
-  ]);
-  return { count, results: rows.map(toAuditEventRecord) };
+  const order = [{ createdAt: 'desc' }, { id: 'desc' }] as const;
+  if (filters.createdAfter === undefined) {
+    const [count, rows] = await Promise.all([
+      db.auditEvent.count({ where }),
+      db.auditEvent.findMany({ where, orderBy: [...order], skip: page.offset, take: page.pageSize }),
+    ]);
+    return { count, results: rows.map(toAuditEventRecord) };
+  }
+  const [live, archived] = await Promise.all([db.auditEvent.count({ where }), db.auditEventArchive.count({ where })]);
+  const fromLive = page.offset < live ? await db.auditEvent.findMany({ where, orderBy: [...order], skip: page.offset, take: page.pageSize }) : [];
+  const rest = page.pageSize - fromLive.length;
+  const fromArchive = rest > 0 && archived > 0 ? await db.auditEventArchive.findMany({ where, orderBy: [...order], skip: Math.max(0, page.offset - live), take: rest }) : [];
+  return { count: live + archived, results: [...fromLive, ...fromArchive].map(toAuditEventRecord) };
 }
 
+/** One filter for both tables (the live log and its archive have the same columns). */
+type AuditWhere = Prisma.AuditEventWhereInput & Prisma.AuditEventArchiveWhereInput;
+
 /** The filters as a query, refusing invalid ones with 400 (shared by the list and the CSV export). */
-function auditLogWhere(principal: Pick<KeyPrincipal, 'organizationId' | 'environment'>, filters: AuditLogFilters, now: Date): Prisma.AuditEventWhereInput {
+function auditLogWhere(principal: Pick<KeyPrincipal, 'organizationId' | 'environment'>, filters: AuditLogFilters, now: Date): AuditWhere {
   const errors: FieldError[] = [];
   const after = parseDateTimeQuery('created_after', filters.createdAfter, errors);
   const before = parseDateTimeQuery('created_before', filters.createdBefore, errors);
@@ -118,7 +138,7 @@ function auditLogWhere(principal: Pick<KeyPrincipal, 'organizationId' | 'environ
   if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
   if (errors.length > 0) throw new ValidationError(errors);
 
-  const windowStart = new Date(now.getTime() - AUDIT_DEFAULT_WINDOW_DAYS * 86_400_000);
+  const windowStart = new Date(now.getTime() - AUDIT_DEFAULT_WINDOW_DAYS * DAY_MS);
   return {
     organizationId: principal.organizationId,
     environment: principal.environment,
@@ -147,25 +167,30 @@ function csvCell(value: unknown): string {
 export async function* exportAuditEventsCsv(db: Db, principal: Pick<KeyPrincipal, 'organizationId' | 'environment'>, filters: AuditLogFilters, now: Date = new Date()): AsyncGenerator<string> {
   const where = auditLogWhere(principal, filters, now);
   yield `${CSV_COLUMNS.join(',')}\r\n`;
-  let last: { createdAt: Date; id: string } | null = null;
+  // The live log, then (for an explicit created_after, as the list) the archive: older than every live event.
+  const tables = filters.createdAfter === undefined ? [db.auditEvent] : [db.auditEvent, db.auditEventArchive];
   let sent = 0;
-  while (sent < AUDIT_EXPORT_MAX_ROWS) {
-    const rows: AuditEventRow[] = await db.auditEvent.findMany({
-      where: last ? { AND: [where, { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] }] } : where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: Math.min(EXPORT_BATCH, AUDIT_EXPORT_MAX_ROWS - sent),
-    });
-    if (rows.length === 0) return;
-    let chunk = '';
-    for (const row of rows) {
-      const record = toAuditEventRecord(row);
-      chunk += `${CSV_COLUMNS.map((c) => csvCell(record[c])).join(',')}\r\n`;
+  for (const table of tables) {
+    let last: { createdAt: Date; id: string } | null = null;
+    while (sent < AUDIT_EXPORT_MAX_ROWS) {
+      const batch = Math.min(EXPORT_BATCH, AUDIT_EXPORT_MAX_ROWS - sent);
+      const rows: AuditEventRow[] = await (table as typeof db.auditEvent).findMany({
+        where: last ? { AND: [where, { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] }] } : where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: batch,
+      });
+      if (rows.length === 0) break;
+      let chunk = '';
+      for (const row of rows) {
+        const record = toAuditEventRecord(row);
+        chunk += `${CSV_COLUMNS.map((c) => csvCell(record[c])).join(',')}\r\n`;
+      }
+      yield chunk;
+      sent += rows.length;
+      const tail = rows[rows.length - 1]!;
+      last = { createdAt: tail.createdAt, id: tail.id };
+      if (rows.length < batch) break;
     }
-    yield chunk;
-    sent += rows.length;
-    const tail = rows[rows.length - 1]!;
-    last = { createdAt: tail.createdAt, id: tail.id };
-    if (rows.length < EXPORT_BATCH) return;
   }
 }
 
@@ -185,4 +210,52 @@ export function toAuditEventRecord(row: AuditEventRow): AuditEventRecord {
     source_service: row.sourceService,
     details: row.details as Record<string, unknown>,
   };
+}
+
+/** audit_events is partitioned by month on created_at (migration 20261129073000_partition_audit_events); retired months go to the archive whole. */
+export const AUDIT_EVENT_PARTITIONS: PartitionedTable = { table: 'audit_events', column: 'created_at', period: 'month', archiveTable: 'audit_event_archive' };
+const AUDIT_ARCHIVE_PARTITIONS: PartitionedTable = { table: 'audit_event_archive', column: 'created_at', period: 'month' };
+
+export interface AuditRetention {
+  /** Days events stay in the live log, unless their organization has its own audit_retention_days. */
+  retentionDays: number;
+  /** Days an event is kept at all (live, then archived); null keeps the archive forever. */
+  archiveRetentionDays: number | null;
+}
+
+export interface AuditMaintenance {
+  createdPartitions: string[];
+  /** Months moved to the archive whole. */
+  archivedPartitions: string[];
+  /** Events moved to the archive one by one (a shorter organization retention, the rest of a month, late arrivals). */
+  archivedRows: number;
+  /** Archive months, and archived events, past the archive's own retention: deleted. */
+  droppedArchivePartitions: string[];
+  deletedArchivedRows: number;
+}
+
+/**
+ * The audit log's upkeep, run at start and then periodically by the service (any replica; each step
+ * takes an advisory lock and is idempotent): makes the coming months' partitions, moves what is past
+ * each organization's retention to the archive (whole months past the longest retention, single
+ * events for the shorter ones), and deletes archived events past the archive's retention, if any.
+ */
+export async function maintainAuditLog(db: Db, retention: AuditRetention, now = new Date()): Promise<AuditMaintenance> {
+  const partitions = prismaPartitionDatabase(db);
+  const createdPartitions = await ensurePartitions(partitions, AUDIT_EVENT_PARTITIONS, { now, ahead: 2 });
+  const own = await db.organization.findMany({ where: { auditRetentionDays: { not: null } }, select: { id: true, auditRetentionDays: true } });
+  const moved = await applyRetention(
+    partitions,
+    AUDIT_EVENT_PARTITIONS,
+    { defaultDays: retention.retentionDays, organizations: own.map((o) => ({ organizationId: o.id, days: o.auditRetentionDays! })) },
+    now,
+  );
+  let droppedArchivePartitions: string[] = [];
+  let deletedArchivedRows = 0;
+  if (retention.archiveRetentionDays !== null) {
+    const cutoff = new Date(now.getTime() - retention.archiveRetentionDays * DAY_MS);
+    droppedArchivePartitions = (await retirePartitions(partitions, AUDIT_ARCHIVE_PARTITIONS, cutoff)).dropped;
+    deletedArchivedRows = await deleteRowsBefore(partitions, AUDIT_ARCHIVE_PARTITIONS, cutoff);
+  }
+  return { createdPartitions, archivedPartitions: moved.archived, archivedRows: moved.rows, droppedArchivePartitions, deletedArchivedRows };
 }

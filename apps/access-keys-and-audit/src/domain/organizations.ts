@@ -28,6 +28,8 @@ export interface OrganizationRecord {
   gateway_response_store: boolean | null;
   created_at: string;
   updated_at: string;
+  /** Days audit events stay in the live log before the archive; null: the service's AUDIT_RETENTION_DAYS (90 by default). */
+  audit_retention_days: number | null;
 }
 
 export function toOrganizationRecord(org: Organization): OrganizationRecord {
@@ -45,6 +47,7 @@ export function toOrganizationRecord(org: Organization): OrganizationRecord {
     gateway_response_store: org.gatewayResponseStore,
     created_at: org.createdAt.toISOString(),
     updated_at: org.updatedAt.toISOString(),
+    audit_retention_days: org.auditRetentionDays,
   };
 }
 
@@ -114,12 +117,15 @@ export interface CreatedOrganization extends OrganizationRecord {
   test_key_id: string;
 }
 
-function validateSettings(input: { name?: string; monthlyCredits?: number; mcpRateLimitPerMinute?: number }): void {
+function validateSettings(input: { name?: string; monthlyCredits?: number; mcpRateLimitPerMinute?: number; auditRetentionDays?: number | null }): void {
   const errors: FieldError[] = [];
   if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 255)) errors.push({ field: 'name', message: 'must be 1 to 255 characters' });
   if (input.monthlyCredits !== undefined && (!Number.isSafeInteger(input.monthlyCredits) || input.monthlyCredits < 0)) errors.push({ field: 'credits', message: 'must be a whole number of 0 or more' });
   if (input.mcpRateLimitPerMinute !== undefined && (!Number.isSafeInteger(input.mcpRateLimitPerMinute) || input.mcpRateLimitPerMinute < 1 || input.mcpRateLimitPerMinute > 100_000)) {
     errors.push({ field: 'mcp-rate-limit', message: 'must be a whole number from 1 to 100000 calls per minute' });
+  }
+  if (input.auditRetentionDays != null && (!Number.isSafeInteger(input.auditRetentionDays) || input.auditRetentionDays < 1 || input.auditRetentionDays > 3650)) {
+    errors.push({ field: 'audit-retention-days', message: 'must be a whole number of days from 1 to 3650, or default' });
   }
   if (errors.length > 0) throw new ValidationError(errors);
 }
@@ -192,6 +198,8 @@ export interface UpdateOrganizationInput {
   gatewayCreditUsd?: number;
   /** null returns to each surface's default. */
   gatewayResponseStore?: boolean | null;
+  /** Days audit events stay in the live log before the archive; null: the service's default. */
+  auditRetentionDays?: number | null;
 }
 
 export async function updateOrganization(
@@ -215,6 +223,7 @@ export async function updateOrganization(
     ...(input.gatewayPaymentMethod !== undefined ? { gatewayPaymentMethod: input.gatewayPaymentMethod } : {}),
     ...(input.gatewayCreditUsd !== undefined ? { gatewayCreditMicros: creditMicrosFromUsd(input.gatewayCreditUsd) } : {}),
     ...(input.gatewayResponseStore !== undefined ? { gatewayResponseStore: input.gatewayResponseStore } : {}),
+    ...(input.auditRetentionDays !== undefined ? { auditRetentionDays: input.auditRetentionDays } : {}),
   };
   const org = await db.$transaction(async (tx) => {
     const updated = await tx.organization.update({ where: { id: organizationId }, data });

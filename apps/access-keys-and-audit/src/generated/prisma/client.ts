@@ -51,9 +51,15 @@ export type Organization = Prisma.OrganizationModel
 export type AccessKey = Prisma.AccessKeyModel
 /**
  * Model AuditEvent
- * 
+ * Partitioned by month on created_at (migration 20261129073000); months past retention move whole to audit_event_archive.
  */
 export type AuditEvent = Prisma.AuditEventModel
+/**
+ * Model AuditEventArchive
+ * Audit events past their organization's retention: the same columns as audit_events, partitioned the
+ * same way (a month's partition moves here whole), read when a caller pulls events older than the window.
+ */
+export type AuditEventArchive = Prisma.AuditEventArchiveModel
 /**
  * Model ManagementKey
  * Model gateway management keys (mgmt_ prefix), made by the admin CLI. The gateway verifies them

@@ -11,6 +11,7 @@
 export type * from './models/Organization'
 export type * from './models/AccessKey'
 export type * from './models/AuditEvent'
+export type * from './models/AuditEventArchive'
 export type * from './models/ManagementKey'
 export type * from './models/EventOutbox'
 export type * from './models/User'

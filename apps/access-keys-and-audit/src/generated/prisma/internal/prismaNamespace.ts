@@ -400,6 +400,7 @@ export const ModelName = {
   Organization: 'Organization',
   AccessKey: 'AccessKey',
   AuditEvent: 'AuditEvent',
+  AuditEventArchive: 'AuditEventArchive',
   ManagementKey: 'ManagementKey',
   EventOutbox: 'EventOutbox',
   User: 'User',
@@ -423,7 +424,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "organization" | "accessKey" | "auditEvent" | "managementKey" | "eventOutbox" | "user" | "membership" | "customRole" | "invitation" | "session" | "ssoConnection"
+    modelProps: "organization" | "accessKey" | "auditEvent" | "auditEventArchive" | "managementKey" | "eventOutbox" | "user" | "membership" | "customRole" | "invitation" | "session" | "ssoConnection"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -646,6 +647,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.AuditEventCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.AuditEventCountAggregateOutputType> | number
+        }
+      }
+    }
+    AuditEventArchive: {
+      payload: Prisma.$AuditEventArchivePayload<ExtArgs>
+      fields: Prisma.AuditEventArchiveFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AuditEventArchiveFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AuditEventArchiveFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>
+        }
+        findFirst: {
+          args: Prisma.AuditEventArchiveFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AuditEventArchiveFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>
+        }
+        findMany: {
+          args: Prisma.AuditEventArchiveFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>[]
+        }
+        create: {
+          args: Prisma.AuditEventArchiveCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>
+        }
+        createMany: {
+          args: Prisma.AuditEventArchiveCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AuditEventArchiveCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>[]
+        }
+        delete: {
+          args: Prisma.AuditEventArchiveDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>
+        }
+        update: {
+          args: Prisma.AuditEventArchiveUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>
+        }
+        deleteMany: {
+          args: Prisma.AuditEventArchiveDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AuditEventArchiveUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AuditEventArchiveUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>[]
+        }
+        upsert: {
+          args: Prisma.AuditEventArchiveUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AuditEventArchivePayload>
+        }
+        aggregate: {
+          args: Prisma.AuditEventArchiveAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAuditEventArchive>
+        }
+        groupBy: {
+          args: Prisma.AuditEventArchiveGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEventArchiveGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AuditEventArchiveCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AuditEventArchiveCountAggregateOutputType> | number
         }
       }
     }
@@ -1295,7 +1370,8 @@ export const OrganizationScalarFieldEnum = {
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   ownerUserId: 'ownerUserId',
-  requireTwoFactor: 'requireTwoFactor'
+  requireTwoFactor: 'requireTwoFactor',
+  auditRetentionDays: 'auditRetentionDays'
 } as const
 
 export type OrganizationScalarFieldEnum = (typeof OrganizationScalarFieldEnum)[keyof typeof OrganizationScalarFieldEnum]
@@ -1345,6 +1421,26 @@ export const AuditEventScalarFieldEnum = {
 } as const
 
 export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
+export const AuditEventArchiveScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  eventType: 'eventType',
+  actorType: 'actorType',
+  actorKeyId: 'actorKeyId',
+  targetKeyId: 'targetKeyId',
+  userId: 'userId',
+  resourceType: 'resourceType',
+  resourceId: 'resourceId',
+  sourceService: 'sourceService',
+  details: 'details',
+  createdAt: 'createdAt',
+  actorMemberId: 'actorMemberId'
+} as const
+
+export type AuditEventArchiveScalarFieldEnum = (typeof AuditEventArchiveScalarFieldEnum)[keyof typeof AuditEventArchiveScalarFieldEnum]
 
 
 export const ManagementKeyScalarFieldEnum = {
@@ -1807,6 +1903,7 @@ export type GlobalOmitConfig = {
   organization?: Prisma.OrganizationOmit
   accessKey?: Prisma.AccessKeyOmit
   auditEvent?: Prisma.AuditEventOmit
+  auditEventArchive?: Prisma.AuditEventArchiveOmit
   managementKey?: Prisma.ManagementKeyOmit
   eventOutbox?: Prisma.EventOutboxOmit
   user?: Prisma.UserOmit

@@ -54,6 +54,7 @@ export const ModelName = {
   Organization: 'Organization',
   AccessKey: 'AccessKey',
   AuditEvent: 'AuditEvent',
+  AuditEventArchive: 'AuditEventArchive',
   ManagementKey: 'ManagementKey',
   EventOutbox: 'EventOutbox',
   User: 'User',
@@ -95,7 +96,8 @@ export const OrganizationScalarFieldEnum = {
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
   ownerUserId: 'ownerUserId',
-  requireTwoFactor: 'requireTwoFactor'
+  requireTwoFactor: 'requireTwoFactor',
+  auditRetentionDays: 'auditRetentionDays'
 } as const
 
 export type OrganizationScalarFieldEnum = (typeof OrganizationScalarFieldEnum)[keyof typeof OrganizationScalarFieldEnum]
@@ -145,6 +147,26 @@ export const AuditEventScalarFieldEnum = {
 } as const
 
 export type AuditEventScalarFieldEnum = (typeof AuditEventScalarFieldEnum)[keyof typeof AuditEventScalarFieldEnum]
+
+
+export const AuditEventArchiveScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  eventType: 'eventType',
+  actorType: 'actorType',
+  actorKeyId: 'actorKeyId',
+  targetKeyId: 'targetKeyId',
+  userId: 'userId',
+  resourceType: 'resourceType',
+  resourceId: 'resourceId',
+  sourceService: 'sourceService',
+  details: 'details',
+  createdAt: 'createdAt',
+  actorMemberId: 'actorMemberId'
+} as const
+
+export type AuditEventArchiveScalarFieldEnum = (typeof AuditEventArchiveScalarFieldEnum)[keyof typeof AuditEventArchiveScalarFieldEnum]
 
 
 export const ManagementKeyScalarFieldEnum = {

@@ -14,7 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace"
 
 /**
  * Model AuditEvent
- * 
+ * Partitioned by month on created_at (migration 20261129073000); months past retention move whole to audit_event_archive.
  */
 export type AuditEventModel = runtime.Types.Result.DefaultSelection<Prisma.$AuditEventPayload>
 
@@ -272,10 +272,11 @@ export type AuditEventOrderByWithRelationInput = {
 }
 
 export type AuditEventWhereUniqueInput = Prisma.AtLeast<{
-  id?: string
+  id_createdAt?: Prisma.AuditEventIdCreatedAtCompoundUniqueInput
   AND?: Prisma.AuditEventWhereInput | Prisma.AuditEventWhereInput[]
   OR?: Prisma.AuditEventWhereInput[]
   NOT?: Prisma.AuditEventWhereInput | Prisma.AuditEventWhereInput[]
+  id?: Prisma.UuidFilter<"AuditEvent"> | string
   organizationId?: Prisma.UuidFilter<"AuditEvent"> | string
   environment?: Prisma.EnumEnvironmentFilter<"AuditEvent"> | $Enums.Environment
   eventType?: Prisma.StringFilter<"AuditEvent"> | string
@@ -290,7 +291,7 @@ export type AuditEventWhereUniqueInput = Prisma.AtLeast<{
   details?: Prisma.JsonFilter<"AuditEvent">
   createdAt?: Prisma.DateTimeFilter<"AuditEvent"> | Date | string
   organization?: Prisma.XOR<Prisma.OrganizationScalarRelationFilter, Prisma.OrganizationWhereInput>
-}, "id">
+}, "id_createdAt">
 
 export type AuditEventOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -458,6 +459,11 @@ export type AuditEventListRelationFilter = {
 
 export type AuditEventOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
+}
+
+export type AuditEventIdCreatedAtCompoundUniqueInput = {
+  id: string
+  createdAt: Date | string
 }
 
 export type AuditEventCountOrderByAggregateInput = {

@@ -30,12 +30,14 @@ export type OrganizationAvgAggregateOutputType = {
   monthlyCredits: number | null
   mcpRateLimitPerMinute: number | null
   gatewayCreditMicros: number | null
+  auditRetentionDays: number | null
 }
 
 export type OrganizationSumAggregateOutputType = {
   monthlyCredits: number | null
   mcpRateLimitPerMinute: number | null
   gatewayCreditMicros: bigint | null
+  auditRetentionDays: number | null
 }
 
 export type OrganizationMinAggregateOutputType = {
@@ -52,6 +54,7 @@ export type OrganizationMinAggregateOutputType = {
   updatedAt: Date | null
   ownerUserId: string | null
   requireTwoFactor: boolean | null
+  auditRetentionDays: number | null
 }
 
 export type OrganizationMaxAggregateOutputType = {
@@ -68,6 +71,7 @@ export type OrganizationMaxAggregateOutputType = {
   updatedAt: Date | null
   ownerUserId: string | null
   requireTwoFactor: boolean | null
+  auditRetentionDays: number | null
 }
 
 export type OrganizationCountAggregateOutputType = {
@@ -86,6 +90,7 @@ export type OrganizationCountAggregateOutputType = {
   updatedAt: number
   ownerUserId: number
   requireTwoFactor: number
+  auditRetentionDays: number
   _all: number
 }
 
@@ -94,12 +99,14 @@ export type OrganizationAvgAggregateInputType = {
   monthlyCredits?: true
   mcpRateLimitPerMinute?: true
   gatewayCreditMicros?: true
+  auditRetentionDays?: true
 }
 
 export type OrganizationSumAggregateInputType = {
   monthlyCredits?: true
   mcpRateLimitPerMinute?: true
   gatewayCreditMicros?: true
+  auditRetentionDays?: true
 }
 
 export type OrganizationMinAggregateInputType = {
@@ -116,6 +123,7 @@ export type OrganizationMinAggregateInputType = {
   updatedAt?: true
   ownerUserId?: true
   requireTwoFactor?: true
+  auditRetentionDays?: true
 }
 
 export type OrganizationMaxAggregateInputType = {
@@ -132,6 +140,7 @@ export type OrganizationMaxAggregateInputType = {
   updatedAt?: true
   ownerUserId?: true
   requireTwoFactor?: true
+  auditRetentionDays?: true
 }
 
 export type OrganizationCountAggregateInputType = {
@@ -150,6 +159,7 @@ export type OrganizationCountAggregateInputType = {
   updatedAt?: true
   ownerUserId?: true
   requireTwoFactor?: true
+  auditRetentionDays?: true
   _all?: true
 }
 
@@ -255,6 +265,7 @@ export type OrganizationGroupByOutputType = {
   updatedAt: Date
   ownerUserId: string | null
   requireTwoFactor: boolean
+  auditRetentionDays: number | null
   _count: OrganizationCountAggregateOutputType | null
   _avg: OrganizationAvgAggregateOutputType | null
   _sum: OrganizationSumAggregateOutputType | null
@@ -296,8 +307,10 @@ export type OrganizationWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
   requireTwoFactor?: Prisma.BoolFilter<"Organization"> | boolean
+  auditRetentionDays?: Prisma.IntNullableFilter<"Organization"> | number | null
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
+  archivedAuditEvents?: Prisma.AuditEventArchiveListRelationFilter
   managementKeys?: Prisma.ManagementKeyListRelationFilter
   memberships?: Prisma.MembershipListRelationFilter
   customRoles?: Prisma.CustomRoleListRelationFilter
@@ -323,8 +336,10 @@ export type OrganizationOrderByWithRelationInput = {
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
   requireTwoFactor?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrderInput | Prisma.SortOrder
   accessKeys?: Prisma.AccessKeyOrderByRelationAggregateInput
   auditEvents?: Prisma.AuditEventOrderByRelationAggregateInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveOrderByRelationAggregateInput
   managementKeys?: Prisma.ManagementKeyOrderByRelationAggregateInput
   memberships?: Prisma.MembershipOrderByRelationAggregateInput
   customRoles?: Prisma.CustomRoleOrderByRelationAggregateInput
@@ -353,8 +368,10 @@ export type OrganizationWhereUniqueInput = Prisma.AtLeast<{
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
   requireTwoFactor?: Prisma.BoolFilter<"Organization"> | boolean
+  auditRetentionDays?: Prisma.IntNullableFilter<"Organization"> | number | null
   accessKeys?: Prisma.AccessKeyListRelationFilter
   auditEvents?: Prisma.AuditEventListRelationFilter
+  archivedAuditEvents?: Prisma.AuditEventArchiveListRelationFilter
   managementKeys?: Prisma.ManagementKeyListRelationFilter
   memberships?: Prisma.MembershipListRelationFilter
   customRoles?: Prisma.CustomRoleListRelationFilter
@@ -380,6 +397,7 @@ export type OrganizationOrderByWithAggregationInput = {
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrderInput | Prisma.SortOrder
   requireTwoFactor?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.OrganizationCountOrderByAggregateInput
   _avg?: Prisma.OrganizationAvgOrderByAggregateInput
   _max?: Prisma.OrganizationMaxOrderByAggregateInput
@@ -406,6 +424,7 @@ export type OrganizationScalarWhereWithAggregatesInput = {
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableWithAggregatesFilter<"Organization"> | string | null
   requireTwoFactor?: Prisma.BoolWithAggregatesFilter<"Organization"> | boolean
+  auditRetentionDays?: Prisma.IntNullableWithAggregatesFilter<"Organization"> | number | null
 }
 
 export type OrganizationCreateInput = {
@@ -423,8 +442,10 @@ export type OrganizationCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -450,8 +471,10 @@ export type OrganizationUncheckedCreateInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -475,8 +498,10 @@ export type OrganizationUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -502,8 +527,10 @@ export type OrganizationUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -528,6 +555,7 @@ export type OrganizationCreateManyInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
 }
 
 export type OrganizationUpdateManyMutationInput = {
@@ -545,6 +573,7 @@ export type OrganizationUpdateManyMutationInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type OrganizationUncheckedUpdateManyInput = {
@@ -563,6 +592,7 @@ export type OrganizationUncheckedUpdateManyInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type StringNullableListFilter<$PrismaModel = never> = {
@@ -589,12 +619,14 @@ export type OrganizationCountOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
   requireTwoFactor?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrder
 }
 
 export type OrganizationAvgOrderByAggregateInput = {
   monthlyCredits?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrder
 }
 
 export type OrganizationMaxOrderByAggregateInput = {
@@ -611,6 +643,7 @@ export type OrganizationMaxOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
   requireTwoFactor?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrder
 }
 
 export type OrganizationMinOrderByAggregateInput = {
@@ -627,12 +660,14 @@ export type OrganizationMinOrderByAggregateInput = {
   updatedAt?: Prisma.SortOrder
   ownerUserId?: Prisma.SortOrder
   requireTwoFactor?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrder
 }
 
 export type OrganizationSumOrderByAggregateInput = {
   monthlyCredits?: Prisma.SortOrder
   mcpRateLimitPerMinute?: Prisma.SortOrder
   gatewayCreditMicros?: Prisma.SortOrder
+  auditRetentionDays?: Prisma.SortOrder
 }
 
 export type OrganizationScalarRelationFilter = {
@@ -704,6 +739,14 @@ export type DateTimeFieldUpdateOperationsInput = {
   set?: Date | string
 }
 
+export type NullableIntFieldUpdateOperationsInput = {
+  set?: number | null
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
+}
+
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
 }
@@ -734,6 +777,20 @@ export type OrganizationUpdateOneRequiredWithoutAuditEventsNestedInput = {
   upsert?: Prisma.OrganizationUpsertWithoutAuditEventsInput
   connect?: Prisma.OrganizationWhereUniqueInput
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutAuditEventsInput, Prisma.OrganizationUpdateWithoutAuditEventsInput>, Prisma.OrganizationUncheckedUpdateWithoutAuditEventsInput>
+}
+
+export type OrganizationCreateNestedOneWithoutArchivedAuditEventsInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutArchivedAuditEventsInput, Prisma.OrganizationUncheckedCreateWithoutArchivedAuditEventsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutArchivedAuditEventsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+}
+
+export type OrganizationUpdateOneRequiredWithoutArchivedAuditEventsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrganizationCreateWithoutArchivedAuditEventsInput, Prisma.OrganizationUncheckedCreateWithoutArchivedAuditEventsInput>
+  connectOrCreate?: Prisma.OrganizationCreateOrConnectWithoutArchivedAuditEventsInput
+  upsert?: Prisma.OrganizationUpsertWithoutArchivedAuditEventsInput
+  connect?: Prisma.OrganizationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrganizationUpdateToOneWithWhereWithoutArchivedAuditEventsInput, Prisma.OrganizationUpdateWithoutArchivedAuditEventsInput>, Prisma.OrganizationUncheckedUpdateWithoutArchivedAuditEventsInput>
 }
 
 export type OrganizationCreateNestedOneWithoutManagementKeysInput = {
@@ -877,7 +934,9 @@ export type OrganizationCreateWithoutAccessKeysInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -903,7 +962,9 @@ export type OrganizationUncheckedCreateWithoutAccessKeysInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -943,7 +1004,9 @@ export type OrganizationUpdateWithoutAccessKeysInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -969,7 +1032,9 @@ export type OrganizationUncheckedUpdateWithoutAccessKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -993,7 +1058,9 @@ export type OrganizationCreateWithoutAuditEventsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -1019,7 +1086,9 @@ export type OrganizationUncheckedCreateWithoutAuditEventsInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1059,7 +1128,9 @@ export type OrganizationUpdateWithoutAuditEventsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -1085,7 +1156,133 @@ export type OrganizationUncheckedUpdateWithoutAuditEventsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUncheckedUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedUpdateOneWithoutOrganizationNestedInput
+}
+
+export type OrganizationCreateWithoutArchivedAuditEventsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
+  accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionCreateNestedOneWithoutOrganizationInput
+  owner?: Prisma.UserCreateNestedOneWithoutOwnedOrganizationsInput
+}
+
+export type OrganizationUncheckedCreateWithoutArchivedAuditEventsInput = {
+  id?: string
+  name: string
+  plan?: $Enums.Plan
+  monthlyCredits: number
+  callbackOrigins?: Prisma.OrganizationCreatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationCreatemcpAllowedOriginsInput | string[]
+  environmentMatching?: boolean
+  mcpRateLimitPerMinute?: number
+  gatewayPaymentMethod?: boolean
+  gatewayCreditMicros?: bigint | number
+  gatewayResponseStore?: boolean | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  ownerUserId?: string | null
+  requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
+  accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
+  memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
+  customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
+  invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
+  sessions?: Prisma.SessionUncheckedCreateNestedManyWithoutOrganizationInput
+  ssoConnection?: Prisma.SsoConnectionUncheckedCreateNestedOneWithoutOrganizationInput
+}
+
+export type OrganizationCreateOrConnectWithoutArchivedAuditEventsInput = {
+  where: Prisma.OrganizationWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutArchivedAuditEventsInput, Prisma.OrganizationUncheckedCreateWithoutArchivedAuditEventsInput>
+}
+
+export type OrganizationUpsertWithoutArchivedAuditEventsInput = {
+  update: Prisma.XOR<Prisma.OrganizationUpdateWithoutArchivedAuditEventsInput, Prisma.OrganizationUncheckedUpdateWithoutArchivedAuditEventsInput>
+  create: Prisma.XOR<Prisma.OrganizationCreateWithoutArchivedAuditEventsInput, Prisma.OrganizationUncheckedCreateWithoutArchivedAuditEventsInput>
+  where?: Prisma.OrganizationWhereInput
+}
+
+export type OrganizationUpdateToOneWithWhereWithoutArchivedAuditEventsInput = {
+  where?: Prisma.OrganizationWhereInput
+  data: Prisma.XOR<Prisma.OrganizationUpdateWithoutArchivedAuditEventsInput, Prisma.OrganizationUncheckedUpdateWithoutArchivedAuditEventsInput>
+}
+
+export type OrganizationUpdateWithoutArchivedAuditEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
+  memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
+  customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
+  invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
+  sessions?: Prisma.SessionUpdateManyWithoutOrganizationNestedInput
+  ssoConnection?: Prisma.SsoConnectionUpdateOneWithoutOrganizationNestedInput
+  owner?: Prisma.UserUpdateOneWithoutOwnedOrganizationsNestedInput
+}
+
+export type OrganizationUncheckedUpdateWithoutArchivedAuditEventsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  plan?: Prisma.EnumPlanFieldUpdateOperationsInput | $Enums.Plan
+  monthlyCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  callbackOrigins?: Prisma.OrganizationUpdatecallbackOriginsInput | string[]
+  mcpAllowedOrigins?: Prisma.OrganizationUpdatemcpAllowedOriginsInput | string[]
+  environmentMatching?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  mcpRateLimitPerMinute?: Prisma.IntFieldUpdateOperationsInput | number
+  gatewayPaymentMethod?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  gatewayCreditMicros?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  gatewayResponseStore?: Prisma.NullableBoolFieldUpdateOperationsInput | boolean | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
+  auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1109,8 +1306,10 @@ export type OrganizationCreateWithoutManagementKeysInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
@@ -1135,8 +1334,10 @@ export type OrganizationUncheckedCreateWithoutManagementKeysInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1175,8 +1376,10 @@ export type OrganizationUpdateWithoutManagementKeysInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
@@ -1201,8 +1404,10 @@ export type OrganizationUncheckedUpdateWithoutManagementKeysInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1225,8 +1430,10 @@ export type OrganizationCreateWithoutOwnerInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -1250,8 +1457,10 @@ export type OrganizationUncheckedCreateWithoutOwnerInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1305,6 +1514,7 @@ export type OrganizationScalarWhereInput = {
   updatedAt?: Prisma.DateTimeFilter<"Organization"> | Date | string
   ownerUserId?: Prisma.UuidNullableFilter<"Organization"> | string | null
   requireTwoFactor?: Prisma.BoolFilter<"Organization"> | boolean
+  auditRetentionDays?: Prisma.IntNullableFilter<"Organization"> | number | null
 }
 
 export type OrganizationCreateWithoutMembershipsInput = {
@@ -1322,8 +1532,10 @@ export type OrganizationCreateWithoutMembershipsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
@@ -1348,8 +1560,10 @@ export type OrganizationUncheckedCreateWithoutMembershipsInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1388,8 +1602,10 @@ export type OrganizationUpdateWithoutMembershipsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
@@ -1414,8 +1630,10 @@ export type OrganizationUncheckedUpdateWithoutMembershipsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1438,8 +1656,10 @@ export type OrganizationCreateWithoutCustomRolesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationCreateNestedManyWithoutOrganizationInput
@@ -1464,8 +1684,10 @@ export type OrganizationUncheckedCreateWithoutCustomRolesInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   invitations?: Prisma.InvitationUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1504,8 +1726,10 @@ export type OrganizationUpdateWithoutCustomRolesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUpdateManyWithoutOrganizationNestedInput
@@ -1530,8 +1754,10 @@ export type OrganizationUncheckedUpdateWithoutCustomRolesInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   invitations?: Prisma.InvitationUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1554,8 +1780,10 @@ export type OrganizationCreateWithoutInvitationsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -1580,8 +1808,10 @@ export type OrganizationUncheckedCreateWithoutInvitationsInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1620,8 +1850,10 @@ export type OrganizationUpdateWithoutInvitationsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -1646,8 +1878,10 @@ export type OrganizationUncheckedUpdateWithoutInvitationsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1670,8 +1904,10 @@ export type OrganizationCreateWithoutSessionsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -1696,8 +1932,10 @@ export type OrganizationUncheckedCreateWithoutSessionsInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1736,8 +1974,10 @@ export type OrganizationUpdateWithoutSessionsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -1762,8 +2002,10 @@ export type OrganizationUncheckedUpdateWithoutSessionsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1786,8 +2028,10 @@ export type OrganizationCreateWithoutSsoConnectionInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleCreateNestedManyWithoutOrganizationInput
@@ -1812,8 +2056,10 @@ export type OrganizationUncheckedCreateWithoutSsoConnectionInput = {
   updatedAt?: Date | string
   ownerUserId?: string | null
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
   accessKeys?: Prisma.AccessKeyUncheckedCreateNestedManyWithoutOrganizationInput
   auditEvents?: Prisma.AuditEventUncheckedCreateNestedManyWithoutOrganizationInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedCreateNestedManyWithoutOrganizationInput
   managementKeys?: Prisma.ManagementKeyUncheckedCreateNestedManyWithoutOrganizationInput
   memberships?: Prisma.MembershipUncheckedCreateNestedManyWithoutOrganizationInput
   customRoles?: Prisma.CustomRoleUncheckedCreateNestedManyWithoutOrganizationInput
@@ -1852,8 +2098,10 @@ export type OrganizationUpdateWithoutSsoConnectionInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -1878,8 +2126,10 @@ export type OrganizationUncheckedUpdateWithoutSsoConnectionInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   ownerUserId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1902,6 +2152,7 @@ export type OrganizationCreateManyOwnerInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   requireTwoFactor?: boolean
+  auditRetentionDays?: number | null
 }
 
 export type OrganizationUpdateWithoutOwnerInput = {
@@ -1919,8 +2170,10 @@ export type OrganizationUpdateWithoutOwnerInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUpdateManyWithoutOrganizationNestedInput
@@ -1944,8 +2197,10 @@ export type OrganizationUncheckedUpdateWithoutOwnerInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   accessKeys?: Prisma.AccessKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   auditEvents?: Prisma.AuditEventUncheckedUpdateManyWithoutOrganizationNestedInput
+  archivedAuditEvents?: Prisma.AuditEventArchiveUncheckedUpdateManyWithoutOrganizationNestedInput
   managementKeys?: Prisma.ManagementKeyUncheckedUpdateManyWithoutOrganizationNestedInput
   memberships?: Prisma.MembershipUncheckedUpdateManyWithoutOrganizationNestedInput
   customRoles?: Prisma.CustomRoleUncheckedUpdateManyWithoutOrganizationNestedInput
@@ -1969,6 +2224,7 @@ export type OrganizationUncheckedUpdateManyWithoutOwnerInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requireTwoFactor?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  auditRetentionDays?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 
@@ -1979,6 +2235,7 @@ export type OrganizationUncheckedUpdateManyWithoutOwnerInput = {
 export type OrganizationCountOutputType = {
   accessKeys: number
   auditEvents: number
+  archivedAuditEvents: number
   managementKeys: number
   memberships: number
   customRoles: number
@@ -1989,6 +2246,7 @@ export type OrganizationCountOutputType = {
 export type OrganizationCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | OrganizationCountOutputTypeCountAccessKeysArgs
   auditEvents?: boolean | OrganizationCountOutputTypeCountAuditEventsArgs
+  archivedAuditEvents?: boolean | OrganizationCountOutputTypeCountArchivedAuditEventsArgs
   managementKeys?: boolean | OrganizationCountOutputTypeCountManagementKeysArgs
   memberships?: boolean | OrganizationCountOutputTypeCountMembershipsArgs
   customRoles?: boolean | OrganizationCountOutputTypeCountCustomRolesArgs
@@ -2018,6 +2276,13 @@ export type OrganizationCountOutputTypeCountAccessKeysArgs<ExtArgs extends runti
  */
 export type OrganizationCountOutputTypeCountAuditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.AuditEventWhereInput
+}
+
+/**
+ * OrganizationCountOutputType without action
+ */
+export type OrganizationCountOutputTypeCountArchivedAuditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.AuditEventArchiveWhereInput
 }
 
 /**
@@ -2072,8 +2337,10 @@ export type OrganizationSelect<ExtArgs extends runtime.Types.Extensions.Internal
   updatedAt?: boolean
   ownerUserId?: boolean
   requireTwoFactor?: boolean
+  auditRetentionDays?: boolean
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
+  archivedAuditEvents?: boolean | Prisma.Organization$archivedAuditEventsArgs<ExtArgs>
   managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
   memberships?: boolean | Prisma.Organization$membershipsArgs<ExtArgs>
   customRoles?: boolean | Prisma.Organization$customRolesArgs<ExtArgs>
@@ -2100,6 +2367,7 @@ export type OrganizationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   updatedAt?: boolean
   ownerUserId?: boolean
   requireTwoFactor?: boolean
+  auditRetentionDays?: boolean
   owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
@@ -2119,6 +2387,7 @@ export type OrganizationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   updatedAt?: boolean
   ownerUserId?: boolean
   requireTwoFactor?: boolean
+  auditRetentionDays?: boolean
   owner?: boolean | Prisma.Organization$ownerArgs<ExtArgs>
 }, ExtArgs["result"]["organization"]>
 
@@ -2138,12 +2407,14 @@ export type OrganizationSelectScalar = {
   updatedAt?: boolean
   ownerUserId?: boolean
   requireTwoFactor?: boolean
+  auditRetentionDays?: boolean
 }
 
-export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "gatewayResponseStore" | "createdAt" | "updatedAt" | "ownerUserId" | "requireTwoFactor", ExtArgs["result"]["organization"]>
+export type OrganizationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "monthlyCredits" | "callbackOrigins" | "mcpAllowedOrigins" | "environmentMatching" | "mcpRateLimitPerMinute" | "gatewayPaymentMethod" | "gatewayCreditMicros" | "gatewayResponseStore" | "createdAt" | "updatedAt" | "ownerUserId" | "requireTwoFactor" | "auditRetentionDays", ExtArgs["result"]["organization"]>
 export type OrganizationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   accessKeys?: boolean | Prisma.Organization$accessKeysArgs<ExtArgs>
   auditEvents?: boolean | Prisma.Organization$auditEventsArgs<ExtArgs>
+  archivedAuditEvents?: boolean | Prisma.Organization$archivedAuditEventsArgs<ExtArgs>
   managementKeys?: boolean | Prisma.Organization$managementKeysArgs<ExtArgs>
   memberships?: boolean | Prisma.Organization$membershipsArgs<ExtArgs>
   customRoles?: boolean | Prisma.Organization$customRolesArgs<ExtArgs>
@@ -2165,6 +2436,7 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
   objects: {
     accessKeys: Prisma.$AccessKeyPayload<ExtArgs>[]
     auditEvents: Prisma.$AuditEventPayload<ExtArgs>[]
+    archivedAuditEvents: Prisma.$AuditEventArchivePayload<ExtArgs>[]
     managementKeys: Prisma.$ManagementKeyPayload<ExtArgs>[]
     memberships: Prisma.$MembershipPayload<ExtArgs>[]
     customRoles: Prisma.$CustomRolePayload<ExtArgs>[]
@@ -2220,6 +2492,10 @@ export type $OrganizationPayload<ExtArgs extends runtime.Types.Extensions.Intern
      * Every member must sign in with a second factor (TOTP); one without it enrols at sign-in.
      */
     requireTwoFactor: boolean
+    /**
+     * Days audit events stay in the live log before the archive; null: AUDIT_RETENTION_DAYS (90).
+     */
+    auditRetentionDays: number | null
   }, ExtArgs["result"]["organization"]>
   composites: {}
 }
@@ -2616,6 +2892,7 @@ export interface Prisma__OrganizationClient<T, Null = never, ExtArgs extends run
   readonly [Symbol.toStringTag]: "PrismaPromise"
   accessKeys<T extends Prisma.Organization$accessKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$accessKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AccessKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   auditEvents<T extends Prisma.Organization$auditEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$auditEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  archivedAuditEvents<T extends Prisma.Organization$archivedAuditEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$archivedAuditEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AuditEventArchivePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   managementKeys<T extends Prisma.Organization$managementKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$managementKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ManagementKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   memberships<T extends Prisma.Organization$membershipsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$membershipsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$MembershipPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   customRoles<T extends Prisma.Organization$customRolesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Organization$customRolesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CustomRolePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -2667,6 +2944,7 @@ export interface OrganizationFieldRefs {
   readonly updatedAt: Prisma.FieldRef<"Organization", 'DateTime'>
   readonly ownerUserId: Prisma.FieldRef<"Organization", 'String'>
   readonly requireTwoFactor: Prisma.FieldRef<"Organization", 'Boolean'>
+  readonly auditRetentionDays: Prisma.FieldRef<"Organization", 'Int'>
 }
     
 
@@ -3113,6 +3391,30 @@ export type Organization$auditEventsArgs<ExtArgs extends runtime.Types.Extension
   take?: number
   skip?: number
   distinct?: Prisma.AuditEventScalarFieldEnum | Prisma.AuditEventScalarFieldEnum[]
+}
+
+/**
+ * Organization.archivedAuditEvents
+ */
+export type Organization$archivedAuditEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the AuditEventArchive
+   */
+  select?: Prisma.AuditEventArchiveSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the AuditEventArchive
+   */
+  omit?: Prisma.AuditEventArchiveOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.AuditEventArchiveInclude<ExtArgs> | null
+  where?: Prisma.AuditEventArchiveWhereInput
+  orderBy?: Prisma.AuditEventArchiveOrderByWithRelationInput | Prisma.AuditEventArchiveOrderByWithRelationInput[]
+  cursor?: Prisma.AuditEventArchiveWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.AuditEventArchiveScalarFieldEnum | Prisma.AuditEventArchiveScalarFieldEnum[]
 }
 
 /**
