@@ -2,7 +2,7 @@ import { KeyVerifier, VERIFIER_LOCAL, addKeyInvalidationToOutbox, type KeyInvali
 import { OutboxRelay } from '@patchbay/queues';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { SERVICE_NAME } from './config';
 import type { Db } from './db';
 import { AccessKeyService, loadPrincipalByHash } from './domain/access-keys';
@@ -28,7 +28,7 @@ export interface AppDeps {
    * Connection for commands and for publishing cache invalidations (give it CHANNEL_PUBLISHER_OPTIONS
    * from @patchbay/queues, so a publish fails at once while Redis is down and reconnects are quick).
    */
-  redis: Redis;
+  redis: Redis | Cluster;
   /**
    * Publishes the cache invalidations that changes write to the outbox (its `publisher` is `redis`).
    * main.ts starts one, so invalidations Redis did not take are retried and sent when it reconnects;

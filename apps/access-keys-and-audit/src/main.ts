@@ -2,7 +2,7 @@ import { telemetry } from './telemetry';
 import { KeyVerifier } from '@patchbay/auth';
 import { migrateOnStart } from '@patchbay/db';
 import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
-import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber, redisUrls, runService, startHttpService } from '@patchbay/service-kit';
 import { outboundPolicyFromEnv } from '@patchbay/outbound';
 import { secretBoxFromEnv } from '@patchbay/secrets';
 import { createApp } from './app';
@@ -21,18 +21,19 @@ async function main(): Promise<void> {
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   // Publishes cache invalidations: fails at once while Redis is down (the outbox keeps them), reconnects quickly.
-  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands`, ...CHANNEL_PUBLISHER_OPTIONS });
+  const urls = redisUrls(config);
+  const redis = createRedis(urls.caches, { name: `${SERVICE_NAME}:commands`, ...CHANNEL_PUBLISHER_OPTIONS });
   const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger });
   relay.start();
-  const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
+  const subscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash) });
   await verifier.subscribe(subscriber);
   // Console sessions: their own cache and channel; disabling a member or ending a session publishes there.
-  const sessionSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` });
+  const sessionSubscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:session-invalidation` });
   const sessionVerifier = new KeyVerifier<SessionPrincipal>({ loader: (hash) => loadSessionByHash(db, hash), channel: SESSION_INVALIDATION_CHANNEL });
   await sessionVerifier.subscribe(sessionSubscriber);
   // Audit events other services send over the queue.
-  const queueConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
+  const queueConnection = createRedis(urls.queues, { forQueue: true, name: `${SERVICE_NAME}:audit-consumer` });
   const auditConsumer = startAuditConsumer({ db, connection: queueConnection, logger, prefix: config.QUEUE_PREFIX, retention: { retentionDays: config.AUDIT_RETENTION_DAYS, archiveRetentionDays: config.AUDIT_ARCHIVE_RETENTION_DAYS ?? null } });
   const restrictionIds = config.CONNECTOR_REGISTRY_URL ? httpRestrictionIdChecker({ baseUrl: config.CONNECTOR_REGISTRY_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) : undefined;
   if (!restrictionIds) logger.warn('CONNECTOR_REGISTRY_URL is not set: the tool pack and registered user ids of new keys are checked for form only');

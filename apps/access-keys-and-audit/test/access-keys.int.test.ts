@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber } from '@patchbay/service-kit';
 import { KeyVerifier } from '@patchbay/auth';
 import request from 'supertest';
 import { createApp } from '../src/app';
@@ -333,7 +333,7 @@ describe('a revoked or regenerated key stops working in every service', () => {
     const org = await newOrganization(h.db);
     const key = await createKey(h.app, org.master_key!, { name: 'shared' });
     // A second replica with its own cache, listening on Redis like every service does.
-    const subscriber = createRedis(TEST_REDIS_URL);
+    const subscriber = createRedisSubscriber(TEST_REDIS_URL);
     const redis = createRedis(TEST_REDIS_URL);
     const otherVerifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(h.db, hash) });
     await otherVerifier.subscribe(subscriber);

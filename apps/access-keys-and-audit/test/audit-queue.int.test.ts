@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, type RedisClient } from '@patchbay/service-kit';
 import { QUEUE_NAMES, type AuditEventJob } from '@patchbay/queues';
 import { Queue, type Worker } from 'bullmq';
-import type Redis from 'ioredis';
 import request from 'supertest';
 import { startAuditConsumer } from '../src/domain/audit-consumer';
 import { TEST_REDIS_URL } from './env';
@@ -11,10 +10,10 @@ import { bearer, newOrganization, startHarness, waitFor, type Harness } from './
 // A private BullMQ prefix keeps this run's jobs apart from any other consumer on the same Redis.
 const prefix = `test-audit-${process.pid}`;
 let h: Harness;
-let connection: Redis;
+let connection: RedisClient;
 let consumer: Worker;
 let producer: Queue;
-let producerConnection: Redis;
+let producerConnection: RedisClient;
 
 beforeAll(async () => {
   h = await startHarness();

@@ -1,7 +1,6 @@
 import { createServer } from 'node:net';
 import { KeyVerifier } from '@patchbay/auth';
-import { createLogger, createRedis } from '@patchbay/service-kit';
-import type Redis from 'ioredis';
+import { createLogger, createRedis, type RedisClient } from '@patchbay/service-kit';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrisma } from '../src/db';
@@ -19,7 +18,7 @@ async function closedPort(): Promise<number> {
 }
 
 let h: Harness;
-let deadRedis: Redis;
+let deadRedis: RedisClient;
 
 beforeAll(async () => {
   h = await startHarness();

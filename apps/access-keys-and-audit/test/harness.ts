@@ -1,8 +1,7 @@
 import { KeyVerifier } from '@patchbay/auth';
 import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber, type RedisClient } from '@patchbay/service-kit';
 import type { Express } from 'express';
-import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp, type AppDeps } from '../src/app';
 import { SESSION_INVALIDATION_CHANNEL, loadSessionByHash, type SessionPrincipal } from '../src/domain/members/session-principal';
@@ -23,7 +22,7 @@ export class ManualClock {
 export interface Harness {
   app: Express;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   verifier: KeyVerifier;
   sessionVerifier: KeyVerifier<SessionPrincipal>;
   clock: ManualClock;
@@ -34,12 +33,12 @@ export interface Harness {
 export async function startHarness(options: Pick<AppDeps, 'sessionSettings' | 'signInThrottle' | 'publicBaseUrl' | 'secrets' | 'outboundPolicy'> = {}): Promise<Harness> {
   const db = createPrisma(TEST_DATABASE_URL, 4);
   const redis = createRedis(TEST_REDIS_URL, CHANNEL_PUBLISHER_OPTIONS);
-  const subscriber = createRedis(TEST_REDIS_URL);
+  const subscriber = createRedisSubscriber(TEST_REDIS_URL);
   const clock = new ManualClock();
   const verifier = new KeyVerifier({ loader: (hash) => loadPrincipalByHash(db, hash), now: clock.now });
   await verifier.subscribe(subscriber);
   const sessionVerifier = new KeyVerifier<SessionPrincipal>({ loader: (hash) => loadSessionByHash(db, hash), channel: SESSION_INVALIDATION_CHANNEL, now: clock.now });
-  await sessionVerifier.subscribe(createRedis(TEST_REDIS_URL));
+  await sessionVerifier.subscribe(createRedisSubscriber(TEST_REDIS_URL));
   const logger = createLogger('test', 'silent');
   const relay = new OutboxRelay({ executor: db, queues: {}, publisher: redis, logger });
   relay.start();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { KeyVerifier } from '@patchbay/auth';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber } from '@patchbay/service-kit';
 import { PERMISSION_CODENAMES } from '@patchbay/permissions';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -330,7 +330,7 @@ describe('members and roles', () => {
     // A second replica of the service with its own session cache, fed by pub/sub.
     const logger = createLogger('test', 'silent');
     const otherVerifier = new KeyVerifier<SessionPrincipal>({ loader: (hash) => loadSessionByHash(h.db, hash), channel: SESSION_INVALIDATION_CHANNEL, now: h.clock.now });
-    await otherVerifier.subscribe(createRedis(TEST_REDIS_URL));
+    await otherVerifier.subscribe(createRedisSubscriber(TEST_REDIS_URL));
     const redis = createRedis(TEST_REDIS_URL);
     const other = createApp({ db: h.db, redis, logger, serviceToken: TEST_SERVICE_TOKEN, sessionVerifier: otherVerifier, publicBaseUrl: ORIGIN });
     try {

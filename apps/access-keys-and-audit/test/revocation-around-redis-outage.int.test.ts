@@ -3,7 +3,7 @@ import { AuthenticationError } from '@patchbay/errors';
 import { KEY_INVALIDATION_CHANNEL, KeyVerifier, httpKeyLoader } from '@patchbay/auth';
 import { applyMigrations, ensureDatabase } from '@patchbay/db';
 import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, type RedisClient, createRedisSubscriber } from '@patchbay/service-kit';
 import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../src/app';
@@ -33,7 +33,7 @@ const redis = new PrivateRedis(REDIS_PORT);
 let db: Db;
 /** Between access-keys-and-audit's publisher and Redis: cut to make its publishes fail while subscribers stay connected. */
 let publisherHop: RedisHop;
-let publisher: Redis;
+let publisher: RedisClient;
 let relay: OutboxRelay;
 let server: Server;
 let app: ReturnType<typeof createApp>['app'];
@@ -41,7 +41,7 @@ const connections: Redis[] = [];
 const verifiers: KeyVerifier[] = [];
 
 function subscriberOn(url: string): Redis {
-  const connection = createRedis(url);
+  const connection = createRedisSubscriber(url);
   connection.on('error', () => undefined);
   connections.push(connection);
   return connection;

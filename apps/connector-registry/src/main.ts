@@ -4,7 +4,7 @@ import { baseUrlOverridesFromEnv, BUILTIN_CONNECTORS } from '@patchbay/connector
 import { migrateOnStart } from '@patchbay/db';
 import { OutboxRelay, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv } from '@patchbay/secrets';
-import { createLogger, createRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber, redisUrls, runService, startHttpService } from '@patchbay/service-kit';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
@@ -19,14 +19,15 @@ async function main(): Promise<void> {
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
-  const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
+  const urls = redisUrls(config);
+  const redis = createRedis(urls.caches, { name: `${SERVICE_NAME}:commands` });
+  const subscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:key-invalidation` });
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
   // Members' console sessions: each route names the permission a member needs.
   const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
-  await sessionVerifier.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
-  const queues = new QueueSet({ connection: createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:producer` }), logger, prefix: config.QUEUE_PREFIX });
+  await sessionVerifier.subscribe(createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:session-invalidation` }));
+  const queues = new QueueSet({ connection: createRedis(urls.queues, { forQueue: true, name: `${SERVICE_NAME}:producer` }), logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger });
   relay.start();
   const services: AppServices = {

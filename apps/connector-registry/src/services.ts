@@ -1,7 +1,7 @@
 import type { SecretBox } from '@patchbay/secrets';
 import { publishRegistryChange, type OutboxRelay, type QueueLogger, type RegistryChange, type RegistryChangeKind } from '@patchbay/queues';
 import type { Request } from 'express';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db';
 import type { OAuthEndpointOverride } from './domain/oauth-client';
@@ -9,7 +9,7 @@ import type { OAuthEndpointOverride } from './domain/oauth-client';
 /** What controllers need, set once on `app.locals.services` at boot (tests pass real instances too). */
 export interface AppServices {
   db: Db;
-  redis: Redis;
+  redis: Redis | Cluster;
   box: SecretBox;
   config: Pick<Config, 'PATCHBAY_PUBLIC_URL' | 'PATCHBAY_ALLOW_PRIVATE_NETWORK' | 'LINK_TOKEN_TTL_SECONDS' | 'MCP_HANDSHAKE_TIMEOUT_MS' | 'PATCHBAY_SERVICE_TOKEN'>;
   /** Delivers audit events written to the outbox; kicked after each change commits. */

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { KeyVerifier, SessionVerifier, httpKeyLoader, httpSessionLoader } from '@patchbay/auth';
 import { OutboxRelay, QueueSet } from '@patchbay/queues';
 import { SecretBox } from '@patchbay/secrets';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber, type RedisClient } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN, startAccessKeysService, waitFor, type RunningAccessKeys, type TestOrganization } from '@patchbay/testing';
 import type { Express } from 'express';
-import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrisma, type Db } from '../src/db';
@@ -38,15 +37,15 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const accessKeys = await startAccessKeysService();
   const db = createPrisma(TEST_DATABASE_URL, 4);
-  const redis: Redis = createRedis(TEST_REDIS_URL);
-  const subscriber = createRedis(TEST_REDIS_URL);
+  const redis: RedisClient = createRedis(TEST_REDIS_URL);
+  const subscriber = createRedisSubscriber(TEST_REDIS_URL);
   const queueConnection = createRedis(TEST_REDIS_URL, { forQueue: true });
   const logger = createLogger('test', 'silent');
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
   // Members' console sessions, verified through the real access-keys-and-audit like keys.
   const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }), publicBaseUrl: PUBLIC_URL });
-  await sessionVerifier.subscribe(createRedis(TEST_REDIS_URL));
+  await sessionVerifier.subscribe(createRedisSubscriber(TEST_REDIS_URL));
   // The prefix the access-keys child process (which inherits this environment) consumes audit events under.
   const queues = new QueueSet({ connection: queueConnection, logger, prefix: process.env.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), logger, pollIntervalMs: 100 });

@@ -1,13 +1,12 @@
 import { QUEUE_NAMES, type RegisteredUserDeletedJob } from '@patchbay/queues';
-import { createRedis } from '@patchbay/service-kit';
+import { createRedis, type RedisClient } from '@patchbay/service-kit';
 import { TEST_REDIS_URL, waitFor, type TestOrganization } from '@patchbay/testing';
 import { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import { storeCredential, type StoreCredentialInput } from '../src/domain/store-credential';
 import { bearer, expectAuditEvent, request, startHarness, type Harness } from './harness';
 
 let h: Harness;
-let queueConnection: Redis;
+let queueConnection: RedisClient;
 let deletions: Queue;
 beforeAll(async () => {
   h = await startHarness();

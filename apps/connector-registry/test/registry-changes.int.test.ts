@@ -1,6 +1,6 @@
 import { SERVICE_TOKEN_HEADER } from '@patchbay/auth';
 import { subscribeRegistryChanges, type CloseRegistryChangeSubscription, type RegistryChange } from '@patchbay/queues';
-import { createRedis } from '@patchbay/service-kit';
+import { createRedisSubscriber } from '@patchbay/service-kit';
 import { TEST_REDIS_URL, TEST_SERVICE_TOKEN, waitFor, type TestOrganization } from '@patchbay/testing';
 import Redis from 'ioredis';
 import { clientSecretContext } from '../src/domain/application-credentials';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   h = await startHarness();
   h.services.oauthOverrides = { slack: { authorize_url: fake.tokenUrl.replace(/\/token$/, '/authorize'), token_url: fake.tokenUrl } };
   // What a runtime replica does: listen on a connection of its own.
-  subscriber = createRedis(TEST_REDIS_URL);
+  subscriber = createRedisSubscriber(TEST_REDIS_URL);
   unsubscribe = await subscribeRegistryChanges(subscriber, (change) => received.push(change));
 }, 60_000);
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { KeyVerifier, SESSION_VERIFIER_LOCAL, VERIFIER_LOCAL, type SessionVerifier } from '@patchbay/auth';
 import { createServiceApp, finishServiceApp, healthHandler, pingRedis, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { SERVICE_NAME } from './config';
 import type { ToolExecutor } from './domain/execute';
 import type { RegistryClient } from './domain/registry-client';
@@ -21,7 +21,7 @@ export interface AppDeps {
   verifier: KeyVerifier;
   /** Verifies members' console sessions (through access-keys-and-audit); without it only keys are taken. */
   sessionVerifier?: SessionVerifier;
-  redis: Redis;
+  redis: Redis | Cluster;
   registry: RegistryClient;
   executor: ToolExecutor;
   rules: RuleSetCache;

@@ -4,7 +4,7 @@ import { migrateOnStart } from '@patchbay/db';
 import { Meter } from '@patchbay/metering';
 import { createGuardedRequest } from '@patchbay/outbound';
 import { DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
-import { createRedis, type Logger } from '@patchbay/service-kit';
+import { createRedis, createRedisSubscriber, redisUrls, type Logger } from '@patchbay/service-kit';
 import type { Express } from 'express';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
@@ -42,20 +42,22 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const readDb = config.DATABASE_READ_URL ? createPrisma(config.DATABASE_READ_URL, config.DATABASE_POOL_SIZE) : db;
-  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
-  const keySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
-  const rulesSubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:rules-invalidation` });
-  const registrySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:registry-changes` });
-  const relaySubscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:mcp-relay` });
+  const urls = redisUrls(config);
+  const redis = createRedis(urls.caches, { name: `${SERVICE_NAME}:commands` });
+  const counters = urls.counters === urls.caches ? redis : createRedis(urls.counters, { name: `${SERVICE_NAME}:counters` });
+  const keySubscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:key-invalidation` });
+  const rulesSubscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:rules-invalidation` });
+  const registrySubscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:registry-changes` });
+  const relaySubscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:mcp-relay` });
   // Producer adds fail fast while Redis is down, so a record falls back to the outbox at once.
-  const producerConnection = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
-  const workerConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
+  const producerConnection = createRedis(urls.queues, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
+  const workerConnection = createRedis(urls.queues, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
 
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }) });
   await verifier.subscribe(keySubscriber);
   // Members' console sessions: each route names the permission a member needs.
   const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN }), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
-  await sessionVerifier.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
+  await sessionVerifier.subscribe(createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:session-invalidation` }));
   const registry = new RegistryClient({
     baseUrl: config.CONNECTOR_REGISTRY_URL,
     serviceToken: config.PATCHBAY_SERVICE_TOKEN,
@@ -71,7 +73,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     baseUrlOverrides: options.baseUrlOverrides ?? baseUrlOverridesFromEnv(BUILTIN_CONNECTORS.map((c) => c.slug)),
   });
   // Exact across Redis losing its data: the counts are rebuilt from the tool-call records (see @patchbay/metering).
-  const meter = new Meter(redis, { ledger: toolCallLedger(db), logger, ...(options.meterKeyPrefix ? { keyPrefix: options.meterKeyPrefix } : {}) });
+  const meter = new Meter(counters, { ledger: toolCallLedger(db), logger, ...(options.meterKeyPrefix ? { keyPrefix: options.meterKeyPrefix } : {}) });
   const rules = new RuleSetCache(db, { ttlMs: config.SECURITY_RULES_CACHE_TTL_MS });
   await rules.subscribe(rulesSubscriber, logger);
 
@@ -136,7 +138,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       await sessionVerifier.close();
       await db.$disconnect();
       if (readDb !== db) await readDb.$disconnect();
-      for (const connection of [redis, producerConnection, workerConnection]) connection.disconnect();
+      for (const connection of new Set([redis, counters, producerConnection, workerConnection])) connection.disconnect();
     },
   };
 }

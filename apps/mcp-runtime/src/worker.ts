@@ -1,7 +1,7 @@
 import { telemetry } from './telemetry';
 import { migrateOnStart } from '@patchbay/db';
 import { Meter } from '@patchbay/metering';
-import { createLogger, createRedis, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { createLogger, createRedis, redisUrls, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
 import { startRecordWorkers } from './domain/record-consumers';
@@ -19,9 +19,9 @@ async function main(): Promise<void> {
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const connection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
+  const connection = createRedis(redisUrls(config).queues, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
   // The meter, only to settle counts Redis lost with the records that arrive late (see @patchbay/metering).
-  const commands = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:worker-commands` });
+  const commands = createRedis(redisUrls(config).counters, { name: `${SERVICE_NAME}:worker-commands` });
   const meter = new Meter(commands, { ledger: toolCallLedger(db), logger });
   const workers = startRecordWorkers({
     db,

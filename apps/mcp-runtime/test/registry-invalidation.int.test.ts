@@ -2,7 +2,7 @@ import path from 'node:path';
 import { KeyVerifier, httpKeyLoader, type KeyPrincipal } from '@patchbay/auth';
 import { FakeRoutes, GITHUB_FAKE_TOKENS, startFakeServer, type FakeServer } from '@patchbay/provider-fakes';
 import { REGISTRY_CHANGE_KINDS, publishRegistryChange } from '@patchbay/queues';
-import { createRedis } from '@patchbay/service-kit';
+import { createRedis, createRedisSubscriber } from '@patchbay/service-kit';
 import {
   ManualClock,
   TEST_REDIS_URL,
@@ -57,7 +57,7 @@ beforeAll(async () => {
       return fetch(input, init);
     },
   });
-  subscriber = createRedis(TEST_REDIS_URL);
+  subscriber = createRedisSubscriber(TEST_REDIS_URL);
   await client.subscribe(subscriber);
 }, 90_000);
 

@@ -4,7 +4,7 @@ import { createVendorHttp } from '@patchbay/model-wire';
 import { createGuardedRequest, type OutboundPolicy } from '@patchbay/outbound';
 import { CHANNEL_PUBLISHER_OPTIONS, DirectProducer, OutboxRelay, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv, type SecretBox } from '@patchbay/secrets';
-import { createRedis, pingRedis, type HealthCheck, type Logger } from '@patchbay/service-kit';
+import { createRedis, createRedisSubscriber, pingRedis, redisUrls, type HealthCheck, type Logger } from '@patchbay/service-kit';
 import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
 import { createRequestListener } from './app';
@@ -82,12 +82,14 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   // No auto-pipelining: requests rarely issue their Redis calls in the same tick, so ioredis's
   // per-tick pipeline (a Pipeline object and a setImmediate per call) cost more CPU than the socket
   // writes it saved; settles are gathered into one call by gateway-spend itself.
-  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:commands` });
-  const subscriber = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:key-invalidation` });
-  const producerConnection = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
-  const workerConnection = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:usage-workers` });
+  const urls = redisUrls(config);
+  // Every command of the request path is a counter: spend, rate limits, route health, batch submit slots.
+  const redis = createRedis(urls.counters, { name: `${SERVICE_NAME}:commands` });
+  const subscriber = createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:key-invalidation` });
+  const producerConnection = createRedis(urls.queues, { name: `${SERVICE_NAME}:producer`, maxRetriesPerRequest: null, enableOfflineQueue: false });
+  const workerConnection = createRedis(urls.queues, { forQueue: true, name: `${SERVICE_NAME}:usage-workers` });
   // Publishes the cache invalidations of the outbox: fails at once while Redis is down, reconnects quickly.
-  const invalidationPublisher = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:invalidations`, ...CHANNEL_PUBLISHER_OPTIONS });
+  const invalidationPublisher = createRedis(urls.caches, { name: `${SERVICE_NAME}:invalidations`, ...CHANNEL_PUBLISHER_OPTIONS });
 
   const internal = { baseUrl: config.ACCESS_KEYS_URL, serviceToken: config.PATCHBAY_SERVICE_TOKEN };
   const ttlMs = config.GATEWAY_KEY_CACHE_TTL_MS;
@@ -103,7 +105,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   await management.subscribe(subscriber);
   // Members' console sessions: each management route names the permission a member needs.
   const sessions = new SessionVerifier({ loader: httpSessionLoader(internal), publicBaseUrl: config.PATCHBAY_PUBLIC_URL, logger });
-  await sessions.subscribe(createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:session-invalidation` }));
+  await sessions.subscribe(createRedisSubscriber(urls.caches, { name: `${SERVICE_NAME}:session-invalidation` }));
 
   const queues = new QueueSet({ connection: producerConnection, logger, prefix: config.QUEUE_PREFIX });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: invalidationPublisher, logger });
@@ -192,7 +194,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   const batchRunner: BatchRunnerDeps = { db, model, producer, logger };
   const batchWorkers: Array<{ close(force?: boolean): Promise<void> }> = [];
   const startWorkers = (overrides: Partial<BatchWorkerOptions> = {}) => {
-    const connection = overrides.connection ?? createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:batch-workers` });
+    const connection = overrides.connection ?? createRedis(urls.queues, { forQueue: true, name: `${SERVICE_NAME}:batch-workers` });
     const workers = startBatchWorkers(batchRunner, {
       connection,
       prefix: config.QUEUE_PREFIX,

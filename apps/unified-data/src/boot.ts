@@ -1,9 +1,9 @@
 import { migrateOnStart } from '@patchbay/db';
 import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay, QUEUE_NAMES, QueueSet } from '@patchbay/queues';
 import { secretBoxFromEnv, type SecretBox } from '@patchbay/secrets';
-import { createLogger, createRedis, type Logger } from '@patchbay/service-kit';
+import { createLogger, createRedis, redisUrls, type Logger } from '@patchbay/service-kit';
 import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig, type Config } from './config';
 import { createPrisma, type Db } from './db';
 import { SyncScheduler } from './sync/scheduler';
@@ -14,7 +14,7 @@ export interface Runtime {
   logger: Logger;
   box: SecretBox;
   db: Db;
-  redis: Redis;
+  redis: Redis | Cluster;
   queues: QueueSet;
   relay: OutboxRelay;
   scheduler: SyncScheduler;
@@ -30,11 +30,13 @@ export async function boot(role: 'api' | 'worker'): Promise<Runtime> {
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
   const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const redis = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:${role}:commands` });
-  const producer = createRedis(config.REDIS_URL, { forQueue: true, name: `${SERVICE_NAME}:${role}:producer` });
+  const urls = redisUrls(config);
+  // Sync leases, the platforms' request gates and caches.
+  const redis = createRedis(urls.caches, { name: `${SERVICE_NAME}:${role}:commands` });
+  const producer = createRedis(urls.queues, { forQueue: true, name: `${SERVICE_NAME}:${role}:producer` });
   const queues = new QueueSet({ connection: producer, logger, prefix: config.QUEUE_PREFIX });
   // Publishes the account-token invalidations of the outbox: fails at once while Redis is down, reconnects quickly.
-  const invalidationPublisher = createRedis(config.REDIS_URL, { name: `${SERVICE_NAME}:${role}:invalidations`, ...CHANNEL_PUBLISHER_OPTIONS });
+  const invalidationPublisher = createRedis(urls.caches, { name: `${SERVICE_NAME}:${role}:invalidations`, ...CHANNEL_PUBLISHER_OPTIONS });
   const relay = new OutboxRelay({ executor: db, queues: (name) => queues.get(name), publisher: invalidationPublisher, logger });
   relay.start();
   const scheduler = new SyncScheduler(queues.get(QUEUE_NAMES.unifiedDataSync) as Queue);

@@ -1,7 +1,7 @@
 import type { OutboxRelay, QueueLogger } from '@patchbay/queues';
 import type { SecretBox } from '@patchbay/secrets';
 import type { Request } from 'express';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db';
 import type { AccountActivity } from './domain/account-activity';
@@ -13,7 +13,7 @@ export interface AppServices {
   db: Db;
   /** Where the event lists read: a read replica (DATABASE_READ_URL) or, without one, `db`. */
   readDb?: Db;
-  redis: Redis;
+  redis: Redis | Cluster;
   box: SecretBox;
   config: PlatformConfig &
     Pick<Config, 'PATCHBAY_PUBLIC_URL' | 'PATCHBAY_SERVICE_TOKEN' | 'LINK_TOKEN_TTL_SECONDS' | 'PUBLIC_TOKEN_TTL_SECONDS' | 'MKTG_SYNC_FREQUENCY_SECONDS' | 'PATCHBAY_REGION'>;

@@ -1,6 +1,6 @@
 import { telemetry } from './telemetry';
 import { QUEUE_NAMES, createConsumer } from '@patchbay/queues';
-import { createRedis, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
+import { createRedis, redisUrls, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { boot } from './boot';
 import { SERVICE_NAME } from './config';
 import { processSyncJob } from './sync/sync-runner';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   for (const account of await rt.db.linkedAccount.findMany()) await rt.scheduler.schedule(account);
   const worker = createConsumer({
     queue: QUEUE_NAMES.unifiedDataSync,
-    connection: createRedis(rt.config.REDIS_URL, { forQueue: true, name: `${WORKER_NAME}:consumer` }),
+    connection: createRedis(redisUrls(rt.config).queues, { forQueue: true, name: `${WORKER_NAME}:consumer` }),
     logger: rt.logger,
     prefix: rt.config.QUEUE_PREFIX,
     concurrency: rt.config.MKTG_SYNC_CONCURRENCY,

@@ -4,11 +4,10 @@ import type { RunSyncOptions, SyncOutcome } from '@patchbay/marketing-platforms'
 import { EVENTBRITE_FAKE_TOKENS, HUBSPOT_FAKE_TOKENS, startFakeEventbrite, startFakeHubspot, startFakeZoom, type FakeHubspot } from '@patchbay/provider-fakes';
 import { OutboxRelay, QUEUE_NAMES, QueueSet, createConsumer, type UnifiedDataSyncJob } from '@patchbay/queues';
 import { SecretBox } from '@patchbay/secrets';
-import { createLogger, createRedis } from '@patchbay/service-kit';
+import { createLogger, createRedis, createRedisSubscriber, type RedisClient } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN, startAccessKeysService, waitFor, type RunningAccessKeys, type TestOrganization } from '@patchbay/testing';
 import type { Queue, Worker } from 'bullmq';
 import type { Express } from 'express';
-import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { createPrisma, type Db } from '../src/db';
@@ -28,7 +27,7 @@ type Zoom = Awaited<ReturnType<typeof startFakeZoom>>;
 export interface Harness {
   app: Express;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   services: AppServices;
   accessKeys: RunningAccessKeys;
   hubspot: FakeHubspot;
@@ -65,15 +64,15 @@ export async function startHarness(): Promise<Harness> {
   const eventbrite = await startFakeEventbrite();
   const zoom = await startFakeZoom();
   const db = createPrisma(TEST_DATABASE_URL, 6);
-  const redis: Redis = createRedis(TEST_REDIS_URL);
-  const subscriber = createRedis(TEST_REDIS_URL);
+  const redis: RedisClient = createRedis(TEST_REDIS_URL);
+  const subscriber = createRedisSubscriber(TEST_REDIS_URL);
   const queueConnection = createRedis(TEST_REDIS_URL, { forQueue: true });
   const logger = createLogger('test', 'silent');
   const verifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
   await verifier.subscribe(subscriber);
   // Members' console sessions, verified through the real access-keys-and-audit like keys.
   const sessionVerifier = new SessionVerifier({ loader: httpSessionLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }), publicBaseUrl: 'http://patchbay.test' });
-  await sessionVerifier.subscribe(createRedis(TEST_REDIS_URL));
+  await sessionVerifier.subscribe(createRedisSubscriber(TEST_REDIS_URL));
   const accountTokens = accountTokenCache(db);
   await accountTokens.subscribe(subscriber);
   const queues = new QueueSet({ connection: queueConnection, logger, prefix: QUEUE_PREFIX });
@@ -123,7 +122,7 @@ export async function startHarness(): Promise<Harness> {
     tuning: { baseBackoffMs: 5, maxBackoffMs: 20, maxInlineWaitMs: 50 },
   };
   let worker: Worker | undefined;
-  let workerConnection: Redis | undefined;
+  let workerConnection: RedisClient | undefined;
   const harness: Harness = {
     app,
     db,
@@ -175,7 +174,7 @@ export async function startHarness(): Promise<Harness> {
       return found as SyncJobResult;
     },
     async startReplica() {
-      const replicaSubscriber = createRedis(TEST_REDIS_URL);
+      const replicaSubscriber = createRedisSubscriber(TEST_REDIS_URL);
       const replicaVerifier = new KeyVerifier({ loader: httpKeyLoader({ baseUrl: accessKeys.url, serviceToken: TEST_SERVICE_TOKEN }) });
       await replicaVerifier.subscribe(replicaSubscriber);
       const replicaTokens = accountTokenCache(db);

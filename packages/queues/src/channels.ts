@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { describeError, type QueueLogger } from './logger';
 import type { Environment } from './payloads';
 
@@ -86,7 +86,7 @@ export function parseRegistryChange(raw: string): RegistryChange | null {
  * sent, whatever else the object holds. Resolves with the number of subscribers that received it;
  * rejects when Redis does (the caller decides whether that matters: connector-registry logs it).
  */
-export async function publishRegistryChange(redis: Redis, change: RegistryChange): Promise<number> {
+export async function publishRegistryChange(redis: Redis | Cluster, change: RegistryChange): Promise<number> {
   const message: RegistryChange = { organization_id: change.organization_id, environment: change.environment, kind: change.kind };
   for (const field of NARROWING_FIELDS) {
     const value = change[field];

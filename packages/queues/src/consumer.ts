@@ -4,6 +4,7 @@ import { describeError, type QueueLogger } from './logger';
 import type { QueueName } from './names';
 import type { QueuePayloads } from './payloads';
 import { contextFromCarrier, linksFromCarrier, splitJobData, type JobData } from './trace';
+import { queuePrefix } from './prefix';
 
 const TRACER_NAME = '@patchbay/queues';
 
@@ -104,7 +105,7 @@ export function createConsumer<Q extends QueueName>(options: ConsumerOptions<Q>)
     ...options.workerOptions,
     connection: options.connection,
     concurrency: options.concurrency ?? 5,
-    prefix: options.prefix,
+    prefix: queuePrefix(options.prefix, queue, options.connection),
     autorun: true,
   });
 

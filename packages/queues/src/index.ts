@@ -25,6 +25,7 @@ export type { AuditChange, AuditPrincipal } from './audit';
 export { consumerSpanName, createConsumer } from './consumer';
 export type { ConsumerOptions, DeliveryInfo, EventHandler } from './consumer';
 export { QueueSet } from './queue-set';
+export { queuePrefix } from './prefix';
 export type { QueueSetOptions } from './queue-set';
 export { TRACE_FIELD, contextFromCarrier, injectTraceContext, linksFromCarrier } from './trace';
 export type { JobData, TraceCarrier } from './trace';

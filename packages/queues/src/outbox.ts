@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobsOptions, Queue } from 'bullmq';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { describeError, type QueueLogger } from './logger';
 import type { QueueName } from './names';
 import type { QueuePayloads } from './payloads';
@@ -165,7 +165,7 @@ export interface OutboxRelayOptions {
    * becomes ready again, every pub/sub row that failed is sent at once. A relay without one leaves
    * pub/sub rows alone (another relay of the service, given a publisher, sends them).
    */
-  publisher?: Redis;
+  publisher?: Redis | Cluster;
   /**
    * Retry delay of a pub/sub row whose publish failed, fixed rather than growing: a cache invalidation
    * is worth sending the moment Redis answers. Default 250 ms.
@@ -203,7 +203,7 @@ export class OutboxRelay {
   private readonly enqueueTimeoutMs: number;
   private readonly leaseMs: number;
   private readonly jobOptions: JobsOptions;
-  private readonly publisher: Redis | undefined;
+  private readonly publisher: Redis | Cluster | undefined;
   private readonly channelRetryMs: number;
   /** When the publisher last became ready: a publish that failed on the connection before it is retried at once. */
   private publisherReadyAt = 0;

@@ -2,6 +2,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { QueueLogger } from './logger';
 import { describeError } from './logger';
 import { isQueueName, type QueueName } from './names';
+import { queuePrefix } from './prefix';
 
 export interface QueueSetOptions {
   /**
@@ -10,7 +11,7 @@ export interface QueueSetOptions {
    * relay's enqueue timeout bounds the wait either way.
    */
   connection: ConnectionOptions;
-  /** BullMQ key prefix; producers and consumers must use the same one. Default 'bull'. */
+  /** BullMQ key prefix; producers and consumers must use the same one. Default 'bull'. Hash-tagged per queue on a cluster (see queuePrefix). */
   prefix?: string;
   logger?: QueueLogger;
 }
@@ -29,7 +30,7 @@ export class QueueSet {
     if (!isQueueName(name)) return undefined;
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, { connection: this.options.connection, prefix: this.options.prefix });
+      queue = new Queue(name, { connection: this.options.connection, prefix: queuePrefix(this.options.prefix, name, this.options.connection) });
       // Without a listener an EventEmitter 'error' would crash the process; a Redis outage is expected.
       queue.on('error', (err) => this.options.logger?.warn({ queue: name, error: describeError(err) }, 'queue connection error'));
       this.queues.set(name, queue);

@@ -3,7 +3,7 @@ import { getBuiltinConnector, type OAuth2Config } from '@patchbay/connector-cata
 import { AppError, NotFoundError, ServiceUnavailableError } from '@patchbay/errors';
 import { QUEUE_NAMES, addToOutbox, type RegistryChange } from '@patchbay/queues';
 import type { SecretBox } from '@patchbay/secrets';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Db } from '../db';
 import { credentialChange } from '../services';
 import type { AuthScope, Connection, Environment } from '../generated/prisma/client';
@@ -54,7 +54,7 @@ export class CredentialUnavailableError extends Error {
 
 export interface CredentialResolverDeps {
   db: Db;
-  redis: Redis;
+  redis: Redis | Cluster;
   box: SecretBox;
   /** Token URL overrides by connector slug (tests, self-hosted providers). */
   oauthOverrides?: Record<string, { authorize_url?: string; token_url?: string }>;

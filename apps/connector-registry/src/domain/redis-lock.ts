@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** Deletes the key only if it still holds our token: a lock that expired and was taken by someone else is left alone. */
 const RELEASE_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
@@ -9,13 +9,13 @@ const RELEASE_SCRIPT = `if redis.call("get", KEYS[1]) == ARGV[1] then return red
  * its holder dies; the holder's work must finish well within it. Returns the token to release with,
  * or null when someone else holds the lock.
  */
-export async function acquireLock(redis: Redis, key: string, ttlMs: number): Promise<string | null> {
+export async function acquireLock(redis: Redis | Cluster, key: string, ttlMs: number): Promise<string | null> {
   const token = randomBytes(16).toString('hex');
   const ok = await redis.set(key, token, 'PX', ttlMs, 'NX');
   return ok === 'OK' ? token : null;
 }
 
-export async function releaseLock(redis: Redis, key: string, token: string): Promise<boolean> {
+export async function releaseLock(redis: Redis | Cluster, key: string, token: string): Promise<boolean> {
   const deleted = (await redis.eval(RELEASE_SCRIPT, 1, key, token)) as number;
   return deleted === 1;
 }
@@ -24,7 +24,7 @@ export async function releaseLock(redis: Redis, key: string, token: string): Pro
  * Waits until nobody holds the lock, polling with a growing pause (20 ms up to 250 ms). Returns false
  * if it is still held at the deadline.
  */
-export async function waitForRelease(redis: Redis, key: string, deadline: number, now: () => number = Date.now): Promise<boolean> {
+export async function waitForRelease(redis: Redis | Cluster, key: string, deadline: number, now: () => number = Date.now): Promise<boolean> {
   let pause = 20;
   while ((await redis.exists(key)) === 1) {
     if (now() >= deadline) return false;

@@ -1,7 +1,7 @@
 import type { Environment } from '@patchbay/auth';
 import { subscribeChannel, type ChannelSubscriptionOptions, type CloseChannelSubscription } from '@patchbay/queues';
 import { Scanner, effectiveRules } from '@patchbay/security-scanner';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Db } from '../db';
 import { toEngineOverride, toEngineRule } from './security-rules';
 
@@ -110,6 +110,6 @@ function parseRulesChanged(raw: string): { organizationId: string; environment: 
 }
 
 /** Announces a rule change to every replica (this one included). Never throws: a replica that misses it reloads after its TTL. */
-export function publishRulesChanged(redis: Redis, organizationId: string, environment: Environment): void {
+export function publishRulesChanged(redis: Redis | Cluster, organizationId: string, environment: Environment): void {
   redis.publish(RULES_CHANGED_CHANNEL, `${organizationId}:${environment}`).catch(() => undefined);
 }

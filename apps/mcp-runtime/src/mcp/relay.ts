@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '@patchbay/service-kit';
 import type { RemoteReply } from '../domain/remote-mcp';
 import { isObject, type JsonRpcId } from './json-rpc';
@@ -30,7 +30,7 @@ export class McpRelay {
   private subscriber: Redis | null = null;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly logger: Logger,
   ) {}
 

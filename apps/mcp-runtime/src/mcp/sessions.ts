@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { RemoteClientCapabilities } from '../domain/remote-mcp';
 import { capabilityProfile } from '../domain/execute';
 import { isLogLevel, type LogLevel } from './json-rpc';
@@ -47,7 +47,7 @@ export class McpSessions {
 
   constructor(
     serviceToken: string,
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly keyPrefix = 'patchbay:mcp-session:',
   ) {
     this.key = createHmac('sha256', serviceToken).update('patchbay mcp-session v1').digest();

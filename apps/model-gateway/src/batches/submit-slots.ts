@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** The Redis key counting an organization's batch submits in progress (shared by every replica). */
 export function submitSlotKey(prefix: string, organizationId: string): string {
@@ -26,7 +26,7 @@ return n`;
  */
 export class SubmitSlots {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly options: { cap: number; keyPrefix: string; ttlMs?: number },
   ) {}
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
@@ -15,14 +15,14 @@ export class SyncLease {
   private readonly controller = new AbortController();
 
   private constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     readonly key: string,
     private readonly token: string,
     private readonly ttlMs: number,
   ) {}
 
   /** The lease, or null when another worker holds it. */
-  static async acquire(redis: Redis, key: string, ttlMs: number): Promise<SyncLease | null> {
+  static async acquire(redis: Redis | Cluster, key: string, ttlMs: number): Promise<SyncLease | null> {
     const token = randomBytes(16).toString('hex');
     const ok = await redis.set(key, token, 'PX', ttlMs, 'NX');
     if (ok !== 'OK') return null;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { luaScript, runLua } from '@patchbay/metering';
 import type { Platform, RequestGate } from '@patchbay/marketing-platforms';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * One request against a bucket, atomically, on the Redis server's clock (workers' clocks may drift):
@@ -56,7 +56,7 @@ export class RedisRequestGate implements RequestGate {
   private seq = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     prefix: string,
     allowance: string,
   ) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { runSync as defaultRunSync, type FieldMapping, type Platform, type RunSyncOptions, type SyncOutcome, type SyncTuning } from '@patchbay/marketing-platforms';
 import type { QueueLogger, UnifiedDataSyncJob } from '@patchbay/queues';
 import type { SecretBox } from '@patchbay/secrets';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Db } from '../db';
 import { AUDIT, auditSystemEvent } from '../domain/audit';
 import { connectionFor, openCredentials, sealCredentials } from '../domain/platform-credentials';
@@ -19,7 +19,7 @@ import { setModelStatus, setSyncStatuses } from './sync-status';
 
 export interface SyncWorkerDeps {
   db: Db;
-  redis: Redis;
+  redis: Redis | Cluster;
   box: SecretBox;
   config: PlatformConfig;
   scheduler: SyncScheduler;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** How long the second step of a sign-in may wait for its code. */
 export const PENDING_SIGN_IN_SECONDS = 300;
@@ -26,7 +26,7 @@ const PREFIX = 'patchbay:pending-sign-in';
 const keyOf = (token: string) => `${PREFIX}:${createHash('sha256').update(token).digest('hex')}`;
 
 export class PendingSignIns {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: Redis | Cluster) {}
 
   async create(pending: Omit<PendingSignIn, 'attempts'>): Promise<string> {
     const token = randomBytes(32).toString('base64url');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimitError } from '@patchbay/errors';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 export interface SignInThrottleSettings {
   maxFailuresPerAccount: number;
@@ -11,9 +11,23 @@ export interface SignInThrottleSettings {
 
 const PREFIX = 'patchbay:sign-in';
 
-function accountKey(emailNormalized: string): string {
+/** The keys of one throttled subject (an account or an address) share a hash tag: one cluster slot. */
+interface SubjectKeys {
+  failures: string;
+  lock: string;
+}
+
+function accountKeys(emailNormalized: string): SubjectKeys {
   // The email is hashed so Redis holds no address book.
-  return createHash('sha256').update(emailNormalized).digest('hex');
+  return subjectKeys(`account:${createHash('sha256').update(emailNormalized).digest('hex')}`);
+}
+
+function addressKeys(address: string): SubjectKeys {
+  return subjectKeys(`address:${address}`);
+}
+
+function subjectKeys(subject: string): SubjectKeys {
+  return { failures: `${PREFIX}:{${subject}}:failures`, lock: `${PREFIX}:{${subject}}:lock` };
 }
 
 function describeWait(ms: number): string {
@@ -27,49 +41,43 @@ function describeWait(ms: number): string {
  */
 export class SignInThrottle {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly settings: SignInThrottleSettings,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Throws 429 with Retry-After while the account or the address is locked. */
   async assertNotLocked(emailNormalized: string, address: string): Promise<void> {
-    const [accountTtl, addressTtl] = await Promise.all([
-      this.redis.pttl(`${PREFIX}:lock:account:${accountKey(emailNormalized)}`),
-      this.redis.pttl(`${PREFIX}:lock:address:${address}`),
-    ]);
+    const [accountTtl, addressTtl] = await Promise.all([this.redis.pttl(accountKeys(emailNormalized).lock), this.redis.pttl(addressKeys(address).lock)]);
     if (accountTtl > 0) throw this.lockedError('this account', accountTtl);
     if (addressTtl > 0) throw this.lockedError('your address', addressTtl);
   }
 
   /** Counts a failure; returns which lock it set, if any. */
   async recordFailure(emailNormalized: string, address: string): Promise<{ accountLocked: boolean; addressLocked: boolean; retryAfterMs: number }> {
-    const windowMs = this.settings.failureWindowSeconds * 1000;
     const lockMs = this.settings.lockoutSeconds * 1000;
-    const account = accountKey(emailNormalized);
-    const result = await this.redis
-      .multi()
-      .incr(`${PREFIX}:failures:account:${account}`)
-      .pexpire(`${PREFIX}:failures:account:${account}`, windowMs, 'NX')
-      .incr(`${PREFIX}:failures:address:${address}`)
-      .pexpire(`${PREFIX}:failures:address:${address}`, windowMs, 'NX')
-      .exec();
-    const accountCount = Number(result?.[0]?.[1] ?? 0);
-    const addressCount = Number(result?.[2]?.[1] ?? 0);
+    const account = accountKeys(emailNormalized);
+    const client = addressKeys(address);
+    // One transaction per subject: the account's and the address's keys may live on different shards.
+    const [accountCount, addressCount] = await Promise.all([this.countFailure(account), this.countFailure(client)]);
     const accountLocked = accountCount >= this.settings.maxFailuresPerAccount;
     const addressLocked = addressCount >= this.settings.maxFailuresPerAddress;
-    if (accountLocked || addressLocked) {
-      const multi = this.redis.multi();
-      if (accountLocked) multi.set(`${PREFIX}:lock:account:${account}`, '1', 'PX', lockMs).del(`${PREFIX}:failures:account:${account}`);
-      if (addressLocked) multi.set(`${PREFIX}:lock:address:${address}`, '1', 'PX', lockMs).del(`${PREFIX}:failures:address:${address}`);
-      await multi.exec();
-    }
+    await Promise.all([accountLocked ? this.lock(account, lockMs) : null, addressLocked ? this.lock(client, lockMs) : null]);
     return { accountLocked, addressLocked, retryAfterMs: lockMs };
   }
 
   /** A successful sign-in forgets the account's failures (not the address's). */
   async recordSuccess(emailNormalized: string): Promise<void> {
-    await this.redis.del(`${PREFIX}:failures:account:${accountKey(emailNormalized)}`);
+    await this.redis.del(accountKeys(emailNormalized).failures);
+  }
+
+  private async countFailure(keys: SubjectKeys): Promise<number> {
+    const result = await this.redis.multi().incr(keys.failures).pexpire(keys.failures, this.settings.failureWindowSeconds * 1000, 'NX').exec();
+    return Number(result?.[0]?.[1] ?? 0);
+  }
+
+  private async lock(keys: SubjectKeys, lockMs: number): Promise<void> {
+    await this.redis.multi().set(keys.lock, '1', 'PX', lockMs).del(keys.failures).exec();
   }
 
   lockedError(what: 'this account' | 'your address', retryAfterMs: number): RateLimitError {

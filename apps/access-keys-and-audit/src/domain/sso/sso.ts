@@ -3,7 +3,7 @@ import { AuthenticationError, ConflictError, NotFoundError, PermissionDeniedErro
 import { createGuardedFetch, type OutboundPolicy } from '@patchbay/outbound';
 import { BUILT_IN_ROLES } from '@patchbay/permissions';
 import type { SecretBox } from '@patchbay/secrets';
-import type Redis from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import type { Db } from '../../db';
 import { recordAuditEvent } from '../audit-log';
@@ -71,7 +71,7 @@ export class SsoService {
 
   constructor(
     private readonly db: Db,
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly secrets: SecretBox | undefined,
     private readonly policy: OutboundPolicy,
     private readonly now: () => number = Date.now,
