@@ -91,25 +91,15 @@ export function pgDelta(before: PgDatabaseStats, after: PgDatabaseStats): PgData
   return out;
 }
 
-function sameStats(a: PgDatabaseStats, b: PgDatabaseStats): boolean {
-  return PG_STAT_FIELDS.every((f) => a[f] === b[f]);
-}
-
 /**
- * pg_stat_database once the services' backends have reported: a backend sends its counters when it goes
- * idle, at most once a second (PostgreSQL 15+), so the figures are read until two readings a second and a
- * half apart agree (the idle services' own polling shows up as a steady trickle, which the idle baseline
- * takes off; a reading that never settles is taken after 15 s).
+ * pg_stat_database once every backend has reported: a backend holds its counters while busy and sends
+ * them once idle, within PostgreSQL's idle interval (10 s, PGSTAT_IDLE_INTERVAL in PostgreSQL 15+), and
+ * no other session can make it send them sooner. So the reading waits that long first; the services'
+ * own polling meanwhile is part of the idle baseline the bench takes off.
  */
-export async function settledPgStats(db: Client): Promise<PgDatabaseStats> {
-  let last = await readPgDatabaseStats(db);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 1_500));
-    const next = await readPgDatabaseStats(db);
-    if (Date.now() > deadline || sameStats(last, next) || next.xactCommit - last.xactCommit <= 2) return next;
-    last = next;
-  }
+export async function settledPgStats(db: Client, waitMs = 11_000): Promise<PgDatabaseStats> {
+  await new Promise((r) => setTimeout(r, waitMs));
+  return readPgDatabaseStats(db);
 }
 
 /** Bytes on disk (tables, their indexes and TOAST) of every table of a schema. */
