@@ -30,13 +30,16 @@ describe('capacity model', () => {
     expect([s.redisShards, s.redisBound]).toEqual([3, 'CPU']);
   });
 
-  it('names the PostgreSQL primary as the first limit once its writes pass one machine', () => {
+  it('names the PostgreSQL primary as the first limit by what runs out first: writes, CPU or storage', () => {
+    // 1.5 rows × 20,000/s = 30,000 rows/s: 60% of the 50,000 a primary is given; its CPU (10 of 64 cores) and
+    // storage (700 B × 20,000/s × 90 days = 109 TB) are measured against their own limits.
+    const readsOnly = { ...toolCall, bytesPerUnit: 0 };
+    expect(size(readsOnly, 20_000).firstLimit).toBe('PostgreSQL primary writes (60%)');
     const s = size(toolCall, 100_000);
-    // 1.5 rows × 100,000/s = 150,000 rows/s: three times the 50,000 a primary is given (its CPU, 50 of 64 cores, is less).
     expect(s.pgRowsPerSecond).toBe(150_000);
-    expect(s.firstLimit).toMatch(/^PostgreSQL primary \(300% of one/);
     expect(s.bytesRetained).toBe(700 * 100_000 * 86_400 * DEFAULT_ASSUMPTIONS.retentionDays);
-    expect(size(toolCall, 1_000).firstLimit).toMatch(/^pods and Redis shards scale out/);
+    expect(s.firstLimit).toBe(`PostgreSQL primary storage (${Math.round((s.bytesRetained / DEFAULT_ASSUMPTIONS.pgMaxBytes) * 100)}% of one)`);
+    expect(size(readsOnly, 1_000).firstLimit).toMatch(/^none: pods and Redis shards scale out/);
   });
 
   it('prints sizes in decimal units', () => {

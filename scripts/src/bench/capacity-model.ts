@@ -16,6 +16,8 @@ export interface Assumptions {
   /** The largest PostgreSQL primary considered (vCPU), and the rows it is given to write a second. */
   pgMaxCores: number;
   pgRowsWrittenPerSecond: number;
+  /** The most data one primary holds (tables and indexes over the retention), before partitions must move elsewhere. */
+  pgMaxBytes: number;
   /** Days records are kept (the spec's default for tool-call records and audit events). */
   retentionDays: number;
 }
@@ -26,6 +28,7 @@ export const DEFAULT_ASSUMPTIONS: Assumptions = {
   redisShardCpuUs: 600_000,
   pgMaxCores: 64,
   pgRowsWrittenPerSecond: 50_000,
+  pgMaxBytes: 16e12,
   retentionDays: 90,
 };
 
@@ -75,13 +78,19 @@ export function size(cost: KindCost, rate: number, a: Assumptions = DEFAULT_ASSU
   const pgCores = (pgCpuUs * rate) / 1e6;
   const pgRowsPerSecond = cost.pgRowsWrittenPerUnit * rate;
   const bytesPerDay = cost.bytesPerUnit * rate * 86_400;
-  const pgShare = Math.max(pgCores / a.pgMaxCores, pgRowsPerSecond / a.pgRowsWrittenPerSecond);
+  const bytesRetained = bytesPerDay * a.retentionDays;
+  const pgLimits: Array<[string, number]> = [
+    ['CPU', pgCores / a.pgMaxCores],
+    ['writes', pgRowsPerSecond / a.pgRowsWrittenPerSecond],
+    ['storage', bytesRetained / a.pgMaxBytes],
+  ];
+  const [pgBound, pgShare] = pgLimits.reduce((worst, next) => (next[1] > worst[1] ? next : worst));
   const firstLimit =
     pgShare >= 1
-      ? `PostgreSQL primary (${Math.round(pgShare * 100)}% of one: shard by organization or move records out)`
+      ? `PostgreSQL primary ${pgBound} (${Math.round(pgShare * 100)}% of one)`
       : pgShare >= 0.5
-        ? `PostgreSQL primary (${Math.round(pgShare * 100)}% of the largest)`
-        : `pods and Redis shards scale out; PostgreSQL primary at ${Math.round(pgShare * 100)}%`;
+        ? `PostgreSQL primary ${pgBound} (${Math.round(pgShare * 100)}%)`
+        : `none: pods and Redis shards scale out (PostgreSQL ${pgBound} ${Math.round(pgShare * 100)}%)`;
   return {
     rate,
     pods: pods.sort((x, y) => y[1] - x[1]),
@@ -90,7 +99,7 @@ export function size(cost: KindCost, rate: number, a: Assumptions = DEFAULT_ASSU
     pgCores,
     pgRowsPerSecond,
     bytesPerDay,
-    bytesRetained: bytesPerDay * a.retentionDays,
+    bytesRetained,
     firstLimit,
   };
 }
