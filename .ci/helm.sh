@@ -49,6 +49,29 @@ check default
 check all-services "$chart/ci/all-services-values.yaml"
 check production "$chart/ci/production-values.yaml"
 check gateway-direct "$chart/ci/gateway-direct-values.yaml"
+# The 10k-requests-a-second example of infra/README.md ("Capacity"), on top of the production values.
+check capacity-10k "$chart/ci/production-values.yaml" "$chart/ci/capacity-10k-values.yaml"
+
+# Redis per concern and the read replica: plain values win over the Secret's keys; no Secret key, no variable.
+echo "==> Redis per concern and DATABASE_READ_URL"
+"$helm_bin" template patchbay "$chart" --set redis.url=redis+cluster://seed-0:6379,redis.queueUrl=redis://queues:6379 --set database.readUrlFromSecret=false >"$out/redis-values.yaml" || status=1
+python3 - "$out/capacity-10k.yaml" "$out/redis-values.yaml" <<'PY' || status=1
+import sys, yaml
+def env_of(path, deployment):
+    docs = [d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "Deployment" and d["metadata"]["name"] == deployment]
+    assert len(docs) == 1, f"{path}: no Deployment {deployment}"
+    return {e["name"]: e for e in docs[0]["spec"]["template"]["spec"]["containers"][0]["env"]}
+ten_k = env_of(sys.argv[1], "patchbay-mcp-runtime")
+assert ten_k["DATABASE_URL"]["valueFrom"]["secretKeyRef"]["name"] == "patchbay-mcp-runtime-db", "10k: mcp-runtime's database is not its own Secret's"
+assert ten_k["DATABASE_READ_URL"]["valueFrom"]["secretKeyRef"].get("optional") is True, "10k: no optional DATABASE_READ_URL"
+assert ten_k["REDIS_QUEUE_URL"]["valueFrom"]["secretKeyRef"]["key"] == "REDIS_QUEUE_URL", "10k: REDIS_QUEUE_URL not from the Secret"
+plain = env_of(sys.argv[2], "patchbay-model-gateway")
+assert plain["REDIS_URL"].get("value") == "redis+cluster://seed-0:6379" and "valueFrom" not in plain["REDIS_URL"], "redis.url does not replace the Secret's REDIS_URL"
+assert plain["REDIS_QUEUE_URL"].get("value") == "redis://queues:6379", "redis.queueUrl is not passed"
+assert "DATABASE_READ_URL" not in plain, "database.readUrlFromSecret=false still passes DATABASE_READ_URL"
+assert "DATABASE_READ_URL" not in env_of(sys.argv[1], "patchbay-mcp-runtime-worker"), "a worker reads the replica"
+print("redis per concern and read replica: ok")
+PY
 
 # Both Ingress layouts: everything to the edge router, or /v1 straight to model-gateway and the rest to the edge.
 echo "==> Ingress layouts (edge only; ingress.modelGatewayDirect)"
