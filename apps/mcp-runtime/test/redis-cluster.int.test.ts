@@ -47,7 +47,7 @@ const recordsOf = (s: Scenario) => db.toolCallRecord.count({ where: { organizati
 
 describe('Redis Cluster', () => {
   it('credits and queued tool-call records come out exact when the masters of the organization and of the record queue fail over mid-load', async () => {
-    const ALLOTMENT = 60;
+    const ALLOTMENT = 40;
     const s = await scenario(h, { plan: 'free', credits: ALLOTMENT });
     await h.accessKeys.updateOrganization(s.org.organization_id, ['--mcp-rate-limit', '100000']);
     const answers: Answer[] = [];
