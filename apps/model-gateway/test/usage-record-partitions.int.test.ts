@@ -37,6 +37,11 @@ describe('usage records are partitioned by month', () => {
     const now = new Date();
     for (const ahead of [0, 1, 2]) expect(names).toContain(`usage_records_p${month(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)))}`);
     expect(names).toContain('usage_records_default');
+    // Months later (the consumer's six-hourly run): the partitions of that month and the two after it, on the date column.
+    const later = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 15));
+    await ensureUsageRecordPartitions(db, later);
+    const bounds = (await listPartitions(pgPartitionDatabase(pool), 'usage_records')).find((p) => p.name === `usage_records_p${month(later)}`);
+    expect(bounds).toEqual({ name: `usage_records_p${month(later)}`, from: new Date(Date.UTC(later.getUTCFullYear(), later.getUTCMonth(), 1)), to: new Date(Date.UTC(later.getUTCFullYear(), later.getUTCMonth() + 1, 1)) });
 
     const once = record();
     await storeUsageRecords(pool, [once]);
