@@ -52,6 +52,14 @@ describe('resolveRedis', () => {
     expect(lines).toEqual([]);
   });
 
+  test('takes the cluster form of REDIS_URL as it is when its first seed node answers, and refuses it when none does', async () => {
+    const seed = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const url = `redis+cluster://${seed.host},127.0.0.1:1`;
+    expect(await resolveRedis({ env: { REDIS_URL: url }, say: () => undefined })).toMatchObject({ url, origin: 'configured' });
+    const dead = new URL(await deadUrl());
+    await expect(resolveRedis({ env: { REDIS_URL: `redis+cluster://${dead.host}` }, say: () => undefined })).rejects.toThrow('no Redis answers there');
+  });
+
   test('refuses a REDIS_URL where nothing answers, naming it', async () => {
     const url = await deadUrl();
     await expect(resolveRedis({ env: { REDIS_URL: url }, say: () => undefined })).rejects.toThrow(`REDIS_URL is set to ${url} but no Redis answers there`);

@@ -163,7 +163,7 @@ export interface RedisOptions {
 }
 
 export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, enableOfflineQueue: false });
+  const redis = new Redis(firstNodeOf(url), { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, enableOfflineQueue: false });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
@@ -173,6 +173,18 @@ export async function redisAnswers(url: string, timeoutMs = 1500): Promise<boole
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * A Redis Cluster URL (`redis+cluster://[credentials@]host1:port,host2:port`) as its first seed node's
+ * plain URL: a seed that answers PING is enough to go on (the services learn the cluster from it).
+ * Other URLs are returned as they are.
+ */
+function firstNodeOf(url: string): string {
+  const cluster = /^(rediss?)\+cluster:\/\/(?:([^@]*)@)?([^,/?]+)/.exec(url);
+  if (!cluster) return url;
+  const [, scheme, credentials, node] = cluster;
+  return `${scheme}://${credentials ? `${credentials}@` : ''}${node}`;
 }
 
 /**
