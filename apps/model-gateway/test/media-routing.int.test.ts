@@ -79,6 +79,14 @@ describe('routing policies on the media endpoints', () => {
     expect(chat.body.error).toMatchObject({ code: 'unsupported_endpoint_for_model' });
   });
 
+  test('the dry run of a policy of image models resolves it as an image request: both models in order, no vendor called', async () => {
+    const res = await call(h.edgeUrl, org.mgmtKey, 'POST', `/v1/routing-policies/${imagePolicy}/dry-run`, { request: { input: 'a lighthouse' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ outcome: 'routed', vendor_called: false });
+    expect(res.body.routes.map((r: { model: string; vendor: string }) => `${r.model}@${r.vendor}`)).toEqual(['openai/gpt-image-1@openai', 'google/gemini-2.5-flash-image@google']);
+    expect(h.openai.requests).toHaveLength(0);
+  });
+
   test('a policy mixing chat and image models is refused naming the target', async () => {
     const res = await call(h.edgeUrl, org.mgmtKey, 'POST', '/v1/routing-policies', { name: 'Mixed', strategy: 'priority', targets: [{ model: 'openai/gpt-image-1' }, { model: 'openai/gpt-4o' }] });
     expect(res.status).toBe(400);

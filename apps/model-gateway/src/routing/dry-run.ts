@@ -1,4 +1,4 @@
-import { orderByHealth, resolveRoutes, routeNeeds, type CatalogVendorRoute, type Route, type RouteDecision, type RouteHealth, type RouteHealthSnapshot, type RouteNeeds, type RoutingCatalog, type RoutingPolicy } from '@patchbay/model-routing';
+import { orderByHealth, policyEndpoint, resolveRoutes, routeNeeds, type CatalogVendorRoute, type Route, type RouteDecision, type RouteHealth, type RouteHealthSnapshot, type RouteNeeds, type RoutingCatalog, type RoutingPolicy } from '@patchbay/model-routing';
 import { estimateInputTokens, parseSurfaceRequest, requestedMaxOutputTokens, WireError, type ChatSurface, type GatewayFields } from '@patchbay/model-wire';
 import { ManagementError } from '../http/errors';
 import type { OrganizationGatewayData } from '../keys/principals';
@@ -77,7 +77,10 @@ export async function dryRunPolicy(deps: DryRunDeps, org: OrganizationGatewayDat
   }
   const inputTokens = estimateInputTokens(parsed.request);
   const outputTokens = requestedMaxOutputTokens(parsed.request) ?? 1024;
-  const needs = routeNeeds(parsed.request, { inputTokens, outputTokens });
+  // A policy of media models routes its media endpoint: the request is judged as one (no input kinds, tools or stream).
+  const endpoint = policyEndpoint(policy, deps.catalog);
+  const needs: RouteNeeds = endpoint === 'chat' ? routeNeeds(parsed.request, { inputTokens, outputTokens }) : { tools: false, structuredOutputs: false, input: [], stream: false, estimate: { inputTokens: 0, outputTokens: 0 } };
+  if (endpoint !== 'chat') notes.push(`The policy routes ${endpoint} requests: the dry run resolves the request as one (its chat fields are read for attribution and tier only).`);
   const vendorAvailable = (vendor: string) => org.vendorKeys.has(vendor) || deps.platformVendors.has(vendor);
   const isBlocked = (model: string) => org.blocklist.length > 0 && modelMatches(org.blocklist, model);
   const summary = {
@@ -95,6 +98,7 @@ export async function dryRunPolicy(deps: DryRunDeps, org: OrganizationGatewayDat
   try {
     decision = resolveRoutes({
       surface,
+      endpoint,
       fields,
       headers: {},
       needs,
