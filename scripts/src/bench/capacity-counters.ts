@@ -114,17 +114,18 @@ export async function schemaBytes(db: Client, schema: string): Promise<number> {
 }
 
 /**
- * Rows ever inserted into the named tables (and their partitions, should they be partitioned), from
+ * Rows ever inserted into the named tables (and their partitions, should they be partitioned: a plain
+ * table has no partition tree, hence the table itself beside it), from
  * pg_stat_user_tables: counting them with count(*) would scan the tables and add the bench's own reads
  * to the figures it reports.
  */
 export async function rowsInserted(db: Client, schema: string, tables: string[]): Promise<number> {
   await db.query('SELECT pg_stat_clear_snapshot()');
   const res = await db.query<{ n: string | null }>(
-    `SELECT sum(s.n_tup_ins)::bigint AS n
-       FROM unnest($2::text[]) AS t(name)
-       CROSS JOIN LATERAL pg_partition_tree(to_regclass(quote_ident($1) || '.' || quote_ident(t.name))) AS tree
-       JOIN pg_stat_user_tables s ON s.relid = tree.relid`,
+    `WITH tables AS (SELECT to_regclass(quote_ident($1) || '.' || quote_ident(name)) AS rel FROM unnest($2::text[]) AS name)
+     SELECT sum(s.n_tup_ins)::bigint AS n
+       FROM pg_stat_user_tables s
+      WHERE s.relid IN (SELECT rel FROM tables UNION SELECT tree.relid FROM tables CROSS JOIN LATERAL pg_partition_tree(tables.rel) AS tree)`,
     [schema, tables],
   );
   return Number(res.rows[0]?.n ?? 0);
