@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { QUEUE_NAMES } from '@patchbay/queues';
 import { TEST_DATABASE_URL, startLocalRedisCluster, waitFor, type LocalRedisCluster } from '@patchbay/testing';
 import { createPrisma, type Db } from '../src/db';
@@ -25,6 +26,21 @@ async function toolCall(s: Scenario, key = s.org.master_key): Promise<Answer> {
   });
   const body = (await res.json()) as { code?: string };
   return { status: res.status, code: body.code };
+}
+
+/** How many connections named `name` hold a subscription on these nodes (CLIENT LIST: `name=… sub=N`). */
+async function subscribedClients(name: string, ports: number[]): Promise<number> {
+  let count = 0;
+  for (const port of ports) {
+    const node = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      const list = (await node.client('LIST')) as string;
+      count += list.split('\n').filter((line) => line.includes(` name=${name} `) && / sub=[1-9]/.test(line)).length;
+    } finally {
+      node.disconnect();
+    }
+  }
+  return count;
 }
 
 let cluster: LocalRedisCluster;
@@ -108,4 +124,30 @@ describe('Redis Cluster', () => {
     // The cache would keep the key for its TTL without the message; the bound only guards a hang.
     await waitFor(async () => (await toolCall(s, key.key)).status === 401, 10_000, 'the revoked key refused');
   }, 60_000);
+
+  // Last: it crashes a node for good.
+  it('when the node the subscribers are on dies, they move to another node and revocations still arrive', async () => {
+    const s = await scenario(h, { plan: 'paid', credits: 1000 });
+    const createKey = async () => {
+      const res = await fetch(`${h.accessKeys.url}/api/v1/access-keys/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.org.master_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'survives a node' }),
+      });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { id: string; key: string };
+    };
+    const key = await createKey();
+    // Every subscriber connects to the first seed node first.
+    await cluster.kill(cluster.ports[0]!);
+    let answer = await toolCall(s, key.key);
+    for (let tries = 0; answer.status === 503 && tries < 50; tries++) answer = await toolCall(s, key.key);
+    expect(answer.status).toBe(200);
+    // The runtime's key-invalidation subscriber is subscribed again, on a node still alive (without
+    // it the verifier would only stop trusting its cache, which would refuse the key too).
+    await waitFor(async () => (await subscribedClients('mcp-runtime:key-invalidation', cluster.ports.slice(1))) > 0, 20_000, 'the subscriber on another node');
+    const revoked = await fetch(`${h.accessKeys.url}/api/v1/access-keys/${key.id}/revoke/`, { method: 'POST', headers: { authorization: `Bearer ${s.org.master_key}` } });
+    expect(revoked.status).toBe(204);
+    await waitFor(async () => (await toolCall(s, key.key)).status === 401, 10_000, 'the revoked key refused');
+  }, 90_000);
 });

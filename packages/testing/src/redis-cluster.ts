@@ -33,6 +33,11 @@ export interface LocalRedisCluster {
    * master and the cluster is ok again.
    */
   failover(masterPort: number): Promise<number>;
+  /**
+   * Kills one node (SIGKILL, as a crash). When it was a master, its replica takes over after the node
+   * timeout; resolves once the remaining nodes report `cluster_state:ok`.
+   */
+  kill(port: number): Promise<void>;
   /** Kills every node and removes their folder. */
   stop(): Promise<void>;
 }
@@ -113,6 +118,17 @@ export async function startLocalRedisCluster(options: LocalRedisClusterOptions):
         await waitFor(async () => (await cli(replica.port, 'ROLE')).startsWith('master'), 30_000, `replica ${replica.port} promoted`);
         await waitFor(() => allOk(cli, ports), 30_000, 'cluster_state:ok after the failover');
         return replica.port;
+      },
+      async kill(port) {
+        const child = processes[ports.indexOf(port)];
+        if (!child) throw new Error(`no node on port ${port}`);
+        await new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        });
+        const alive = ports.filter((p) => p !== port);
+        await waitFor(() => allOk(cli, alive), 30_000, `cluster_state:ok without the node on port ${port}`);
       },
       stop,
     };
