@@ -2,10 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, MEMBER_PASSWORD, chromiumAvailable, memberSession, ownerSession } from '@patchbay/testing';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession } from '@patchbay/testing';
 import OpenAI, { toFile } from 'openai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { seriousAxeViolations } from './axe';
+import { chromium, type Browser } from 'playwright-core';
+import { callApi, consoleBrowser, type Actor } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -25,11 +25,6 @@ const KEY_NAME = 'Checkout assistant';
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
-interface Actor {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}
 
 describeInBrowser('the model gateway pages with the real suite and the fake OpenAI', () => {
   let openai: FakeVendor;
@@ -56,45 +51,9 @@ describeInBrowser('the model gateway pages with the real suite and the fake Open
     await openai?.close();
   });
 
+  const { signIn, open, expectAccessible } = consoleBrowser({ browser: () => browser, publicUrl: () => suite.publicUrl });
+
   const accessKeys = () => ({ url: suite.publicUrl, cli: suite.cli });
-
-  async function signIn(email: string, next: string): Promise<Actor> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => {
-      // 401 before sign-in and the 403s this test asks for on purpose are answers, not problems.
-      if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
-    });
-    await page.goto(`${suite.publicUrl}/console/sign-in?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(MEMBER_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, problems };
-  }
-
-  async function open(actor: Actor, pagePath: string, heading: string | RegExp): Promise<void> {
-    await actor.page.goto(`${suite.publicUrl}/console${pagePath}`);
-    await actor.page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
-
-  async function expectAccessible(actor: Actor): Promise<void> {
-    expect(await seriousAxeViolations(actor.page)).toEqual([]);
-  }
-
-  /** Calls an API from the page as the console does: the session cookie and the anti-forgery token. */
-  async function callApi(page: Page, method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-    return page.evaluate(
-      async ({ method, apiPath, body }) => {
-        const session = (await (await fetch('/api/v1/session')).json()) as { csrf_token: string };
-        const res = await fetch(apiPath, { method, headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token }, body: body === undefined ? undefined : JSON.stringify(body) });
-        const text = await res.text();
-        return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
-      },
-      { method, apiPath, body },
-    );
-  }
 
   const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${suite.publicUrl}/v1/openai`, maxRetries: 0 });
   const keyRow = () => owner.page.getByRole('row').filter({ hasText: KEY_NAME });
@@ -137,12 +96,25 @@ describeInBrowser('the model gateway pages with the real suite and the fake Open
     await owner.page.screenshot({ path: path.join(DOCS_DIR, 'gateway-keys.png'), fullPage: true });
   });
 
-  it('disable refuses the key at once, enable brings it back, rotate shows a new secret once and the old one stops working', async () => {
+  it('disable refuses the key at once, enable brings it back, edit changes its limit and models, rotate shows a new secret once and the old one stops working', async () => {
     await keyRow().getByRole('button', { name: `Disable ${KEY_NAME}` }).click();
     await keyRow().getByText('Disabled').waitFor();
     await expect(sdk(secret).chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 401 });
     await keyRow().getByRole('button', { name: `Enable ${KEY_NAME}` }).click();
     await keyRow().getByText('Active').waitFor();
+
+    // Edit: a higher limit and one more allowed model; the gateway applies both to the next call.
+    await keyRow().getByRole('button', { name: `Edit ${KEY_NAME}` }).click();
+    const edit = owner.page.getByRole('form', { name: `Edit ${KEY_NAME}` });
+    expect(await edit.getByLabel(/^Spend limit/).inputValue()).toBe('5');
+    expect(await edit.getByLabel('Limit window').inputValue()).toBe('daily');
+    await edit.getByLabel(/^Spend limit/).fill('7');
+    await edit.getByLabel(/^Allowed models/).fill('openai/gpt-4o-mini, openai/gpt-4o');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await keyRow().getByText(/of \$7\.00 a day/).waitFor();
+    expect((await sdk(secret).chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] })).choices.length).toBe(1);
+    await expectAccessible(owner);
 
     await keyRow().getByRole('button', { name: `Rotate ${KEY_NAME}` }).click();
     await keyRow().getByRole('button', { name: `Confirm rotating ${KEY_NAME}` }).click();

@@ -5,6 +5,7 @@ import { startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { seriousAxeViolations } from './axe';
+import { watchProblems } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -59,10 +60,7 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     const p = context.pages()[0] ?? (await context.newPage());
     if (!watched.has(p)) {
       watched.add(p);
-      p.on('pageerror', (err) => problems.push(err.message));
-      p.on('console', (msg) => {
-        if (msg.type() === 'error' && !/status of (401|403)/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
-      });
+      watchProblems(p, problems, /40[13]/);
     }
     await p.goto(`${suite.publicUrl}/console${consolePath}`);
     await p.getByRole('heading', { level: 1, name: heading }).waitFor();

@@ -4,10 +4,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, freePort, startAccessKeysService, startServiceProcess, type RunningAccessKeys, type ServiceProcess } from '@patchbay/testing';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { createConsoleHandler } from '../src/server';
 import { createStaticSite } from '../src/static-site';
 import { seriousAxeViolations } from './axe';
+import { callApi, consoleBrowser, type Actor } from './browser';
 
 /**
  * The console's pages against the real suite (edge router, access-keys-and-audit) in Debian's Chromium,
@@ -26,11 +27,6 @@ const PAGES = ['/', '/members', '/roles', '/organization', '/access-keys', '/man
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
-interface Actor {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}
 
 describeInBrowser('the console pages with the real suite behind the edge router', () => {
   let accessKeys: RunningAccessKeys;
@@ -70,37 +66,19 @@ describeInBrowser('the console pages with the real suite behind the edge router'
     await accessKeys?.stop();
   });
 
+  // 401 (no session yet), 403 (a permission this member lacks) and 400 (a scope a session may not
+  // choose) are answers the test asks for on purpose, not problems; 503 is the edge router's "not
+  // deployed" for the overview's figures from the services this test does not start.
+  const consolePages = consoleBrowser({ browser: () => browser, publicUrl: () => publicUrl, expectedStatuses: /40[013]|503/, clipboard: true, viewport: { width: 1280, height: 860 } });
+
   async function newActor(): Promise<Actor> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: publicUrl });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
+    const actor = await consolePages.newActor();
     // An alert would mean a name was rendered as HTML and its onerror ran.
-    page.on('dialog', (dialog) => {
+    actor.page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    page.on('console', (msg) => {
-      // 401 (no session yet), 403 (a permission this member lacks) and 400 (a scope a session may not
-      // choose) are answers the test asks for on purpose, not problems; 503 is the edge router's "not
-      // deployed" for the overview's figures from the services this test does not start.
-      if (msg.type() === 'error' && !/status of (40[013]|503)/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
-    });
-    return { context, page, problems };
-  }
-
-  /** Calls an API from the page as the console does: the session cookie and the anti-forgery token. */
-  async function callApi(page: Page, method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-    return page.evaluate(
-      async ({ method, apiPath, body }) => {
-        const session = (await (await fetch('/api/v1/session')).json()) as { csrf_token: string };
-        const res = await fetch(apiPath, { method, headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token }, body: body === undefined ? undefined : JSON.stringify(body) });
-        const text = await res.text();
-        return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
-      },
-      { method, apiPath, body },
-    );
+    return actor;
   }
 
   async function rolePermissions(page: Page, roleId: string): Promise<string[]> {
@@ -108,10 +86,7 @@ describeInBrowser('the console pages with the real suite behind the edge router'
     return roles.results.find((r) => r.id === roleId)!.permissions;
   }
 
-  async function open(actor: Actor, pagePath: string, heading: string): Promise<void> {
-    await actor.page.goto(`${publicUrl}/console${pagePath}`);
-    await actor.page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
+  const { open } = consolePages;
 
   async function setRole(roleId: string): Promise<void> {
     await open(owner, '/members', 'Members');

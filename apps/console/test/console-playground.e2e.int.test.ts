@@ -2,9 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, MEMBER_PASSWORD, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { seriousAxeViolations } from './axe';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
+import { chromium, type Browser } from 'playwright-core';
+import { consoleBrowser, type Actor } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -26,11 +26,6 @@ const TOOL = 'crm__lookup_customer';
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
-interface Actor {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}
 
 /**
  * A remote MCP server as small as the transport allows (stateless, JSON answers): one tool that
@@ -104,37 +99,14 @@ describeInBrowser('the playground, tool-call records and credits with the real s
     await new Promise((resolve) => crm?.close(resolve));
   });
 
+  const { signIn, open, expectAccessible } = consoleBrowser({ browser: () => browser, publicUrl: () => suite.publicUrl });
+
   async function asOwner(method: string, apiPath: string, body?: unknown): Promise<unknown> {
     const url = `${suite.publicUrl}${apiPath}`;
     const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...owner.headers(method, url) }, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${apiPath}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : null;
-  }
-
-  async function signIn(email: string, next: string): Promise<Actor> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => {
-      // 401 before sign-in and the 403 this test asks for on purpose are answers, not problems.
-      if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
-    });
-    await page.goto(`${suite.publicUrl}/console/sign-in?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(MEMBER_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, problems };
-  }
-
-  async function open(actor: Actor, pagePath: string, heading: string | RegExp): Promise<void> {
-    await actor.page.goto(`${suite.publicUrl}/console${pagePath}`);
-    await actor.page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
-
-  async function expectAccessible(actor: Actor): Promise<void> {
-    expect(await seriousAxeViolations(actor.page)).toEqual([]);
   }
 
   async function choosePair(actor: Actor): Promise<void> {

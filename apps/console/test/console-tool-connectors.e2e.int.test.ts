@@ -4,10 +4,10 @@ import http from 'node:http';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, MEMBER_PASSWORD, chromiumAvailable, memberSession, ownerSession } from '@patchbay/testing';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession } from '@patchbay/testing';
+import { chromium, type Browser } from 'playwright-core';
 import { z } from 'zod';
-import { seriousAxeViolations } from './axe';
+import { callApi, consoleBrowser, type Actor } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -29,11 +29,6 @@ const SAMPLE_EMAIL = 'ada.lovelace@example.com';
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
-interface Actor {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}
 
 /** A stateless MCP server on the official SDK (a new server and transport per POST, JSON answers), with two order tools. */
 function ordersServer(): http.Server {
@@ -100,46 +95,9 @@ describeInBrowser('the tool connector pages with the real suite and a remote MCP
     await new Promise((resolve) => mcpServer?.close(resolve));
   });
 
+  const { signIn, open, expectAccessible } = consoleBrowser({ browser: () => browser, publicUrl: () => suite.publicUrl, expectedStatuses: /40[1349]|502/, clipboard: true });
+
   const accessKeys = () => ({ url: suite.publicUrl, cli: suite.cli });
-
-  async function signIn(email: string, next: string): Promise<Actor> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.publicUrl });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => {
-      // 401 before sign-in, and the 403, 404, 409 and 502 this test asks for on purpose, are answers, not problems.
-      if (msg.type() === 'error' && !/status of (40[1349]|502)/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
-    });
-    await page.goto(`${suite.publicUrl}/console/sign-in?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(MEMBER_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, problems };
-  }
-
-  async function open(actor: Actor, pagePath: string, heading: string | RegExp): Promise<void> {
-    await actor.page.goto(`${suite.publicUrl}/console${pagePath}`);
-    await actor.page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
-
-  async function expectAccessible(actor: Actor): Promise<void> {
-    expect(await seriousAxeViolations(actor.page)).toEqual([]);
-  }
-
-  /** Calls an API from the page as the console does: the session cookie and the anti-forgery token. */
-  async function callApi(page: Page, method: string, apiPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-    return page.evaluate(
-      async ({ method, apiPath, body }) => {
-        const session = (await (await fetch('/api/v1/session')).json()) as { csrf_token: string };
-        const res = await fetch(apiPath, { method, headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf_token }, body: body === undefined ? undefined : JSON.stringify(body) });
-        const text = await res.text();
-        return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
-      },
-      { method, apiPath, body },
-    );
-  }
 
   it('the owner searches the catalog, registers the remote MCP server (its tools shown), and sees a 409 and an unreachable server explained', async () => {
     const session = await ownerSession(accessKeys(), organizationId);

@@ -2,9 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeHubspot, type FakeHubspot, type FakeHubspotPortal } from '@patchbay/provider-fakes';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, MEMBER_PASSWORD, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { seriousAxeViolations } from './axe';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
+import { chromium, type Browser } from 'playwright-core';
+import { callApi, consoleBrowser, type Actor } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -23,11 +23,6 @@ const HUBSPOT_PORT = 45_000 + (process.pid % 900);
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
-interface Actor {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}
 
 describeInBrowser('the unified data pages with the real suite and the fake HubSpot', () => {
   let hubspot: FakeHubspot;
@@ -55,44 +50,12 @@ describeInBrowser('the unified data pages with the real suite and the fake HubSp
     await hubspot?.close();
   });
 
-  const accessKeys = () => ({ url: suite.publicUrl, cli: suite.cli });
+  const { signIn, expectAccessible } = consoleBrowser({ browser: () => browser, publicUrl: () => suite.publicUrl, clipboard: true });
 
-  async function signIn(email: string, next: string): Promise<Actor> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.publicUrl });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (err) => problems.push(err.message));
-    page.on('console', (msg) => {
-      // 401 before sign-in and the 403 this test asks for on purpose are answers, not problems.
-      if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) problems.push(`${msg.text()} ${msg.location().url}`);
-    });
-    await page.goto(`${suite.publicUrl}/console/sign-in?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(MEMBER_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, problems };
-  }
+  const accessKeys = () => ({ url: suite.publicUrl, cli: suite.cli });
 
   async function heading(actor: Actor, name: string | RegExp): Promise<void> {
     await actor.page.getByRole('heading', { level: 1, name }).waitFor();
-  }
-
-  async function expectAccessible(actor: Actor): Promise<void> {
-    expect(await seriousAxeViolations(actor.page)).toEqual([]);
-  }
-
-  /** Calls an API from the page as the console does: the session cookie and the anti-forgery token. */
-  async function callApi(page: Page, method: string, apiPath: string): Promise<{ status: number; body: unknown }> {
-    return page.evaluate(
-      async ({ method, apiPath }) => {
-        const session = (await (await fetch('/api/v1/session')).json()) as { csrf_token: string };
-        const res = await fetch(apiPath, { method, headers: { 'x-csrf-token': session.csrf_token } });
-        const text = await res.text();
-        return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
-      },
-      { method, apiPath },
-    );
   }
 
   it('the owner links the fake HubSpot account through a magic link made in the console, and the sync shows on /linked-accounts', async () => {
