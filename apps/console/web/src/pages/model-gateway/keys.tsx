@@ -134,7 +134,7 @@ export function GatewayKeysPage() {
               </thead>
               <tbody>
                 {keys.data.data.map((k) => (
-                  <KeyRow key={k.hash} gatewayKey={k} projectName={choices.projects.find((p) => p.id === k.project_id)?.name} onSecret={setSecret} />
+                  <KeyRow key={k.hash} gatewayKey={k} choices={choices} projectName={choices.projects.find((p) => p.id === k.project_id)?.name} onSecret={setSecret} />
                 ))}
               </tbody>
             </table>
@@ -166,9 +166,10 @@ function keyStatus(k: GatewayKey): string {
   return 'Active';
 }
 
-function KeyRow({ gatewayKey: k, projectName, onSecret }: { gatewayKey: GatewayKey; projectName: string | undefined; onSecret: (s: { label: string; value: string }) => void }) {
+function KeyRow({ gatewayKey: k, choices, projectName, onSecret }: { gatewayKey: GatewayKey; choices: ReturnType<typeof useChoices>; projectName: string | undefined; onSecret: (s: { label: string; value: string }) => void }) {
   const queryClient = useQueryClient();
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
+  const [editing, setEditing] = useState(false);
   const name = k.name ?? k.label;
   const refresh = () => queryClient.invalidateQueries({ queryKey: gatewayKeysQueryKey });
   const toggle = useMutation({ mutationFn: () => unwrap(api.PATCH('/v1/keys/{hash}', { params: { path: { hash: k.hash } }, body: { disabled: !k.disabled } })), onSuccess: refresh });
@@ -182,48 +183,144 @@ function KeyRow({ gatewayKey: k, projectName, onSecret }: { gatewayKey: GatewayK
   });
   const remove = useMutation({ mutationFn: () => unwrap(api.DELETE('/v1/keys/{hash}', { params: { path: { hash: k.hash } } })), onSuccess: refresh });
   return (
-    <tr>
-      <th scope="row">
-        {k.name ?? <span className="muted">Unnamed</span>}
-        <br />
-        <code>{k.label}</code>
-      </th>
-      <td>
-        <SpendAgainstLimit k={k} />
-      </td>
-      <td>{formatUsd(k.usage_monthly)}</td>
-      <td>{k.project_id ? (projectName ?? <code>{k.project_id.slice(0, 8)}</code>) : '—'}</td>
-      <td>{k.customer_id ? <code>{k.customer_id.slice(0, 8)}</code> : '—'}</td>
-      <td>{keyStatus(k)}</td>
-      <td>{k.expires_at ? formatTime(k.expires_at) : 'Never'}</td>
-      <td>
-        <div className="row">
-          <GuardedButton permission="manage_api_keys" className="secondary" busy={toggle.isPending} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${name}`} onClick={() => toggle.mutate()}>
-            {k.disabled ? 'Enable' : 'Disable'}
-          </GuardedButton>
-          {confirm ? (
-            <>
-              <button type="button" className={confirm === 'delete' ? 'danger' : undefined} aria-label={`Confirm ${confirm === 'delete' ? 'deleting' : 'rotating'} ${name}`} onClick={() => (confirm === 'delete' ? remove.mutate() : rotate.mutate())}>
-                Confirm {confirm}
-              </button>
-              <button type="button" className="secondary" onClick={() => setConfirm(null)}>
-                Cancel
-              </button>
-            </>
-          ) : (
-            <>
-              <GuardedButton permission="manage_api_keys" className="secondary" aria-label={`Rotate ${name}`} onClick={() => setConfirm('rotate')}>
-                Rotate
-              </GuardedButton>
-              <GuardedButton permission="manage_api_keys" className="danger" aria-label={`Delete ${name}`} onClick={() => setConfirm('delete')}>
-                Delete
-              </GuardedButton>
-            </>
-          )}
-        </div>
-        <ErrorText error={toggle.error ?? rotate.error ?? remove.error} />
-      </td>
-    </tr>
+    <>
+      <tr>
+        <th scope="row">
+          {k.name ?? <span className="muted">Unnamed</span>}
+          <br />
+          <code>{k.label}</code>
+        </th>
+        <td>
+          <SpendAgainstLimit k={k} />
+        </td>
+        <td>{formatUsd(k.usage_monthly)}</td>
+        <td>{k.project_id ? (projectName ?? <code>{k.project_id.slice(0, 8)}</code>) : '—'}</td>
+        <td>{k.customer_id ? <code>{k.customer_id.slice(0, 8)}</code> : '—'}</td>
+        <td>{keyStatus(k)}</td>
+        <td>{k.expires_at ? formatTime(k.expires_at) : 'Never'}</td>
+        <td>
+          <div className="row">
+            <GuardedButton permission="manage_api_keys" className="secondary" busy={toggle.isPending} aria-label={`${k.disabled ? 'Enable' : 'Disable'} ${name}`} onClick={() => toggle.mutate()}>
+              {k.disabled ? 'Enable' : 'Disable'}
+            </GuardedButton>
+            {confirm ? (
+              <>
+                <button type="button" className={confirm === 'delete' ? 'danger' : undefined} aria-label={`Confirm ${confirm === 'delete' ? 'deleting' : 'rotating'} ${name}`} onClick={() => (confirm === 'delete' ? remove.mutate() : rotate.mutate())}>
+                  Confirm {confirm}
+                </button>
+                <button type="button" className="secondary" onClick={() => setConfirm(null)}>
+                  Cancel
+                </button>
+              </>
+            ) : (
+              <>
+                <GuardedButton permission="manage_api_keys" className="secondary" aria-label={`Edit ${name}`} aria-expanded={editing} onClick={() => setEditing((e) => !e)}>
+                  Edit
+                </GuardedButton>
+                <GuardedButton permission="manage_api_keys" className="secondary" aria-label={`Rotate ${name}`} onClick={() => setConfirm('rotate')}>
+                  Rotate
+                </GuardedButton>
+                <GuardedButton permission="manage_api_keys" className="danger" aria-label={`Delete ${name}`} onClick={() => setConfirm('delete')}>
+                  Delete
+                </GuardedButton>
+              </>
+            )}
+          </div>
+          <ErrorText error={toggle.error ?? rotate.error ?? remove.error} />
+        </td>
+      </tr>
+      {editing && (
+        <tr>
+          <td colSpan={8}>
+            <EditKeyForm gatewayKey={k} choices={choices} onDone={() => setEditing(false)} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** The key's name, limit and window, allowed models, routing policy and expiry (PATCH /v1/keys/{hash}); its project is fixed. */
+function EditKeyForm({ gatewayKey: k, choices, onDone }: { gatewayKey: GatewayKey; choices: ReturnType<typeof useChoices>; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const name = k.name ?? k.label;
+  const save = useMutation({
+    mutationFn: (body: GatewaySchemas['GatewayKeyUpdate']) => unwrap(api.PATCH('/v1/keys/{hash}', { params: { path: { hash: k.hash } }, body })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: gatewayKeysQueryKey });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card"
+      aria-label={`Edit ${name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const f = new FormData(event.currentTarget);
+        const models = String(f.get('allowed_models') ?? '')
+          .split(/[\s,]+/)
+          .filter(Boolean);
+        const expires = String(f.get('expires_on') ?? '');
+        const limit = usdOrNull(f.get('limit'));
+        save.mutate({
+          name: String(f.get('name') ?? '') || null,
+          limit,
+          limit_reset: limit === null ? null : ((String(f.get('limit_reset') ?? '') || null) as GatewaySchemas['GatewayKeyUpdate']['limit_reset']),
+          allowed_models: models.length > 0 ? models : null,
+          routing_policy_id: String(f.get('routing_policy_id') ?? '') || null,
+          expires_at: expires ? new Date(`${expires}T00:00:00Z`).toISOString() : null,
+        });
+      }}
+    >
+      <div className="grid">
+        <label>
+          Key name
+          <input name="name" maxLength={255} defaultValue={k.name ?? ''} />
+        </label>
+        <label>
+          Spend limit (USD, blank for none)
+          <input name="limit" type="number" min="0" step="any" defaultValue={k.limit ?? ''} />
+        </label>
+        <label>
+          Limit window
+          <select name="limit_reset" defaultValue={k.limit_reset ?? ''}>
+            <option value="daily">Per day (UTC)</option>
+            <option value="weekly">Per week (UTC)</option>
+            <option value="monthly">Per month (UTC)</option>
+            <option value="">All time</option>
+          </select>
+        </label>
+        <label>
+          Allowed models (blank for all; openai/* for a prefix)
+          <input name="allowed_models" defaultValue={(k.allowed_models ?? []).join(', ')} />
+        </label>
+        <label>
+          Routing policy
+          <select name="routing_policy_id" defaultValue={k.routing_policy_id ?? ''}>
+            <option value="">None</option>
+            {choices.policies.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Expires on (UTC, blank for never)
+          <input name="expires_on" type="date" defaultValue={k.expires_at ? k.expires_at.slice(0, 10) : ''} />
+        </label>
+      </div>
+      <ErrorText error={save.error} />
+      <div className="row">
+        <GuardedButton permission="manage_api_keys" type="submit" busy={save.isPending}>
+          Save changes
+        </GuardedButton>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
