@@ -830,6 +830,11 @@ export interface components {
             name: string;
         };
         OrganizationRecord: {
+            /**
+             * Format: double
+             * @description Days audit events stay in the live log before the archive; null: the service's AUDIT_RETENTION_DAYS (90 by default).
+             */
+            audit_retention_days: number | null;
             callback_origins: string[];
             created_at: string;
             environment_matching: boolean;

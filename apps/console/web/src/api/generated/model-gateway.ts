@@ -299,6 +299,11 @@ export interface paths {
                          * @enum {string}
                          */
                         response_format?: "mp3" | "opus" | "aac" | "flac" | "wav" | "pcm";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         speed?: number;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -428,6 +433,11 @@ export interface paths {
                          * @enum {string}
                          */
                         response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
                         temperature?: number;
@@ -2150,6 +2160,11 @@ export interface paths {
                         /** Format: uuid */
                         project_id?: string;
                         prompt: string;
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         size?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -2278,6 +2293,11 @@ export interface paths {
                         quality?: string;
                         /** @enum {string} */
                         response_format?: "url" | "b64_json";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         size?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -3237,6 +3257,11 @@ export interface paths {
                          * @enum {string}
                          */
                         response_format?: "mp3" | "opus" | "aac" | "flac" | "wav" | "pcm";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         speed?: number;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -3366,6 +3391,11 @@ export interface paths {
                          * @enum {string}
                          */
                         response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
                         temperature?: number;
@@ -4352,6 +4382,11 @@ export interface paths {
                         /** Format: uuid */
                         project_id?: string;
                         prompt: string;
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         size?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -4480,6 +4515,11 @@ export interface paths {
                         quality?: string;
                         /** @enum {string} */
                         response_format?: "url" | "b64_json";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         size?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -4900,6 +4940,11 @@ export interface paths {
                          * @enum {string}
                          */
                         response_format?: "mp3" | "opus" | "aac" | "flac" | "wav" | "pcm";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         speed?: number;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -5029,6 +5074,11 @@ export interface paths {
                          * @enum {string}
                          */
                         response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
                         temperature?: number;
@@ -5156,6 +5206,11 @@ export interface paths {
                         /** Format: uuid */
                         project_id?: string;
                         prompt: string;
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         size?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
@@ -5284,6 +5339,11 @@ export interface paths {
                         quality?: string;
                         /** @enum {string} */
                         response_format?: "url" | "b64_json";
+                        /**
+                         * Format: uuid
+                         * @description A routing policy of this endpoint's models (also X-Svc-Routing-Policy-Id); without model, the key's bound policy or a default of such models routes the request
+                         */
+                        routing_policy_id?: string;
                         size?: string;
                         /** @description Tag pairs, as on chat */
                         tags?: unknown;
