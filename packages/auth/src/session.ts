@@ -88,7 +88,7 @@ export function assertSameOrigin(req: Request, publicBaseUrl: string | undefined
   const origin = firstHeader(req.headers.origin);
   if (origin !== undefined) {
     if (origin !== expected) {
-      throw new PermissionDeniedError(`Cross-site request refused: the Origin ${origin.slice(0, 100)} is not Patchbay's own (${expected}). Use the console at ${expected}/console/.`);
+      throw new PermissionDeniedError(`Cross-site request refused: the Origin ${origin.slice(0, 100)} is not Patchbay's own (${expected}). Send it from the console this installation serves on ${expected}.`);
     }
     return;
   }
