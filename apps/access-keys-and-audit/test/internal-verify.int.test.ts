@@ -59,6 +59,19 @@ describe('internal verification route', () => {
   });
 });
 
+describe('internal organization retention route', () => {
+  it('lists the organizations with their own audit/tool-call retention, for the service token only', async () => {
+    const own = await newOrganization(h.db);
+    const plain = await newOrganization(h.db);
+    await h.db.organization.update({ where: { id: own.organization_id }, data: { auditRetentionDays: 30 } });
+    expect((await request(h.app).get('/internal/v1/organizations/retention')).status).toBe(401);
+    const res = await request(h.app).get('/internal/v1/organizations/retention').set('X-Service-Token', TEST_SERVICE_TOKEN);
+    expect(res.status).toBe(200);
+    expect(res.body.organizations).toContainEqual({ organization_id: own.organization_id, retention_days: 30 });
+    expect(res.body.organizations.some((o: { organization_id: string }) => o.organization_id === plain.organization_id)).toBe(false);
+  });
+});
+
 describe('service endpoints', () => {
   it('serves /healthz with the state of PostgreSQL and Redis', async () => {
     const res = await request(h.app).get('/healthz');

@@ -28,7 +28,11 @@ export interface OrganizationRecord {
   gateway_response_store: boolean | null;
   created_at: string;
   updated_at: string;
-  /** Days audit events stay in the live log before the archive; null: the service's AUDIT_RETENTION_DAYS (90 by default). */
+  /**
+   * The organization's audit/tool-call retention (the spec's one setting): days its audit events and its tool-call
+   * records stay in the live log before they move to the archive, where they stay readable with an earlier
+   * created_after. null: each service's default (AUDIT_RETENTION_DAYS, TOOL_CALL_RETENTION_DAYS; 90 days).
+   */
   audit_retention_days: number | null;
 }
 
@@ -198,7 +202,7 @@ export interface UpdateOrganizationInput {
   gatewayCreditUsd?: number;
   /** null returns to each surface's default. */
   gatewayResponseStore?: boolean | null;
-  /** Days audit events stay in the live log before the archive; null: the service's default. */
+  /** Days audit events and tool-call records stay in the live log before the archive; null: each service's default. */
   auditRetentionDays?: number | null;
 }
 
@@ -324,4 +328,16 @@ export async function createServiceAccountKey(
   const environment = input.environment ?? 'production';
   const key = newKeyData(input.organizationId, environment, input.name ?? `Service account ${serviceAccount}`, false, scopes);
   return storeCliKey(db, key, { serviceAccount }, { service_account: serviceAccount, scopes });
+}
+
+/** An organization's own audit/tool-call retention, as the internal route sends it to mcp-runtime. */
+export interface OrganizationRetention {
+  organization_id: string;
+  retention_days: number;
+}
+
+/** The organizations whose audit_retention_days is set (the others follow each service's default). */
+export async function listOrganizationRetention(db: Db): Promise<{ organizations: OrganizationRetention[] }> {
+  const rows = await db.organization.findMany({ where: { auditRetentionDays: { not: null } }, select: { id: true, auditRetentionDays: true }, orderBy: { id: 'asc' } });
+  return { organizations: rows.map((r) => ({ organization_id: r.id, retention_days: r.auditRetentionDays! })) };
 }

@@ -4,6 +4,7 @@ import { Router } from 'express';
 import type { Db } from '../db';
 import { loadPrincipalByHash } from '../domain/access-keys';
 import { loadManagementPrincipal, loadOrganizationSettings } from '../domain/management-keys';
+import { listOrganizationRetention } from '../domain/organizations';
 import type { SessionService } from '../domain/members/sessions';
 
 /**
@@ -11,6 +12,8 @@ import type { SessionService } from '../domain/members/sessions';
  * POST /internal/v1/access-keys/verify {key_hash} → the key's principal, or 404 when no active key has that hash.
  * POST /internal/v1/sessions/verify {token_hash} → a member's console session as the other services act
  * on it (member, organization and its settings, environment, permissions), or 404 when it has ended.
+ * GET /internal/v1/organizations/retention → the organizations with a retention of their own
+ * (audit_retention_days), which mcp-runtime's sweep applies to tool-call records as this service does to audit events.
  * Only the hash is sent, so raw keys and session tokens never travel between services.
  */
 export function internalRouter(db: Db, serviceToken: string, sessions?: SessionService): Router {
@@ -72,6 +75,10 @@ export function internalRouter(db: Db, serviceToken: string, sessions?: SessionS
       return;
     }
     res.json(principal);
+  });
+  // Before /organizations/:organizationId, which would take "retention" for an id.
+  router.get('/organizations/retention', async (_req, res) => {
+    res.json(await listOrganizationRetention(db));
   });
   router.get('/organizations/:organizationId', async (req, res) => {
     const settings = await loadOrganizationSettings(db, req.params.organizationId);
