@@ -39,8 +39,16 @@ const schema = z.object({
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** How long a tool pack's compiled security rules are reused; rule changes also reach every replica over Redis at once. */
   SECURITY_RULES_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
-  /** Tool-call records older than this are deleted (the spec's default retention is 90 days). */
+  /**
+   * Days tool-call records stay live before they move to the archive (the spec's default retention is
+   * 90 days), for organizations without their own: an organization's audit_retention_days (set in
+   * access-keys-and-audit, the spec's one "audit/tool-call retention" setting) overrides it.
+   */
   TOOL_CALL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Days a tool-call record is kept at all, archive included. Unset: archived records stay until their registered user is deleted. */
+  TOOL_CALL_ARCHIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).optional(),
+  /** How long the organizations' own retention, asked of access-keys-and-audit, is reused by the sweep. */
+  RETENTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   /**
    * Whether this replica also stores tool-call records from the queue. Set false on the replicas that
    * answer agents and run `node dist/worker.js` (the same image) as a separate deployment, so storing

@@ -10,7 +10,7 @@ import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
 import { createPrisma } from './db';
 import { ToolExecutor } from './domain/execute';
-import { startRecordWorkers } from './domain/record-consumers';
+import { recordRetention, startRecordWorkers } from './domain/record-consumers';
 import { RegistryClient } from './domain/registry-client';
 import { RuleSetCache, publishRulesChanged } from './domain/rule-set-cache';
 import { SecurityRuleService } from './domain/security-rules';
@@ -94,7 +94,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       : undefined,
     logger,
   );
-  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, retentionDays: config.TOOL_CALL_RETENTION_DAYS, concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
+  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, ...recordRetention(config), concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
 
   const securityRules = new SecurityRuleService({
     db,

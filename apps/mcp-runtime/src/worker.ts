@@ -4,7 +4,7 @@ import { Meter } from '@patchbay/metering';
 import { createLogger, createRedis, redisUrls, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
 import { createPrisma } from './db';
-import { startRecordWorkers } from './domain/record-consumers';
+import { recordRetention, startRecordWorkers } from './domain/record-consumers';
 import { noteRecordsStored, toolCallLedger } from './domain/usage';
 
 /**
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     connection,
     logger,
     prefix: config.QUEUE_PREFIX,
-    retentionDays: config.TOOL_CALL_RETENTION_DAYS,
+    ...recordRetention(config),
     concurrency: config.TOOL_CALL_RECORD_CONCURRENCY,
     onStored: (records) => noteRecordsStored(meter, records),
   });

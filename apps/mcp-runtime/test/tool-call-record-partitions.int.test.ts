@@ -61,19 +61,21 @@ describe('tool-call records are partitioned by day', () => {
     expect(usage.map((u) => u.toolCalls)).toEqual([1]);
   });
 
-  it('the sweep drops the days past retention whole and keeps their calls in the daily usage', async () => {
+  it('the sweep moves the days past retention whole to the archive and keeps their calls in the daily usage', async () => {
     const organizationId = randomUUID();
     const now = Date.now();
     const old = job({ organization_id: organizationId, occurred_at: new Date(now - 89 * DAY_MS).toISOString() });
     const fresh = job({ organization_id: organizationId, occurred_at: new Date(now - DAY_MS).toISOString() });
     // 89 days back has no partition of its own here (none is made backwards): make it, as the conversion did for old rows.
     const oldDay = new Date(Math.floor((now - 89 * DAY_MS) / DAY_MS) * DAY_MS);
+    // A rerun the same day finds it in the archive, where the earlier run's sweep moved it: start again from a live day.
+    await admin.query(`DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent WHERE i.inhrelid = to_regclass('${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)}') AND p.relname = 'tool_call_record_archive') THEN DROP TABLE ${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)}; END IF; END $$`);
     await admin.query(`CREATE TABLE IF NOT EXISTS ${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)} PARTITION OF ${DB_SCHEMA}.tool_call_records FOR VALUES FROM ('${oldDay.toISOString()}') TO ('${new Date(oldDay.getTime() + DAY_MS).toISOString()}')`);
     expect(await storeToolCallRecords(db, [old, fresh], 90, new Date(now))).toEqual(['stored', 'stored']);
 
-    // Three days later the old record's whole day is past the 90 days: its partition goes.
+    // Three days later the old record's whole day is past the 90 days: its partition moves to the archive.
     const result = await sweepExpiredRecords(db, 90, new Date(now + 3 * DAY_MS));
-    expect(result.dropped).toContain(`tool_call_records_p${utcDay(oldDay)}`);
+    expect(result.archived).toContain(`tool_call_records_p${utcDay(oldDay)}`);
     const left = await db.toolCallRecord.findMany({ where: { organizationId }, select: { id: true } });
     expect(left.map((r) => r.id)).toEqual([fresh.event_id]);
     const usage = await db.toolCallDailyUsage.aggregate({ where: { organizationId }, _sum: { toolCalls: true } });
@@ -154,12 +156,12 @@ describe('the conversion to a partitioned table keeps every record', () => {
     expect(await storeToolCallRecords(after, [fresh], 90)).toEqual(['stored']);
     expect(await storeToolCallRecords(after, [{ ...fresh }], 90)).toEqual(['duplicate']);
     expect((await usageSnapshot()).reduce((n, u) => n + u.tool_calls, 0)).toBe(41);
-    // The list reads across the months, newest first, page after page.
+    // The list reads across the months, newest first, page after page (past the default 90-day window: asked with created_after).
     const service = new ToolCallRecordService(after);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await service.list(principalOf(organizationId), {}, cursor, 15);
+      const page = await service.list(principalOf(organizationId), { created_after: new Date(now - 120 * DAY_MS).toISOString() }, cursor, 15);
       seen.push(...page.results.map((r) => r.id));
       cursor = page.next ?? undefined;
     } while (cursor);

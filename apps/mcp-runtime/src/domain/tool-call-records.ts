@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { applyRetention, ensurePartitions, prismaPartitionDatabase, type PartitionedTable } from '@patchbay/db';
+import { applyRetention, deleteRowsBefore, ensurePartitions, prismaPartitionDatabase, retirePartitions, type PartitionedTable } from '@patchbay/db';
 import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import { cursorList, decodeCursor, parseDateTimeQuery, type CursorList } from '@patchbay/pagination';
@@ -7,6 +7,7 @@ import { QUEUE_NAMES, UnrecoverableError, type DirectProducer, type QueueLogger,
 import { isUuid } from '@patchbay/service-kit';
 import type { Db } from '../db';
 import type { Prisma, ToolCallRecord as RecordRow } from '../generated/prisma/client';
+import type { OrganizationRetention } from './organization-retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const STATUSES = ['success', 'error', 'blocked'] as const;
@@ -279,7 +280,13 @@ export class RecordBatcher {
   }
 }
 
-/** A registered user was deleted in connector-registry: their records go, and a tombstone stops late ones. */
+/**
+ * A registered user was deleted in connector-registry: all their records go, the archived ones too
+ * (the spec: deletion "irreversibly deletes ... all associated tool-call records"), and a tombstone
+ * stops late ones. The live table first, then the archive, as two statements: a record the sweep is
+ * moving meanwhile is either still live when the first runs (it waits for the move, then finds the
+ * row gone) or already archived, and the second statement, with a new snapshot, sees it there.
+ */
 export async function deleteRegisteredUserRecords(db: Db, job: RegisteredUserDeletedJob): Promise<number> {
   if (!isUuid(job.registered_user_id ?? '') || !isUuid(job.organization_id ?? '') || (job.environment !== 'production' && job.environment !== 'test')) {
     throw new UnrecoverableError('invalid registered-user deletion: registered_user_id and organization_id must be UUIDs, environment production or test');
@@ -288,31 +295,74 @@ export async function deleteRegisteredUserRecords(db: Db, job: RegisteredUserDel
     data: [{ registeredUserId: job.registered_user_id, organizationId: job.organization_id, environment: job.environment, deletedAt: new Date(job.deleted_at || Date.now()) }],
     skipDuplicates: true,
   });
-  const { count } = await db.toolCallRecord.deleteMany({ where: { registeredUserId: job.registered_user_id, organizationId: job.organization_id, environment: job.environment } });
-  return count;
+  const where = { registeredUserId: job.registered_user_id, organizationId: job.organization_id, environment: job.environment };
+  const live = await db.toolCallRecord.deleteMany({ where });
+  const archived = await db.toolCallRecordArchive.deleteMany({ where });
+  return live.count + archived.count;
 }
 
-/** tool_call_records is partitioned by UTC day on occurred_at (migration 20261129065000_partition_tool_call_records). */
-export const TOOL_CALL_RECORD_PARTITIONS: PartitionedTable = { table: 'tool_call_records', column: 'occurred_at', period: 'day' };
+/**
+ * tool_call_records is partitioned by UTC day on occurred_at (migration 20261129065000_partition_tool_call_records);
+ * days past retention move whole to tool_call_record_archive (migration 20261129103623_tool_call_record_archive).
+ */
+export const TOOL_CALL_RECORD_PARTITIONS: PartitionedTable = { table: 'tool_call_records', column: 'occurred_at', period: 'day', archiveTable: 'tool_call_record_archive' };
+const TOOL_CALL_ARCHIVE_PARTITIONS: PartitionedTable = { table: 'tool_call_record_archive', column: 'occurred_at', period: 'day' };
 
 /** Makes the day partitions of the coming week (and the DEFAULT one, if gone); returns those it made. */
 export function ensureToolCallRecordPartitions(db: Db, now = new Date()): Promise<string[]> {
   return ensurePartitions(prismaPartitionDatabase(db), TOOL_CALL_RECORD_PARTITIONS, { now, ahead: 7 });
 }
 
-/**
- * Removes records past the retention window: whole days by dropping their partitions (no row-by-row
- * DELETE, no table bloat), then the part of the oldest kept day that is past the window and any late
- * record the DEFAULT partition holds, in batches. The daily usage counts stay: dropping a partition
- * fires no trigger. Also drops tombstones old enough that no record of theirs can still arrive (one
- * older than the window is not stored). Returns the records deleted one by one.
- */
-export async function sweepExpiredRecords(db: Db, retentionDays: number, now = new Date()): Promise<{ rows: number; dropped: string[] }> {
-  const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
-  const { rows, dropped } = await applyRetention(prismaPartitionDatabase(db), TOOL_CALL_RECORD_PARTITIONS, { defaultDays: retentionDays }, now);
-  await db.deletedRegisteredUser.deleteMany({ where: { deletedAt: { lt: new Date(cutoff.getTime() - DAY_MS) } } });
-  return { rows, dropped };
+export interface SweepOptions {
+  /** Organizations with their own retention (access-keys-and-audit's audit_retention_days), shorter or longer than the default. */
+  organizations?: readonly OrganizationRetention[];
+  /** Days a record is kept at all, archive included; null or absent keeps archived records until their registered user is deleted. */
+  archiveRetentionDays?: number | null;
 }
+
+export interface SweepResult {
+  /** Records moved to the archive one by one (an organization's shorter retention, the rest of a day, late arrivals). */
+  rows: number;
+  /** Day partitions moved to the archive whole. */
+  archived: string[];
+  /** Archived day partitions, and archived records, past the archive's own retention (only with archiveRetentionDays): deleted. */
+  droppedArchivePartitions: string[];
+  deletedArchivedRows: number;
+}
+
+/**
+ * Moves records past retention to the archive, with the audit log's mechanism (@patchbay/db
+ * applyRetention with an archive table): whole days past the longest retention in force by detaching
+ * their partition from tool_call_records and attaching it to tool_call_record_archive (no row copied,
+ * no table bloat), then, in batches, the records of organizations with a shorter retention, the part
+ * of the oldest kept day past the window and late records in the DEFAULT partition. The daily usage
+ * counts stay (moving fires no insert trigger on tool_call_records). Archived records stay until their
+ * registered user is deleted, unless archiveRetentionDays is set. Also drops tombstones old enough that
+ * no record of theirs can still arrive (one older than the default window is not stored). Idempotent,
+ * and safe on several replicas at once (each step takes an advisory lock).
+ */
+export async function sweepExpiredRecords(db: Db, retentionDays: number, now = new Date(), options: SweepOptions = {}): Promise<SweepResult> {
+  const partitions = prismaPartitionDatabase(db);
+  const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
+  const moved = await applyRetention(
+    partitions,
+    TOOL_CALL_RECORD_PARTITIONS,
+    { defaultDays: retentionDays, organizations: (options.organizations ?? []).map((o) => ({ organizationId: o.organization_id, days: o.retention_days })) },
+    now,
+  );
+  let droppedArchivePartitions: string[] = [];
+  let deletedArchivedRows = 0;
+  if (options.archiveRetentionDays != null) {
+    const archiveCutoff = new Date(now.getTime() - options.archiveRetentionDays * DAY_MS);
+    droppedArchivePartitions = (await retirePartitions(partitions, TOOL_CALL_ARCHIVE_PARTITIONS, archiveCutoff)).dropped;
+    deletedArchivedRows = await deleteRowsBefore(partitions, TOOL_CALL_ARCHIVE_PARTITIONS, archiveCutoff);
+  }
+  await db.deletedRegisteredUser.deleteMany({ where: { deletedAt: { lt: new Date(cutoff.getTime() - DAY_MS) } } });
+  return { rows: moved.rows, archived: moved.archived, droppedArchivePartitions, deletedArchivedRows };
+}
+
+/** Without created_after a list covers this many days, as the audit log's does; older records (live or archived) are listed when asked for with an earlier created_after. */
+export const TOOL_CALL_DEFAULT_WINDOW_DAYS = 90;
 
 export interface RecordFilters {
   registered_user_id?: string;
@@ -341,7 +391,18 @@ export class ToolCallRecordService {
     private readonly readDb: Db = db,
   ) {}
 
-  private where(principal: KeyPrincipal, filters: RecordFilters): Prisma.ToolCallRecordWhereInput {
+  /** What the principal may see at all: its organization and environment, within its key's restrictions. */
+  private scope(principal: KeyPrincipal, filters: Pick<RecordFilters, 'registered_user_id' | 'tool_pack_id'> = {}): RecordWhere {
+    return {
+      organizationId: principal.organizationId,
+      environment: principal.environment,
+      registeredUserId: restrictedIds(registeredUserIdFilter(principal), filters.registered_user_id),
+      toolPackId: restrictedIds(toolPackIdFilter(principal), filters.tool_pack_id),
+    };
+  }
+
+  /** The list's filters as a query, refusing invalid ones with 400; without created_after, the default window. */
+  private where(principal: KeyPrincipal, filters: RecordFilters, now: Date): RecordWhere {
     const errors: FieldError[] = [];
     for (const field of ['registered_user_id', 'tool_pack_id'] as const) {
       const value = filters[field];
@@ -352,23 +413,28 @@ export class ToolCallRecordService {
     const before = parseDateTimeQuery('created_before', filters.created_before, errors);
     if (after && before && after > before) errors.push({ field: 'query.created_after', message: 'must not be later than created_before' });
     if (errors.length > 0) throw new ValidationError(errors);
+    const windowStart = new Date(now.getTime() - TOOL_CALL_DEFAULT_WINDOW_DAYS * DAY_MS);
     return {
-      organizationId: principal.organizationId,
-      environment: principal.environment,
-      registeredUserId: restrictedIds(registeredUserIdFilter(principal), filters.registered_user_id),
-      toolPackId: restrictedIds(toolPackIdFilter(principal), filters.tool_pack_id),
+      ...this.scope(principal, filters),
       ...(filters.tool_name ? { toolName: filters.tool_name } : {}),
       ...(filters.connector_slug ? { connectorSlug: filters.connector_slug } : {}),
       ...(filters.status ? { status: filters.status as Status } : {}),
-      ...(after || before ? { occurredAt: { ...(after ? { gte: after } : {}), ...(before ? { lte: before } : {}) } } : {}),
+      occurredAt: { gte: after ?? windowStart, ...(before ? { lte: before } : {}) },
     };
   }
 
-  /** Newest first, with keyset cursors (stable while new calls are recorded). */
-  async list(principal: KeyPrincipal, filters: RecordFilters, cursor: string | undefined, pageSize: number): Promise<CursorList<ToolCallRecordView>> {
-    const where = this.where(principal, filters);
+  /**
+   * Newest first, with keyset cursors (stable while new calls are recorded). Without created_after the
+   * list covers the last 90 days of the live records; with it, the archive too (records past the
+   * organization's retention). Both are read with the same filters and cursor bound, and the two
+   * pages merged in (occurred_at, id) order: a cursor is a position in that order, whichever table
+   * the records come from, so paging runs across both even where their times interleave (an
+   * organization's retention changed, a late record).
+   */
+  async list(principal: KeyPrincipal, filters: RecordFilters, cursor: string | undefined, pageSize: number, now = new Date()): Promise<CursorList<ToolCallRecordView>> {
+    const where = this.where(principal, filters, now);
     const from = cursor ? decodeCursor(cursor) : null;
-    let position: Prisma.ToolCallRecordWhereInput = {};
+    let position: RecordWhere = {};
     if (from) {
       const [at, id] = from.key;
       if (typeof at !== 'number' || typeof id !== 'string' || !isUuid(id)) throw ValidationError.forField('query.cursor', 'is not a cursor this API returned; send the next or previous value of an earlier page unchanged');
@@ -379,23 +445,43 @@ export class ToolCallRecordService {
           : { OR: [{ occurredAt: { gt: t } }, { occurredAt: t, id: { gt: id } }] };
     }
     const backwards = from?.direction === 'previous';
-    const rows = await this.readDb.toolCallRecord.findMany({
+    const query = {
       where: { AND: [where, position] },
-      orderBy: backwards ? [{ occurredAt: 'asc' }, { id: 'asc' }] : [{ occurredAt: 'desc' }, { id: 'desc' }],
+      orderBy: backwards ? [{ occurredAt: 'asc' as const }, { id: 'asc' as const }] : [{ occurredAt: 'desc' as const }, { id: 'desc' as const }],
       take: pageSize + 1,
       // Lists never carry the payloads (up to 32 KB a record): the detail does.
       omit: { arguments: true, result: true },
-    });
+    };
+    const [live, archived] = await Promise.all([
+      this.readDb.toolCallRecord.findMany(query),
+      filters.created_after !== undefined ? this.readDb.toolCallRecordArchive.findMany(query) : Promise.resolve([]),
+    ]);
+    const rows = archived.length === 0 ? live : [...live, ...archived].sort(backwards ? (a, b) => -newestFirst(a, b) : newestFirst).slice(0, pageSize + 1);
     const ordered = backwards ? rows.reverse() : rows;
     const page = cursorList(ordered, { pageSize, from, keyOf: (row) => [row.occurredAt.getTime(), row.id] });
     return { ...page, results: page.results.map(viewOf) };
   }
 
+  /** A record by id, live or archived (an archived record stays readable by id until its registered user is deleted). */
   async get(principal: KeyPrincipal, id: string): Promise<ToolCallRecordDetail> {
-    const row = isUuid(id) ? await this.db.toolCallRecord.findFirst({ where: { id, ...this.where(principal, {}) } }) : null;
-    if (!row) throw new NotFoundError('No tool-call record with this id in the organization and environment of the key (records past the retention window are deleted).');
+    if (!isUuid(id)) throw notFound();
+    const where = { id, ...this.scope(principal) };
+    const row = (await this.db.toolCallRecord.findFirst({ where })) ?? (await this.db.toolCallRecordArchive.findFirst({ where }));
+    if (!row) throw notFound();
     return detailOf(row);
   }
+}
+
+/** One filter for both tables (the live records and their archive have the same columns). */
+type RecordWhere = Prisma.ToolCallRecordWhereInput & Prisma.ToolCallRecordArchiveWhereInput;
+
+/** (occurred_at, id) descending, as PostgreSQL orders them: uuids compare as their lowercase hex text does. */
+function newestFirst(a: { occurredAt: Date; id: string }, b: { occurredAt: Date; id: string }): number {
+  return b.occurredAt.getTime() - a.occurredAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+function notFound(): NotFoundError {
+  return new NotFoundError('No tool-call record with this id in the organization and environment of the key (a deleted registered user\'s records are deleted).');
 }
 
 /** Logs what a consumer did with a delivery worth mentioning. */

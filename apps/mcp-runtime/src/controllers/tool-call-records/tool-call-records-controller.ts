@@ -12,14 +12,17 @@ import type { ErrorBody } from '../schemas';
 @Response<ErrorBody>(403, 'The key lacks management:all')
 export class ToolCallRecordsController extends Controller {
   /**
-   * Every MCP tools/call of the key's environment, newest first, kept 90 days (a deleted registered user's records are deleted with them).
+   * Every MCP tools/call of the key's environment, newest first. Without `created_after` the list covers the last 90 days.
+   * Records stay live for the organization's retention (`audit_retention_days`, 90 days by default), then move to an archive,
+   * where they are kept until their registered user is deleted: a `created_after` earlier than the window lists them too,
+   * in the same newest-first order, and cursor pages run across both. Deleting a registered user deletes all their records, archived ones included.
    * Records arrive over a queue, usually within a second of the call. A key restricted to tool packs or registered users sees only theirs.
    * @param registered_user_id Only calls for this registered user.
    * @param tool_pack_id Only calls through this tool pack.
    * @param tool_name Only this tool, as called: `<connector_slug>__<tool_name>`.
    * @param connector_slug Only tools of this connector.
    * @param status success, error or blocked.
-   * @param created_after Inclusive lower bound on the call time (ISO 8601).
+   * @param created_after Inclusive lower bound on the call time (ISO 8601); earlier than the retention window, archived records are listed too.
    * @param created_before Inclusive upper bound on the call time (ISO 8601).
    * @param cursor The `next` or `previous` value of an earlier page.
    * @param page_size Items per page, 1 to 100 (default 100).
@@ -51,12 +54,13 @@ export class ToolCallRecordsController extends Controller {
 
   /**
    * One record, with the arguments the tool received and the result the agent received, as security scanning left them
-   * (a redacted value reads `[REDACTED:<LABEL>]`), cut at 16,384 characters of JSON each.
+   * (a redacted value reads `[REDACTED:<LABEL>]`), cut at 16,384 characters of JSON each. An archived record (past the
+   * retention window) is returned as a live one.
    */
   @Security('session', ['view_tool_call_records'])
   @Security('access_key', ['management:all'])
   @Get('{record_id}')
-  @Response<ErrorBody>(404, 'No such record in the key\'s organization and environment, or past retention')
+  @Response<ErrorBody>(404, 'No such record in the key\'s organization and environment (or its registered user was deleted)')
   public async getToolCallRecord(@Request() req: ExpressRequest, @Path() record_id: string): Promise<ToolCallRecordDetail> {
     return servicesOf(req).toolCallRecords.get(principalOf(req), record_id);
   }

@@ -36,6 +36,16 @@ export type SecurityRuleOverride = Prisma.SecurityRuleOverrideModel
  */
 export type ToolCallRecord = Prisma.ToolCallRecordModel
 /**
+ * Model ToolCallRecordArchive
+ * Tool-call records past their retention (TOOL_CALL_RETENTION_DAYS, or the organization's
+ * audit_retention_days): the same columns in the same order as tool_call_records, partitioned by day
+ * the same way, so a day past retention moves here whole (its partition detached from
+ * tool_call_records and attached here, no row copied). Read by the list and the detail when
+ * created_after reaches past the window; kept until the registered user is deleted (or
+ * TOOL_CALL_ARCHIVE_RETENTION_DAYS, when set). See migration 20261129103623.
+ */
+export type ToolCallRecordArchive = Prisma.ToolCallRecordArchiveModel
+/**
  * Model ToolCallDailyUsage
  * Tool calls, failures and credits per organization, environment and UTC day, kept by PostgreSQL
  * itself: a statement-level trigger on tool_call_records adds each INSERT's new rows (the runtime's

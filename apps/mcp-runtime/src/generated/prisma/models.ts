@@ -11,6 +11,7 @@
 export type * from './models/SecurityRule'
 export type * from './models/SecurityRuleOverride'
 export type * from './models/ToolCallRecord'
+export type * from './models/ToolCallRecordArchive'
 export type * from './models/ToolCallDailyUsage'
 export type * from './models/DeletedRegisteredUser'
 export type * from './models/EventOutbox'

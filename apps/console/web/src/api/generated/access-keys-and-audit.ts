@@ -832,7 +832,9 @@ export interface components {
         OrganizationRecord: {
             /**
              * Format: double
-             * @description Days audit events stay in the live log before the archive; null: the service's AUDIT_RETENTION_DAYS (90 by default).
+             * @description The organization's audit/tool-call retention (the spec's one setting): days its audit events and its tool-call
+             *     records stay in the live log before they move to the archive, where they stay readable with an earlier
+             *     created_after. null: each service's default (AUDIT_RETENTION_DAYS, TOOL_CALL_RETENTION_DAYS; 90 days).
              */
             audit_retention_days: number | null;
             callback_origins: string[];

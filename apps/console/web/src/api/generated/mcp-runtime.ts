@@ -70,7 +70,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Every MCP tools/call of the key's environment, newest first, kept 90 days (a deleted registered user's records are deleted with them).
+         * @description Every MCP tools/call of the key's environment, newest first. Without `created_after` the list covers the last 90 days.
+         *     Records stay live for the organization's retention (`audit_retention_days`, 90 days by default), then move to an archive,
+         *     where they are kept until their registered user is deleted: a `created_after` earlier than the window lists them too,
+         *     in the same newest-first order, and cursor pages run across both. Deleting a registered user deletes all their records, archived ones included.
          *     Records arrive over a queue, usually within a second of the call. A key restricted to tool packs or registered users sees only theirs.
          */
         get: operations["ListToolCallRecords"];
@@ -91,7 +94,8 @@ export interface paths {
         };
         /**
          * @description One record, with the arguments the tool received and the result the agent received, as security scanning left them
-         *     (a redacted value reads `[REDACTED:<LABEL>]`), cut at 16,384 characters of JSON each.
+         *     (a redacted value reads `[REDACTED:<LABEL>]`), cut at 16,384 characters of JSON each. An archived record (past the
+         *     retention window) is returned as a live one.
          */
         get: operations["GetToolCallRecord"];
         put?: never;
@@ -945,7 +949,7 @@ export interface operations {
             query?: {
                 /** @description Only tools of this connector. */
                 connector_slug?: string;
-                /** @description Inclusive lower bound on the call time (ISO 8601). */
+                /** @description Inclusive lower bound on the call time (ISO 8601); earlier than the retention window, archived records are listed too. */
                 created_after?: string;
                 /** @description Inclusive upper bound on the call time (ISO 8601). */
                 created_before?: string;
@@ -1044,7 +1048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such record in the key's organization and environment, or past retention */
+            /** @description No such record in the key's organization and environment (or its registered user was deleted) */
             404: {
                 headers: {
                     [name: string]: unknown;

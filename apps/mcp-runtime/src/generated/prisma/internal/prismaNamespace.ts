@@ -400,6 +400,7 @@ export const ModelName = {
   SecurityRule: 'SecurityRule',
   SecurityRuleOverride: 'SecurityRuleOverride',
   ToolCallRecord: 'ToolCallRecord',
+  ToolCallRecordArchive: 'ToolCallRecordArchive',
   ToolCallDailyUsage: 'ToolCallDailyUsage',
   DeletedRegisteredUser: 'DeletedRegisteredUser',
   EventOutbox: 'EventOutbox'
@@ -418,7 +419,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "securityRule" | "securityRuleOverride" | "toolCallRecord" | "toolCallDailyUsage" | "deletedRegisteredUser" | "eventOutbox"
+    modelProps: "securityRule" | "securityRuleOverride" | "toolCallRecord" | "toolCallRecordArchive" | "toolCallDailyUsage" | "deletedRegisteredUser" | "eventOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -641,6 +642,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ToolCallRecordCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ToolCallRecordCountAggregateOutputType> | number
+        }
+      }
+    }
+    ToolCallRecordArchive: {
+      payload: Prisma.$ToolCallRecordArchivePayload<ExtArgs>
+      fields: Prisma.ToolCallRecordArchiveFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ToolCallRecordArchiveFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ToolCallRecordArchiveFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>
+        }
+        findFirst: {
+          args: Prisma.ToolCallRecordArchiveFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ToolCallRecordArchiveFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>
+        }
+        findMany: {
+          args: Prisma.ToolCallRecordArchiveFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>[]
+        }
+        create: {
+          args: Prisma.ToolCallRecordArchiveCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>
+        }
+        createMany: {
+          args: Prisma.ToolCallRecordArchiveCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ToolCallRecordArchiveCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>[]
+        }
+        delete: {
+          args: Prisma.ToolCallRecordArchiveDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>
+        }
+        update: {
+          args: Prisma.ToolCallRecordArchiveUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>
+        }
+        deleteMany: {
+          args: Prisma.ToolCallRecordArchiveDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ToolCallRecordArchiveUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ToolCallRecordArchiveUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>[]
+        }
+        upsert: {
+          args: Prisma.ToolCallRecordArchiveUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ToolCallRecordArchivePayload>
+        }
+        aggregate: {
+          args: Prisma.ToolCallRecordArchiveAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateToolCallRecordArchive>
+        }
+        groupBy: {
+          args: Prisma.ToolCallRecordArchiveGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ToolCallRecordArchiveGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ToolCallRecordArchiveCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ToolCallRecordArchiveCountAggregateOutputType> | number
         }
       }
     }
@@ -961,6 +1036,31 @@ export const ToolCallRecordScalarFieldEnum = {
 } as const
 
 export type ToolCallRecordScalarFieldEnum = (typeof ToolCallRecordScalarFieldEnum)[keyof typeof ToolCallRecordScalarFieldEnum]
+
+
+export const ToolCallRecordArchiveScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  toolPackId: 'toolPackId',
+  registeredUserId: 'registeredUserId',
+  accessKeyId: 'accessKeyId',
+  toolName: 'toolName',
+  connectorSlug: 'connectorSlug',
+  status: 'status',
+  errorCode: 'errorCode',
+  durationMs: 'durationMs',
+  credits: 'credits',
+  billingCycle: 'billingCycle',
+  overage: 'overage',
+  detections: 'detections',
+  occurredAt: 'occurredAt',
+  meterEpoch: 'meterEpoch',
+  arguments: 'arguments',
+  result: 'result'
+} as const
+
+export type ToolCallRecordArchiveScalarFieldEnum = (typeof ToolCallRecordArchiveScalarFieldEnum)[keyof typeof ToolCallRecordArchiveScalarFieldEnum]
 
 
 export const ToolCallDailyUsageScalarFieldEnum = {
@@ -1354,6 +1454,7 @@ export type GlobalOmitConfig = {
   securityRule?: Prisma.SecurityRuleOmit
   securityRuleOverride?: Prisma.SecurityRuleOverrideOmit
   toolCallRecord?: Prisma.ToolCallRecordOmit
+  toolCallRecordArchive?: Prisma.ToolCallRecordArchiveOmit
   toolCallDailyUsage?: Prisma.ToolCallDailyUsageOmit
   deletedRegisteredUser?: Prisma.DeletedRegisteredUserOmit
   eventOutbox?: Prisma.EventOutboxOmit

@@ -54,6 +54,7 @@ export const ModelName = {
   SecurityRule: 'SecurityRule',
   SecurityRuleOverride: 'SecurityRuleOverride',
   ToolCallRecord: 'ToolCallRecord',
+  ToolCallRecordArchive: 'ToolCallRecordArchive',
   ToolCallDailyUsage: 'ToolCallDailyUsage',
   DeletedRegisteredUser: 'DeletedRegisteredUser',
   EventOutbox: 'EventOutbox'
@@ -131,6 +132,31 @@ export const ToolCallRecordScalarFieldEnum = {
 } as const
 
 export type ToolCallRecordScalarFieldEnum = (typeof ToolCallRecordScalarFieldEnum)[keyof typeof ToolCallRecordScalarFieldEnum]
+
+
+export const ToolCallRecordArchiveScalarFieldEnum = {
+  id: 'id',
+  organizationId: 'organizationId',
+  environment: 'environment',
+  toolPackId: 'toolPackId',
+  registeredUserId: 'registeredUserId',
+  accessKeyId: 'accessKeyId',
+  toolName: 'toolName',
+  connectorSlug: 'connectorSlug',
+  status: 'status',
+  errorCode: 'errorCode',
+  durationMs: 'durationMs',
+  credits: 'credits',
+  billingCycle: 'billingCycle',
+  overage: 'overage',
+  detections: 'detections',
+  occurredAt: 'occurredAt',
+  meterEpoch: 'meterEpoch',
+  arguments: 'arguments',
+  result: 'result'
+} as const
+
+export type ToolCallRecordArchiveScalarFieldEnum = (typeof ToolCallRecordArchiveScalarFieldEnum)[keyof typeof ToolCallRecordArchiveScalarFieldEnum]
 
 
 export const ToolCallDailyUsageScalarFieldEnum = {
