@@ -26,6 +26,7 @@ import { startGatewayLegs } from './gateway-app';
 import { chatBody } from './gateway-legs';
 import { toolCallBody } from './mcp-checks';
 import { CUSTOM_SLUG, CUSTOM_TOOL, setUpMcpBench } from './mcp-setup';
+import { pickLoadTool, runLoad } from './load';
 import { positiveInteger, UsageError } from './options';
 import { formatInt, machineDescription, machineLoad, print, progress, table } from './report';
 import { ServiceGroup, type RunningService } from './services';
@@ -48,14 +49,19 @@ transactions, which equals statements for the autocommit ones and undercounts mu
 transactions), and bytes written per record (pg_total_relation_size of the app's schema, tables with
 their indexes and TOAST, before and after, over the records added). Each figure has the services' idle
 activity taken off (queue polling, outbox relays), measured for --idle seconds before the kinds.
-Requests run --concurrency at a time; asynchronous writes (tool-call records, usage records) are waited
+The HTTP kinds run as a busy pod serves them: wrk (autocannon when wrk is not installed) keeps
+--connections requests in flight for --seconds, after --warmup seconds of the same load, so the JIT is
+warm and the fixed costs of a process (timers, grant and flush windows) are spread as they are in
+production; at a trickle of requests those fixed costs would be counted several times over. Each kind's
+answer is checked before its load. Asynchronous writes (tool-call records, usage records) are waited
 for before the window closes. No timing targets: these are costs, not latencies.
 
 Uses DATABASE_URL's server (default postgresql://postgres@127.0.0.1:5432/patchbay_bench_capacity, a
 database of its own so pg_stat_database sees only this run) and starts redis-server itself.
 
-  --requests <n>      requests per kind (default 2000; the events page and sync take a quarter)
-  --concurrency <n>   requests in flight (default 8)
+  --seconds <s>       measured seconds of load per HTTP kind (default 10)
+  --warmup <s>        seconds of the same load before each is measured (default 3)
+  --connections <n>   requests in flight (default 8)
   --events <n>        events in the account the events page reads (default 100000)
   --sync-events <n>   HubSpot events synced (default 200, each with 10 participants: 2,200 records)
   --idle <s>          seconds of idle baseline (default 5)
@@ -63,8 +69,9 @@ database of its own so pg_stat_database sees only this run) and starts redis-ser
 `;
 
 interface Options {
-  requests: number;
-  concurrency: number;
+  seconds: number;
+  warmupS: number;
+  connections: number;
   events: number;
   syncEvents: number;
   idleS: number;
@@ -77,12 +84,13 @@ function parseOptions(args: string[]): Options | null {
     const arg = args[i]!;
     if (arg === '--help' || arg === '-h') return null;
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m || !['requests', 'concurrency', 'events', 'sync-events', 'idle', 'redis-port'].includes(m[1]!)) throw new UsageError(`unknown option ${arg}`);
+    if (!m || !['seconds', 'warmup', 'connections', 'events', 'sync-events', 'idle', 'redis-port'].includes(m[1]!)) throw new UsageError(`unknown option ${arg}`);
     values.set(m[1]!, m[2] ?? args[++i] ?? '');
   }
   return {
-    requests: positiveInteger('--requests', values.get('requests'), 2000),
-    concurrency: positiveInteger('--concurrency', values.get('concurrency'), 8),
+    seconds: positiveInteger('--seconds', values.get('seconds'), 10),
+    warmupS: positiveInteger('--warmup', values.get('warmup'), 3),
+    connections: positiveInteger('--connections', values.get('connections'), 8),
     events: positiveInteger('--events', values.get('events'), 100_000),
     syncEvents: positiveInteger('--sync-events', values.get('sync-events'), 200),
     idleS: positiveInteger('--idle', values.get('idle'), 5),
@@ -115,10 +123,10 @@ interface Kind {
   /** What one "request" of the kind is, for the table's note. */
   unit: string;
   footprint?: Footprint;
-  /** Requests measured (the warm-up sends a tenth, at least 20). */
-  count: number;
-  /** Sends count requests; resolves to the units done (for the sync, pages of records). */
-  run(count: number): Promise<number>;
+  /** Warms the kind up (JIT, caches, pools, rows of first use). */
+  warm(): Promise<void>;
+  /** Runs the measured load; resolves to the units done (requests answered; for the sync, pages of records). */
+  run(): Promise<number>;
   /** Rows expected in the footprint's tables once the kind's asynchronous writes have landed. */
   expectedRows?(requests: number): number;
 }
@@ -138,6 +146,8 @@ interface KindResult {
 
 /** Requests answered 503 and sent again (see fire); printed with the figures. */
 const retried = { count: 0 };
+/** Kinds whose load saw a few failed requests (under 1%; more fail the run); printed with the figures. */
+const failures: string[] = [];
 
 async function fire(request: KindRequest, count: number, concurrency: number): Promise<number> {
   let next = 0;
@@ -171,6 +181,17 @@ const expectStatus = (status: number, text: string, must: (text: string) => bool
 
 function startRedis(port: number, dir: string): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+}
+
+/** Waits until a footprint's row count has not changed for a second (a warm-up's asynchronous records have landed). */
+async function settledRows(db: Client, footprint: Footprint): Promise<void> {
+  let last = -1;
+  let since = Date.now();
+  await pollUntil('the warm-up\'s records', async () => {
+    const rows = await rowsInserted(db, footprint.schema, footprint.tables);
+    if (rows !== last) [last, since] = [rows, Date.now()];
+    return Date.now() - since >= 1_000;
+  });
 }
 
 /** Polls every quarter second (each poll is a statement the bench then takes off the figures). */
@@ -244,69 +265,68 @@ async function run(options: Options): Promise<number> {
       body: chatBody(gateway.viaEdge.model, stream),
       check: (status, text) => expectStatus(status, text, (t) => (stream ? t.includes('[DONE]') : t.includes('"usage"')), stream ? 'the stream\'s [DONE]' : 'usage'),
     });
-    const few = Math.max(50, Math.floor(options.requests / 4));
+    /** Links a new HubSpot portal of `events` events and waits for its sync; resolves to the pages of records synced. */
+    const syncOf = async (events: number): Promise<number> => {
+      const portal = hubspot!.createPortal();
+      portal.seed({ events, participantsPerEvent: PARTICIPANTS_PER_EVENT });
+      const start = new Date();
+      const linked = await linkHubspot(unified, key, portal.token);
+      await waitUntil('the sync', () => syncFinished(db, linked.id, start), 600_000);
+      return (events * (1 + PARTICIPANTS_PER_EVENT)) / SYNC_PAGE_RECORDS;
+    };
+    const loadTool = pickLoadTool(undefined, 1);
+    /** A kind of one HTTP request, its answer checked once, then served under load (see the usage text). */
+    const httpKind = (label: string, unit: string, request: KindRequest, footprint?: Footprint): Kind => {
+      const load = (durationS: number) =>
+        runLoad(loadTool, { url: request.url, method: request.method, headers: request.headers, body: request.body, durationS, connections: options.connections, threads: 1 });
+      return {
+        label,
+        unit,
+        ...(footprint ? { footprint, expectedRows: (n: number) => n } : {}),
+        warm: async () => {
+          await fire(request, 1, 1);
+          await load(options.warmupS);
+        },
+        run: async () => {
+          const result = await load(options.seconds);
+          const failed = result.non2xx + result.socketErrors;
+          // A kind whose requests fail is measured as cheaper than it is: a few 503s of a loaded machine are noted, more fail the run.
+          if (failed > result.requests * 0.01) throw new Error(`${label}: ${failed} of ${result.requests} requests failed (${result.non2xx} non-2xx, ${result.socketErrors} socket errors)`);
+          if (failed > 0) failures.push(`${label}: ${failed} of ${result.requests} requests failed and are left out of the units`);
+          return result.requests - failed;
+        },
+      };
+    };
     const kinds: Kind[] = [
-      {
-        label: 'MCP tools/call',
-        unit: 'call',
-        footprint: { schema: 'mcp_runtime', tables: ['tool_call_records'] },
-        expectedRows: (n) => n,
-        count: options.requests,
-        run: (count) =>
-          fire(
-            { url: mcpUrl, method: 'POST', headers: mcpHeaders, body: toolCallBody(`${CUSTOM_SLUG}__${CUSTOM_TOOL}`, { query: 'capacity' }), check: (s, t) => expectStatus(s, t, (x) => x.includes('structuredContent') && !x.includes('"isError":true'), 'structuredContent') },
-            count,
-            options.concurrency,
-          ),
-      },
-      {
-        label: 'MCP tools/list',
-        unit: 'list',
-        count: options.requests,
-        run: (count) =>
-          fire(
-            { url: mcpUrl, method: 'POST', headers: mcpHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), check: (s, t) => expectStatus(s, t, (x) => x.includes(CUSTOM_TOOL), CUSTOM_TOOL) },
-            count,
-            options.concurrency,
-          ),
-      },
-      { label: 'gateway chat', unit: 'completion', footprint: { schema: 'model_gateway', tables: ['usage_records'] }, expectedRows: (n) => n, count: options.requests, run: (count) => fire(chat(false), count, options.concurrency) },
-      { label: 'gateway chat, streamed', unit: 'stream', footprint: { schema: 'model_gateway', tables: ['usage_records'] }, expectedRows: (n) => n, count: options.requests, run: (count) => fire(chat(true), count, options.concurrency) },
-      {
-        label: 'unified events page',
-        unit: '100-event page',
-        count: few,
-        run: (count) =>
-          fire(
-            {
-              url: `${unifiedEdge.baseUrl}/api/mktg/v1/events?page_size=100`,
-              method: 'GET',
-              headers: { authorization: `Bearer ${key}`, 'x-account-token': account.token },
-              check: (s, t) => expectStatus(s, t, (x) => (JSON.parse(x) as { results?: unknown[] }).results?.length === 100, '100 results'),
-            },
-            count,
-            options.concurrency,
-          ),
-      },
+      httpKind(
+        'MCP tools/call',
+        'call',
+        { url: mcpUrl, method: 'POST', headers: mcpHeaders, body: toolCallBody(`${CUSTOM_SLUG}__${CUSTOM_TOOL}`, { query: 'capacity' }), check: (s, t) => expectStatus(s, t, (x) => x.includes('structuredContent') && !x.includes('"isError":true'), 'structuredContent') },
+        { schema: 'mcp_runtime', tables: ['tool_call_records'] },
+      ),
+      httpKind('MCP tools/list', 'list', { url: mcpUrl, method: 'POST', headers: mcpHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), check: (s, t) => expectStatus(s, t, (x) => x.includes(CUSTOM_TOOL), CUSTOM_TOOL) }),
+      httpKind('gateway chat', 'completion', chat(false), { schema: 'model_gateway', tables: ['usage_records'] }),
+      httpKind('gateway chat, streamed', 'stream', chat(true), { schema: 'model_gateway', tables: ['usage_records'] }),
+      httpKind('unified events page', '100-event page', {
+        url: `${unifiedEdge.baseUrl}/api/mktg/v1/events?page_size=100`,
+        method: 'GET',
+        headers: { authorization: `Bearer ${key}`, 'x-account-token': account.token },
+        check: (s, t) => expectStatus(s, t, (x) => (JSON.parse(x) as { results?: unknown[] }).results?.length === 100, '100 results'),
+      }),
       {
         label: 'unified sync page',
         unit: `${SYNC_PAGE_RECORDS}-record page`,
         footprint: { schema: 'unified_data', tables: ['events', 'contacts'] },
-        count: options.syncEvents,
-        run: async (events) => {
-          const portal = hubspot!.createPortal();
-          portal.seed({ events, participantsPerEvent: PARTICIPANTS_PER_EVENT });
-          const start = new Date();
-          const linked = await linkHubspot(unified, key, portal.token);
-          await waitUntil('the sync', () => syncFinished(db, linked.id, start), 600_000);
-          return (events * (1 + PARTICIPANTS_PER_EVENT)) / SYNC_PAGE_RECORDS;
+        warm: async () => {
+          await syncOf(Math.max(20, Math.floor(options.syncEvents / 10)));
         },
+        run: () => syncOf(options.syncEvents),
       },
     ];
 
     // Every kind once before anything is measured: caches, pools and the JIT warm, the rows of first use written.
-    progress('warm-up: a few requests of each kind');
-    for (const kind of kinds) await kind.run(Math.max(20, Math.floor(kind.count / 10)));
+    progress('warm-up: every kind once, each HTTP kind under its load');
+    for (const kind of kinds) await kind.warm();
 
     const watched: CpuWatched[] = [];
     const services: RunningService[] = [mcp.accessKeys, accessKeys, mcp.registry, mcp.providers, mcp.runtime, ...(mcp.recordWorker ? [mcp.recordWorker] : []), mcp.edge, upstream, ...gateway.services, unified, unifiedWorker, unifiedEdge];
@@ -338,11 +358,16 @@ async function run(options: Options): Promise<number> {
 
     const results: KindResult[] = [];
     for (const kind of kinds) {
-      progress(`${kind.label}: measuring`);
+      // Warmed again right before its window (the kinds before it ran other code), and its warm-up's records
+      // landed, so the window holds this kind's requests and records only.
+      progress(`${kind.label}: warming up`);
+      await kind.warm();
       const footprint = kind.footprint;
+      if (footprint) await settledRows(db, footprint);
+      progress(`${kind.label}: measuring`);
       const footprintBefore = footprint ? { bytes: await schemaBytes(db, footprint.schema), rows: await rowsInserted(db, footprint.schema, footprint.tables) } : null;
       const before = await snapshot();
-      const requests = await kind.run(kind.count);
+      const requests = await kind.run();
       if (footprint && kind.expectedRows && footprintBefore) {
         // Until every record is in, or none has come for five seconds (the records/unit column then shows what was lost).
         const want = footprintBefore.rows + kind.expectedRows(requests);
@@ -402,7 +427,8 @@ async function run(options: Options): Promise<number> {
 function report(options: Options, backends: Backends, results: KindResult[], idle: { idleSeconds: number; idleRedisPerS: number; idleXactPerS: number }, loadBefore: string): void {
   const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   print(`pnpm bench capacity  (${machineDescription()})`);
-  print(`${new Date().toISOString()}; ${describeBackends(backends)}; ${options.concurrency} in flight; machine load before ${loadBefore}, after ${machineLoad().text}`);
+  print(`${new Date().toISOString()}; ${describeBackends(backends)}; ${options.connections} in flight (${options.warmupS} s warm-up, ${options.seconds} s measured per HTTP kind); machine load before ${loadBefore}, after ${machineLoad().text}`);
+  for (const failure of failures) print(failure);
   if (retried.count > 0) print(`${retried.count} request(s) answered 503 under the machine's load and were sent again (their cost is in the figures)`);
   print(`Idle baseline taken off every figure: ${fixed(idle.idleRedisPerS)} Redis commands/s, ${fixed(idle.idleXactPerS)} PostgreSQL transactions/s (over ${fixed(idle.idleSeconds)} s)`);
   print();
