@@ -60,7 +60,7 @@ and cited) taken in turn with 200 plain ones, one at a time: the gateway's own t
 X-Gateway-Overhead-Ms (the time waiting on the vendor and the engine excluded), searched against plain.
 
 The target (issue 9 §8): the gateway at least 5 times Portkey's throughput, through the edge router
-at least 0.8 of two do-nothing proxies, added p99 at most 2 ms. Ratios matter, absolute numbers do
+at least 0.8 of two do-nothing proxies, added p99 at most 2 ms (at most 1 ms at one connection, issue 24 §4). Ratios matter, absolute numbers do
 not: the machine is shared.
 
 ${LOAD_OPTIONS_USAGE.split('\n')
@@ -346,13 +346,15 @@ async function run(args: string[]): Promise<number> {
       const edge = at('gateway via edge router');
       if (gw && edge) {
         const addedP99 = medianAdded(gw, direct, (round) => round.rawP99Us ?? round.p99Us);
+        // Issue 24 §4 asks for at most 1 ms at one connection (the caller most requests come from); issue 9's 2 ms stays for the loaded legs.
+        const p99Target = connections === 1 ? 1_000 : 2_000;
         const gwRatio = gw.requestsPerSecond / portkeyResult.requestsPerSecond;
         const edgeRatio = edge.requestsPerSecond / two.requestsPerSecond;
         const policyLeg = at('gateway, policy: 3 routes, 1st fails 1/2');
         if (policyLeg) {
           print(`    policy of 3 routes (1st fails 1/2) / gateway direct ${ratio(policyLeg.requestsPerSecond, gw.requestsPerSecond)}; added p50 over gateway direct ${formatSigned(medianAdded(policyLeg, gw, (round) => round.rawP50Us ?? round.p50Us))} µs, added p99 ${formatSigned(medianAdded(policyLeg, gw, (round) => round.rawP99Us ?? round.p99Us))} µs`);
         }
-        print(`    gateway / Portkey ${gwRatio.toFixed(2)} (target >= 5: ${gwRatio >= 5 ? 'met' : 'NOT met'}); edge path / two proxies ${edgeRatio.toFixed(2)} (target >= 0.8: ${edgeRatio >= 0.8 ? 'met' : 'NOT met'}); gateway added p99 ${formatSigned(addedP99)} µs (target <= 2,000: ${addedP99 <= 2000 ? 'met' : 'NOT met'}); edge path added p99 ${formatSigned(medianAdded(edge, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
+        print(`    gateway / Portkey ${gwRatio.toFixed(2)} (target >= 5: ${gwRatio >= 5 ? 'met' : 'NOT met'}); edge path / two proxies ${edgeRatio.toFixed(2)} (target >= 0.8: ${edgeRatio >= 0.8 ? 'met' : 'NOT met'}); gateway added p99 ${formatSigned(addedP99)} µs (target <= ${formatInt(p99Target)}: ${addedP99 <= p99Target ? 'met' : 'NOT met'}); edge path added p99 ${formatSigned(medianAdded(edge, direct, (round) => round.rawP99Us ?? round.p99Us))} µs`);
         // Portkey's throughput moves from run to run far more than a bare proxy's: this ratio is the one to compare across runs.
         print(`    gateway / one bare proxy ${ratio(gw.requestsPerSecond, one.requestsPerSecond)} (steadier across runs than Portkey; in the spec's figures, where one proxy made 8.4 times Portkey's throughput, the 5x target is ${(5 / 8.4).toFixed(2)} of one proxy)`);
         const edgeAlone = at(EDGE_ALONE);
