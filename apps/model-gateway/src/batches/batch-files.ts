@@ -1,7 +1,7 @@
 import { isUuid } from '@patchbay/service-kit';
 import type { Db } from '../db';
 import { GatewayError } from '../http/errors';
-import type { Caller } from '../model/model-request';
+import type { Caller } from '../keys/callers';
 import { BatchInputError, parseBatchInput } from './batch-input';
 
 /** Who sees a file or batch: the key's organization and environment, and its customer for a customer key. */

@@ -1,7 +1,8 @@
 import { estimateInputTokens, parseSurfaceRequest, requestedMaxOutputTokens, WireError, type Surface } from '@patchbay/model-wire';
 import { reserveMicros } from '../catalog/catalog';
 import { GatewayError } from '../http/errors';
-import { admit, resolveRoute, resolveScope, SharedReservation, spendSubject, type Caller, type ModelDeps } from '../model/model-request';
+import type { Caller } from '../keys/callers';
+import { admit, resolveRoute, resolveScope, SharedReservation, spendSubject, type ModelDeps } from '../model/model-request';
 import { runCapturedChat, type BodyRoute, type CapturedAnswer, type ModelExchange, type ModelHandler } from '../model/model-routes';
 import { FUSION_CODES, isFusionBody, judgeInput, parseFusionRequest, type FusionSpec } from './fusion-request';
 

@@ -8,7 +8,9 @@ import { MEDIA_BILLING_UNITS, microsToUsd, type CatalogModel, type MediaModelTyp
 import { guardMediaText } from '../guardrails/guardrails';
 import { GatewayError, sendModelError, toGatewayErrorLike } from '../http/errors';
 import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json-body';
-import { admit, authenticateModelCaller, modelMatches, RequestLedger, resolveScope, spendSubject, type Caller, type ModelDeps, type Route } from '../model/model-request';
+import { authenticateModelCaller, modelMatches, type Caller } from '../keys/callers';
+import type { Route } from '../routing/vendor-route';
+import { admit, RequestLedger, resolveScope, spendSubject, type ModelDeps } from '../model/model-request';
 import { appRoute, decideMediaRoutes } from '../routing/routing';
 import { editImages, generateImages, speechFormats, synthesizeSpeech, transcribe, type MediaCallOptions } from './media-vendors';
 import { readMultipartUpload, type MultipartUpload, type UploadedFile, type UploadLimits } from './multipart-upload';

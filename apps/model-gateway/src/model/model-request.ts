@@ -296,9 +296,3 @@ export class RequestLedger {
 }
 
 export type { CanonicalRequest };
-// Defined in the lower layers (keys, routing) since the pipeline's stages and services use them too;
-// named here as well because every surface builds on this module.
-export { authenticateModelCaller, callerOfKeyHash, modelMatches, rawKeyOf } from '../keys/callers';
-export type { Caller } from '../keys/callers';
-export { routeFor, scopeHeaders } from '../routing/vendor-route';
-export type { Route } from '../routing/vendor-route';

@@ -36,7 +36,9 @@ import { BodyReadError, discardRest, readJsonBody, sendJson } from '../http/json
 import { appRoute, decideRoutes } from '../routing/routing';
 import { GuardrailBlock, guardCountTokensInput, guardEmbeddingsInput, guardRequest, GUARDRAILS_ALERT_HEADER, withGuardrailsMetadata } from '../guardrails/guardrails';
 import { StreamDlpBlock } from '../guardrails/stream-dlp';
-import { RequestLedger, admit, type Caller, authenticateModelCaller, resolveRoute, resolveScope, spendSubject, type ModelDeps, type Route, type SharedReservation } from './model-request';
+import { type Caller, authenticateModelCaller } from '../keys/callers';
+import type { Route } from '../routing/vendor-route';
+import { RequestLedger, admit, resolveRoute, resolveScope, spendSubject, type ModelDeps, type SharedReservation } from './model-request';
 
 export const OVERHEAD_HEADER = 'X-Gateway-Overhead-Ms';
 

@@ -1,5 +1,5 @@
 import { FREE_PLAN_DAILY_REQUESTS, type RateLimitCounts } from '@patchbay/gateway-spend';
-import type { Caller } from './model-request';
+import type { Caller } from '../keys/callers';
 
 const RATE_LIMIT_HEADER = 'X-RateLimit-Limit';
 const MINUTE_MS = 60_000;

@@ -1,6 +1,8 @@
 import type { AnswerOptions, CanonicalRequest, CanonicalResponse, ChatSurface, VendorStream } from '@patchbay/model-wire';
 import type { RouteDecision } from '@patchbay/model-routing';
-import type { Caller, RequestScope, Route } from './model-request';
+import type { Caller } from '../keys/callers';
+import type { Route } from '../routing/vendor-route';
+import type { RequestScope } from './model-request';
 
 /**
  * Tools the gateway runs itself inside a model request (issue 27 §1: `svc:web_search`). The pipeline

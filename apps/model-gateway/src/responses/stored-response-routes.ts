@@ -2,7 +2,8 @@ import { beginRequest, type Logger } from '@patchbay/service-kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, sendModelError } from '../http/errors';
 import { sendJson } from '../http/json-body';
-import { authenticateModelCaller, type Caller, type ModelDeps } from '../model/model-request';
+import { authenticateModelCaller, type Caller } from '../keys/callers';
+import type { ModelDeps } from '../model/model-request';
 import type { ResponseStore } from './response-store';
 import { scopeOf } from './stored-turns';
 

@@ -2,7 +2,8 @@ import { renderResponse, WireError, type CanonicalResponse, type ChatSurface } f
 import type { Logger } from '@patchbay/service-kit';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Catalog } from '../catalog/catalog';
-import type { Caller, PreparedTurn, TurnKeeper } from '../model/model-request';
+import type { Caller } from '../keys/callers';
+import type { PreparedTurn, TurnKeeper } from '../model/model-request';
 import type { ResponseStore, StoredTurn, StoreScope } from './response-store';
 
 type Json = Record<string, unknown>;

@@ -3,7 +3,7 @@ import type { Scorer } from '@patchbay/prompt-injection';
 import { SNIPPET_CHARS, type EngineName, type WebSearch } from '@patchbay/web-search';
 import { reserveMicros, type Catalog } from '../catalog/catalog';
 import type { ServerToolRun, ServerTools } from '../model/server-tools';
-import type { Route } from '../model/model-request';
+import type { Route } from '../routing/vendor-route';
 import { callWithSearch, streamWithSearch, type SearchRunner } from './search-loop';
 import { SEARCH_FUNCTION, UNTRUSTED_INSTRUCTION } from './search-results';
 import { extractWebSearch, type VendorFamily, type WebSearchAsk } from './tool-request';
