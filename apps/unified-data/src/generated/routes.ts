@@ -622,27 +622,27 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsLinkedAccountsController_regenerateAccountToken: Record<string, TsoaRoute.ParameterSchema> = {
+        const argsLinkedAccountsController_regenerateLinkedAccountToken: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 id: {"in":"path","name":"id","required":true,"dataType":"string"},
         };
         app.post('/api/mktg/v1/linked-accounts/:id/regenerate-account-token',
             authenticateMiddleware([{"session":["manage_linked_accounts"]},{"access_key":[]}]),
             ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController)),
-            ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.regenerateAccountToken)),
+            ...(fetchMiddlewares<RequestHandler>(LinkedAccountsController.prototype.regenerateLinkedAccountToken)),
 
-            async function LinkedAccountsController_regenerateAccountToken(request: ExRequest, response: ExResponse, next: any) {
+            async function LinkedAccountsController_regenerateLinkedAccountToken(request: ExRequest, response: ExResponse, next: any) {
 
             // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
             let validatedArgs: any[] = [];
             try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsLinkedAccountsController_regenerateAccountToken, request, response });
+                validatedArgs = templateService.getValidatedArgs({ args: argsLinkedAccountsController_regenerateLinkedAccountToken, request, response });
 
                 const controller = new LinkedAccountsController();
 
               await templateService.apiHandler({
-                methodName: 'regenerateAccountToken',
+                methodName: 'regenerateLinkedAccountToken',
                 controller,
                 response,
                 next,

@@ -140,7 +140,7 @@ export class LinkedAccountsController extends Controller {
   @Security('access_key')
   @Post('{id}/regenerate-account-token')
   @Response<ErrorBody>(404, 'No such linked account in this organization and environment')
-  public async regenerateAccountToken(@Request() req: ExpressRequest, @Path() id: string): Promise<{ linked_account_id: string; account_token: string }> {
+  public async regenerateLinkedAccountToken(@Request() req: ExpressRequest, @Path() id: string): Promise<{ linked_account_id: string; account_token: string }> {
     const services = servicesOf(req);
     const account = await getLinkedAccount(services, principalOf(req), id);
     return regenerateAccountToken(services, principalOf(req), account);

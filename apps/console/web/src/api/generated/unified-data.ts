@@ -32,7 +32,7 @@ export interface paths {
          * @description Regenerates the account token sent as X-Account-Token (Merge's `POST /account-token/regenerate`):
          *     the old token stops working at once.
          */
-        post: operations["RegenerateAccountToken_post_api_mktg_v1_account_token_regenerate"];
+        post: operations["RegenerateAccountToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -201,7 +201,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** @description A new account token for a linked account whose token was lost (Bearer only); the old one stops working at once. */
-        post: operations["RegenerateAccountToken"];
+        post: operations["RegenerateLinkedAccountToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -615,7 +615,7 @@ export interface operations {
             };
         };
     };
-    RegenerateAccountToken_post_api_mktg_v1_account_token_regenerate: {
+    RegenerateAccountToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -1272,7 +1272,7 @@ export interface operations {
             };
         };
     };
-    RegenerateAccountToken: {
+    RegenerateLinkedAccountToken: {
         parameters: {
             query?: never;
             header?: never;
