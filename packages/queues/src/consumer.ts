@@ -40,6 +40,75 @@ export interface ConsumerOptions<Q extends QueueName> {
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'prefix' | 'autorun'>;
   /** Name of each job's span, `Class.method`. Default: from the queue, e.g. `ToolCallRecordBatchesConsumer.process`. */
   spanName?: string;
+  /** How long `close()` waits for the running jobs before it closes anyway. Default 10 s. */
+  closeGraceMs?: number;
+}
+
+const DEFAULT_CLOSE_GRACE_MS = 10_000;
+
+/**
+ * A Worker whose `close()` always ends. BullMQ 6.7's graceful close waits for its fetch loop, and
+ * that loop never ends when the worker's Redis (or, on a cluster, the node its blocking connection
+ * was on) is gone: the BZPOPMIN watchdog then asks to reconnect the blocking connection that
+ * close() has just disconnected, and waits for a `ready` that never comes (upstream
+ * taskforcesh/bullmq#4656, still open). A service's SIGTERM, or a test's teardown, then waits
+ * forever. So the graceful part is done here: stop fetching (pause without waiting), wait up to
+ * `closeGraceMs` for the jobs this worker's handler is running, then BullMQ's forced close, which
+ * does not wait on the fetch loop.
+ */
+class ConsumerWorker<Data> extends Worker<Data> {
+  private closingGracefully: Promise<void> | null = null;
+
+  constructor(
+    name: string,
+    processor: (job: Job<Data>) => Promise<void>,
+    options: WorkerOptions,
+    private readonly handlerJobs: RunningJobs,
+    private readonly closeGraceMs: number,
+    private readonly closeLogger: QueueLogger,
+  ) {
+    super(name, processor, options);
+  }
+
+  override close(force = false): Promise<void> {
+    if (force) return super.close(true);
+    this.closingGracefully ??= (async () => {
+      await this.pause(true);
+      if (!(await this.handlerJobs.settled(this.closeGraceMs))) {
+        this.closeLogger.warn({ queue: this.name, running_jobs: this.handlerJobs.count, grace_ms: this.closeGraceMs }, 'jobs still running when the worker closed; they are delivered again once found stalled');
+      }
+      await super.close(true);
+    })();
+    return this.closingGracefully;
+  }
+}
+
+/** The jobs a consumer's handler is running, so close() can wait for them without BullMQ's fetch loop. */
+class RunningJobs {
+  count = 0;
+  private idle: Array<() => void> = [];
+
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    this.count += 1;
+    try {
+      return await work();
+    } finally {
+      this.count -= 1;
+      if (this.count === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /** True once no job is running, false if some still are after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.idle.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
 }
 
 /** `patchbay-tool-call-record-batches` → `ToolCallRecordBatchesConsumer.process`: spans read like the code. */
@@ -57,15 +126,17 @@ export function consumerSpanName(queue: string): string {
  * Each job runs inside a CONSUMER span named `Class.method` (see `spanName`) that continues the
  * producer's trace, as a child of the span that enqueued it and linked to it. Failures
  * are logged with the job id, event id and error message, never the payload. `close()` on the
- * returned worker stops taking jobs and waits for the running ones; it leaves a connection
- * instance you passed open.
+ * returned worker stops taking jobs and waits for the running ones (at most `closeGraceMs`, and it
+ * ends even when Redis is gone); it leaves a connection instance you passed open.
  */
 export function createConsumer<Q extends QueueName>(options: ConsumerOptions<Q>): Worker<JobData<QueuePayloads[Q]>> {
   const { queue, handler, logger } = options;
   const spanName = options.spanName ?? consumerSpanName(queue);
   type Data = JobData<QueuePayloads[Q]>;
 
-  const processor = async (job: Job<Data>): Promise<void> => {
+  const running = new RunningJobs();
+  const processor = (job: Job<Data>): Promise<void> => running.track(() => handle(job));
+  const handle = async (job: Job<Data>): Promise<void> => {
     const { payload, carrier } = splitJobData<QueuePayloads[Q]>(job.data);
     const delivery: DeliveryInfo = {
       jobId: job.id ?? '',
@@ -101,13 +172,20 @@ export function createConsumer<Q extends QueueName>(options: ConsumerOptions<Q>)
     );
   };
 
-  const worker = new Worker<Data>(queue, processor, {
-    ...options.workerOptions,
-    connection: options.connection,
-    concurrency: options.concurrency ?? 5,
-    prefix: queuePrefix(options.prefix, queue, options.connection),
-    autorun: true,
-  });
+  const worker = new ConsumerWorker<Data>(
+    queue,
+    processor,
+    {
+      ...options.workerOptions,
+      connection: options.connection,
+      concurrency: options.concurrency ?? 5,
+      prefix: queuePrefix(options.prefix, queue, options.connection),
+      autorun: true,
+    },
+    running,
+    options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
+    logger,
+  );
 
   worker.on('failed', (job, err) => {
     const maxAttempts = job?.opts.attempts ?? 1;
