@@ -46,6 +46,20 @@ describe('service app', () => {
     await stopped;
     expect(hooks).toEqual(['closed']);
   });
+
+  it('stops even when a shutdown hook never finishes, and still runs the hooks after it', async () => {
+    const app = createServiceApp({ logger });
+    finishServiceApp(app, logger);
+    const hooks: string[] = [];
+    // Hooks run in reverse: the one that hangs (a client waiting on a Redis that is gone) runs first.
+    const onShutdown = [async () => { hooks.push('after'); }, () => new Promise<void>(() => undefined)];
+    const svc = await startHttpService({ name: 't', app, port: 0, host: '127.0.0.1', logger, handleSignals: false, drainMs: 50, hookTimeoutMs: 200, onShutdown });
+    let bound: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([svc.stop().then(() => 'stopped'), new Promise((resolve) => (bound = setTimeout(resolve, 5_000, 'still stopping after 5 s')))]);
+    clearTimeout(bound);
+    expect(outcome).toBe('stopped');
+    expect(hooks).toEqual(['after']);
+  });
 });
 
 describe('request ids in log lines', () => {

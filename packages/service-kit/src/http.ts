@@ -160,6 +160,8 @@ export async function startHttpService(options: {
   logger: Logger;
   onShutdown?: Array<() => Promise<void>>;
   drainMs?: number;
+  /** The longest one shutdown hook may take before the next runs (a client waiting on a dead Redis). Default 10 s. */
+  hookTimeoutMs?: number;
   handleSignals?: boolean;
 }): Promise<RunningService> {
   const { createServer } = await import('node:http');
@@ -188,11 +190,20 @@ export async function startHttpService(options: {
       await Promise.race([closed, drain]);
       clearInterval(sweeper);
       server.closeAllConnections();
-      for (const hook of [...(options.onShutdown ?? [])].reverse()) {
+      // Each hook is bounded: one that waits forever (a queue worker or client on a Redis that is gone)
+      // must not keep the process from exiting until the orchestrator kills it.
+      const hookTimeoutMs = options.hookTimeoutMs ?? 10_000;
+      for (const [index, hook] of [...(options.onShutdown ?? [])].reverse().entries()) {
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await hook();
+          const bound = new Promise<'timed out'>((resolve) => (timer = setTimeout(resolve, hookTimeoutMs, 'timed out')));
+          if ((await Promise.race([hook(), bound])) === 'timed out') {
+            options.logger.error({ hook: index, timeout_ms: hookTimeoutMs }, 'shutdown hook did not finish in time; going on without it');
+          }
         } catch (err) {
           options.logger.error({ err }, 'shutdown hook failed');
+        } finally {
+          clearTimeout(timer);
         }
       }
     })();
