@@ -36,6 +36,10 @@ const MESSAGES = [
   /^Connection is closed\.?$/, // ioredis, command on a closed connection
   /Stream isn't writeable and enableOfflineQueue options is false/, // ioredis
   /Reached the max retries per request limit/, // ioredis
+  // ioredis Cluster while the topology changes (a node died, a failover is under way): it followed
+  // MOVED/ASK or retried a dead node until its bound. The slot has a master again within seconds.
+  /^Too many Cluster redirections/,
+  /^CLUSTERDOWN /, // a node's reply while the cluster cannot serve a slot
   /^Connection terminated( unexpectedly| due to connection timeout)?/, // node-postgres
   /timeout exceeded when trying to connect/, // pg-pool
   /Can't reach database server/, // Prisma P1001 text

@@ -94,6 +94,9 @@ describe('errorMiddleware', () => {
     });
     const wrapped = new Error('rebuild failed', { cause: socket });
     const counters = Object.assign(new Error('the counters of org:x could not be rebuilt'), { name: 'CountersUnavailableError' });
+    // What ioredis Cluster threw in the cluster test when a master had just been killed.
+    const clusterRedirections = new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 1425 127.0.0.1:17000');
+    const clusterDown = Object.assign(new Error('CLUSTERDOWN The cluster is down'), { name: 'ReplyError' });
 
     it.each([
       ['ioredis: connection closed', redisClosed],
@@ -103,12 +106,14 @@ describe('errorMiddleware', () => {
       ["Prisma's driver adapter: database not reachable", prismaWrapped],
       ['a refused socket as the cause of another error', wrapped],
       ['counters that cannot be rebuilt', counters],
+      ['a Redis Cluster whose topology is changing (a node died)', clusterRedirections],
+      ['a Redis Cluster node that cannot serve the slot (CLUSTERDOWN)', clusterDown],
     ])('%s', async (_label, error) => {
       const res = await request(appThrowing(error)).post('/boom').send({});
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('service_unavailable');
       expect(res.headers['retry-after']).toBe('2');
-      expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|administrator|prisma/i);
+      expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|administrator|prisma|MOVED|CLUSTERDOWN/i);
     });
 
     it('keeps a Retry-After the error set, and adds one to a 503 that has none', async () => {
