@@ -62,6 +62,11 @@ export async function startLocalRedisCluster(options: LocalRedisClusterOptions):
   const ports = Array.from({ length: 6 }, (_, i) => options.firstPort + i);
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbay-redis-cluster-'));
   const processes: ChildProcess[] = [];
+  // However the test ends (a failed hook, an uncaught error), its nodes do not outlive it.
+  const killAll = () => {
+    for (const child of processes) child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
   const cli = async (port: number, ...args: string[]): Promise<string> => (await run(cliBin, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 30_000 })).stdout;
 
   const stop = async (): Promise<void> => {
@@ -76,6 +81,7 @@ export async function startLocalRedisCluster(options: LocalRedisClusterOptions):
       ),
     );
     rmSync(dir, { recursive: true, force: true });
+    process.off('exit', killAll);
   };
 
   try {
@@ -112,7 +118,10 @@ export async function startLocalRedisCluster(options: LocalRedisClusterOptions):
         throw new Error(`no master serves slot ${slot}`);
       },
       async failover(masterPort) {
-        const replica = (await readNodes(cli, ports)).find((n) => n.role === 'replica' && n.masterPort === masterPort);
+        // Right after an earlier failover the old master may not yet show as the new one's replica.
+        const replicaOf = async () => (await readNodes(cli, ports)).find((n) => n.role === 'replica' && n.masterPort === masterPort);
+        await waitFor(async () => (await replicaOf()) !== undefined, 30_000, `a replica of the master on port ${masterPort}`);
+        const replica = await replicaOf();
         if (!replica) throw new Error(`no replica of the master on port ${masterPort}`);
         await cli(replica.port, 'CLUSTER', 'FAILOVER');
         await waitFor(async () => (await cli(replica.port, 'ROLE')).startsWith('master'), 30_000, `replica ${replica.port} promoted`);
