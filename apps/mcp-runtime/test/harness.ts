@@ -60,7 +60,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   });
   const replicas: Array<{ server: Server; close(): Promise<void> }> = [];
   const startReplica = async (): Promise<string> => {
-    const runtime = await createRuntime(config, createLogger('test', 'silent'), { baseUrlOverrides: { github: github.url }, meterKeyPrefix: `test-metering-${process.pid}:` });
+    const runtime = await createRuntime(config, createLogger('test', process.env.HARNESS_LOG_LEVEL ?? 'silent'), { baseUrlOverrides: { github: github.url }, meterKeyPrefix: `test-metering-${process.pid}:` });
     const server: Server = await new Promise((resolve) => {
       const s = runtime.app.listen(0, '127.0.0.1', () => resolve(s));
     });
@@ -75,14 +75,25 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     registry,
     github,
     async close() {
+      // Every step runs even when one fails, so a failing test leaves no service behind; the first
+      // failure is rethrown (a service that hangs on SIGTERM is killed and named by its stop()).
+      const failures: unknown[] = [];
+      const step = async (run: () => Promise<unknown>) => {
+        try {
+          await run();
+        } catch (err) {
+          failures.push(err);
+        }
+      };
       for (const replica of replicas) {
         replica.server.closeAllConnections();
-        await new Promise((r) => replica.server.close(r));
-        await replica.close();
+        await step(() => new Promise((r) => replica.server.close(r)));
+        await step(() => replica.close());
       }
-      await github.close();
-      await registry.stop();
-      await accessKeys.stop();
+      await step(() => github.close());
+      await step(() => registry.stop());
+      await step(() => accessKeys.stop());
+      if (failures.length > 0) throw failures[0];
     },
   };
 }
