@@ -7,6 +7,8 @@ export type Db = PrismaClient;
 /** The pool under Prisma, for the one statement sent to pg itself: the usage records' INSERT (see storeUsageRecords). */
 export interface SqlPool {
   query(text: string, values: unknown[]): Promise<unknown>;
+  /** A named statement: each connection parses and plans it once, then runs the plan it kept. */
+  query(statement: { name: string; text: string; values: unknown[] }): Promise<unknown>;
 }
 
 export function createPrisma(databaseUrl: string, poolSize = 10): PrismaClient {

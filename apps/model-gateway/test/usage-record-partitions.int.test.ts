@@ -54,6 +54,28 @@ describe('usage records are partitioned by month', () => {
     expect(spend.rows).toEqual([{ cost_micros: 1_000 }]);
   });
 
+  it('stores through one statement each connection plans once, and still into a partition made after the plan', async () => {
+    const one = pgPool(TEST_DATABASE_URL, DB_SCHEMA, 1);
+    const now = new Date();
+    const farther = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 7, 10));
+    const partition = `usage_records_p${month(farther)}`;
+    try {
+      await storeUsageRecords(one, [record()]);
+      await ensureUsageRecordPartitions(db, farther);
+      const later = record({ occurred_at: farther.toISOString() });
+      await storeUsageRecords(one, [later]);
+      const { rows } = await one.query(`SELECT tableoid::regclass::text AS partition FROM usage_records WHERE id = $1`, [later.event_id]);
+      expect(rows).toEqual([{ partition }]);
+      // The connection kept the statement: PostgreSQL parsed and planned it once, not at every flush.
+      const prepared = await one.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'gateway_store_usage_records'`);
+      expect(prepared.rows[0].n).toBe(1);
+      await one.query(`DELETE FROM usage_records WHERE id = $1`, [later.event_id]);
+    } finally {
+      await one.end();
+      await pool.query(`DROP TABLE IF EXISTS "${partition}"`);
+    }
+  });
+
   it('a usage read of a date range reads only its months\' partitions', async () => {
     const client = await pool.connect();
     try {
