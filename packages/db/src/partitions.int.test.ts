@@ -102,7 +102,7 @@ describe('time partitions', () => {
     // Default 20 days, one organization 10, another 60: the November partition cannot go (60 days keeps
     // it), so the short and usual organizations' old rows move to the archive one by one.
     const first = await applyRetention(db, events, { defaultDays: 20, organizations: [{ organizationId: short, days: 10 }, { organizationId: long, days: 60 }] }, NOW);
-    expect(first).toEqual({ archived: [], dropped: [], rows: 2 });
+    expect(first).toEqual({ archived: [], dropped: [], rows: 2, droppedArchivePartitions: [], deletedArchivedRows: 0 });
     const live = (await pool.query<{ id: string }>(`SELECT id FROM events ORDER BY created_at, id`)).rows.map((r) => r.id).sort();
     expect(live).toEqual([rows.shortRecent, rows.longOld, rows.usualRecent].sort());
     expect(await count(`SELECT count(*) AS n FROM events_archive WHERE id = ANY($1::uuid[])`, [[rows.shortOld, rows.usualOld]])).toBe(2);
@@ -117,8 +117,18 @@ describe('time partitions', () => {
     expect(await count(`SELECT count(*) AS n FROM events_archive_default`)).toBe(0);
     expect((await listPartitions(db, 'events_archive')).map((p) => p.name)).toEqual(['events_archive_default', 'events_p202611']);
 
-    // The archive has its own, longer retention: dropped, not archived again.
-    expect(await retirePartitions(db, { table: 'events_archive', column: 'created_at', period: 'month' }, new Date('2028-01-01T00:00:00Z'))).toEqual({ archived: [], dropped: ['events_p202611'] });
+    // The archive has its own, longer retention (archiveDays): past it, its partitions are dropped, not
+    // archived again, and rows it holds singly (in its DEFAULT partition) are deleted.
+    const singly = randomUUID();
+    await pool.query(`INSERT INTO events_archive (id, organization_id, created_at) VALUES ($1, $2, '2026-12-10T00:00:00Z')`, [singly, usual]);
+    // (A live retention long enough to leave December's partition live for the next test.)
+    const policy = { defaultDays: 400, archiveDays: 365 };
+    const third = await applyRetention(db, events, policy, new Date('2028-01-01T00:00:00Z'));
+    expect(third).toEqual({ archived: [], dropped: [], rows: 0, droppedArchivePartitions: ['events_p202611'], deletedArchivedRows: 1 });
+    expect(await count(`SELECT count(*) AS n FROM events_archive`)).toBe(0);
+    expect(await retirePartitions(db, { table: 'events_archive', column: 'created_at', period: 'month' }, new Date('2028-01-01T00:00:00Z'))).toEqual({ archived: [], dropped: [] });
+    // A table without an archive has no archive retention to apply.
+    await expect(applyRetention(db, calls, { defaultDays: 1, archiveDays: 30 }, NOW)).rejects.toThrow('calls has no archive table');
   });
 
   it('prunes partitions for a time-bounded page and reads it by index', async () => {

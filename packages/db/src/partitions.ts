@@ -300,11 +300,21 @@ export interface RetentionPolicy {
   defaultDays: number;
   /** Organizations with their own retention, shorter or longer than the default. */
   organizations?: ReadonlyArray<{ organizationId: string; days: number }>;
+  /**
+   * Days a row is kept in the spec's archive table, counted like the live retention from the row's
+   * own time: past it, archive partitions are dropped whole and archived rows deleted in batches.
+   * Absent or null: archived rows stay. Only for a spec with an archive table.
+   */
+  archiveDays?: number | null;
 }
 
 export interface RetentionResult extends RetiredPartitions {
   /** Rows deleted (or moved to the archive) one by one. */
   rows: number;
+  /** With archiveDays: archive partitions past it, dropped. */
+  droppedArchivePartitions: string[];
+  /** With archiveDays: archived rows past it deleted one by one (the rest of a period, rows archived singly). */
+  deletedArchivedRows: number;
 }
 
 /**
@@ -315,6 +325,8 @@ export interface RetentionResult extends RetiredPartitions {
  * a day, or of a month) and late arrivals in the DEFAULT partition.
  */
 export async function applyRetention(db: PartitionDatabase, spec: PartitionedTable, policy: RetentionPolicy, now = new Date()): Promise<RetentionResult> {
+  const archiveDays = policy.archiveDays ?? null;
+  if (archiveDays !== null && !spec.archiveTable) throw new Error(`${spec.table} has no archive table: a retention policy for it cannot set archiveDays`);
   const cutoffOf = (days: number) => new Date(now.getTime() - days * DAY_MS);
   const own = policy.organizations ?? [];
   const longest = Math.max(policy.defaultDays, ...own.map((o) => o.days));
@@ -323,5 +335,11 @@ export async function applyRetention(db: PartitionDatabase, spec: PartitionedTab
   for (const organization of own) {
     rows += await deleteRowsBefore(db, spec, cutoffOf(organization.days), { organizationId: organization.organizationId });
   }
-  return { ...retired, rows };
+  if (archiveDays === null || !spec.archiveTable) return { ...retired, rows, droppedArchivePartitions: [], deletedArchivedRows: 0 };
+  // The archive is partitioned as the live table is (see PartitionedTable.archiveTable), and has no archive of its own.
+  const archive: PartitionedTable = { table: spec.archiveTable, column: spec.column, period: spec.period };
+  const archiveCutoff = cutoffOf(archiveDays);
+  const droppedArchivePartitions = (await retirePartitions(db, archive, archiveCutoff)).dropped;
+  const deletedArchivedRows = await deleteRowsBefore(db, archive, archiveCutoff);
+  return { ...retired, rows, droppedArchivePartitions, deletedArchivedRows };
 }

@@ -1,5 +1,5 @@
 import type { Environment, KeyPrincipal } from '@patchbay/auth';
-import { applyRetention, deleteRowsBefore, ensurePartitions, prismaPartitionDatabase, retirePartitions, type PartitionedTable } from '@patchbay/db';
+import { applyRetention, ensurePartitions, prismaPartitionDatabase, type PartitionedTable } from '@patchbay/db';
 import { ValidationError, type FieldError } from '@patchbay/errors';
 import { parseDateTimeQuery, type PageParams } from '@patchbay/pagination';
 import type { Db, Tx } from '../db';
@@ -214,7 +214,6 @@ export function toAuditEventRecord(row: AuditEventRow): AuditEventRecord {
 
 /** audit_events is partitioned by month on created_at (migration 20261129073000_partition_audit_events); retired months go to the archive whole. */
 export const AUDIT_EVENT_PARTITIONS: PartitionedTable = { table: 'audit_events', column: 'created_at', period: 'month', archiveTable: 'audit_event_archive' };
-const AUDIT_ARCHIVE_PARTITIONS: PartitionedTable = { table: 'audit_event_archive', column: 'created_at', period: 'month' };
 
 export interface AuditRetention {
   /** Days events stay in the live log, unless their organization has its own audit_retention_days. */
@@ -247,15 +246,8 @@ export async function maintainAuditLog(db: Db, retention: AuditRetention, now = 
   const moved = await applyRetention(
     partitions,
     AUDIT_EVENT_PARTITIONS,
-    { defaultDays: retention.retentionDays, organizations: own.map((o) => ({ organizationId: o.id, days: o.auditRetentionDays! })) },
+    { defaultDays: retention.retentionDays, organizations: own.map((o) => ({ organizationId: o.id, days: o.auditRetentionDays! })), archiveDays: retention.archiveRetentionDays },
     now,
   );
-  let droppedArchivePartitions: string[] = [];
-  let deletedArchivedRows = 0;
-  if (retention.archiveRetentionDays !== null) {
-    const cutoff = new Date(now.getTime() - retention.archiveRetentionDays * DAY_MS);
-    droppedArchivePartitions = (await retirePartitions(partitions, AUDIT_ARCHIVE_PARTITIONS, cutoff)).dropped;
-    deletedArchivedRows = await deleteRowsBefore(partitions, AUDIT_ARCHIVE_PARTITIONS, cutoff);
-  }
-  return { createdPartitions, archivedPartitions: moved.archived, archivedRows: moved.rows, droppedArchivePartitions, deletedArchivedRows };
+  return { createdPartitions, archivedPartitions: moved.archived, archivedRows: moved.rows, droppedArchivePartitions: moved.droppedArchivePartitions, deletedArchivedRows: moved.deletedArchivedRows };
 }

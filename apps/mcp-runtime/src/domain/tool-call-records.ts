@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { applyRetention, deleteRowsBefore, ensurePartitions, prismaPartitionDatabase, retirePartitions, type PartitionedTable } from '@patchbay/db';
+import { applyRetention, ensurePartitions, prismaPartitionDatabase, type PartitionedTable } from '@patchbay/db';
 import { registeredUserIdFilter, toolPackIdFilter, type KeyPrincipal } from '@patchbay/auth';
 import { NotFoundError, ValidationError, type FieldError } from '@patchbay/errors';
 import { cursorList, decodeCursor, parseDateTimeQuery, type CursorList } from '@patchbay/pagination';
@@ -306,7 +306,6 @@ export async function deleteRegisteredUserRecords(db: Db, job: RegisteredUserDel
  * days past retention move whole to tool_call_record_archive (migration 20261129103623_tool_call_record_archive).
  */
 export const TOOL_CALL_RECORD_PARTITIONS: PartitionedTable = { table: 'tool_call_records', column: 'occurred_at', period: 'day', archiveTable: 'tool_call_record_archive' };
-const TOOL_CALL_ARCHIVE_PARTITIONS: PartitionedTable = { table: 'tool_call_record_archive', column: 'occurred_at', period: 'day' };
 
 /** Makes the day partitions of the coming week (and the DEFAULT one, if gone); returns those it made. */
 export function ensureToolCallRecordPartitions(db: Db, now = new Date()): Promise<string[]> {
@@ -347,18 +346,15 @@ export async function sweepExpiredRecords(db: Db, retentionDays: number, now = n
   const moved = await applyRetention(
     partitions,
     TOOL_CALL_RECORD_PARTITIONS,
-    { defaultDays: retentionDays, organizations: (options.organizations ?? []).map((o) => ({ organizationId: o.organization_id, days: o.retention_days })) },
+    {
+      defaultDays: retentionDays,
+      organizations: (options.organizations ?? []).map((o) => ({ organizationId: o.organization_id, days: o.retention_days })),
+      archiveDays: options.archiveRetentionDays ?? null,
+    },
     now,
   );
-  let droppedArchivePartitions: string[] = [];
-  let deletedArchivedRows = 0;
-  if (options.archiveRetentionDays != null) {
-    const archiveCutoff = new Date(now.getTime() - options.archiveRetentionDays * DAY_MS);
-    droppedArchivePartitions = (await retirePartitions(partitions, TOOL_CALL_ARCHIVE_PARTITIONS, archiveCutoff)).dropped;
-    deletedArchivedRows = await deleteRowsBefore(partitions, TOOL_CALL_ARCHIVE_PARTITIONS, archiveCutoff);
-  }
   await db.deletedRegisteredUser.deleteMany({ where: { deletedAt: { lt: new Date(cutoff.getTime() - DAY_MS) } } });
-  return { rows: moved.rows, archived: moved.archived, droppedArchivePartitions, deletedArchivedRows };
+  return { rows: moved.rows, archived: moved.archived, droppedArchivePartitions: moved.droppedArchivePartitions, deletedArchivedRows: moved.deletedArchivedRows };
 }
 
 /** Without created_after a list covers this many days, as the audit log's does; older records (live or archived) are listed when asked for with an earlier created_after. */
