@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { CLOSE_LAPSED_SCRIPT, GRANT_SCRIPT, REPORT_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
 import { RedisSpendControl, requireInteger, scopeOf, validateSubject, windowOf, type RedisSpendControlOptions } from './redis-spend-control';
-import type { AdmitRequest, Admission, KeyUsage, RateLimitCounts, Reservation, SpendControl, SpendLedger, SpendSubject } from './types';
+import { reservationOf, type AdmitRequest, type Admission, type KeyUsage, type RateLimitCounts, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
 
 export interface LeasedSpendControlOptions extends RedisSpendControlOptions {
   /**
@@ -178,21 +178,13 @@ export class LeasedSpendControl implements SpendControl {
     grant.open.set(id, req.reserveMicros);
     if (req.countsAsModelRequest) grant.count += 1;
     const countedAtMs = Math.min(grant.untilMs - 1, Math.floor(grant.redisNow + (performance.now() - grant.sentAt)));
-    const reservation: Reservation = {
-      id,
-      organizationId: subject.organizationId,
-      environment: subject.environment,
-      keyHash: subject.key.hash,
-      projectId: subject.project?.id ?? null,
-      customerId: subject.customer?.id ?? null,
-      byok: subject.key.byok,
-      reservedMicros: req.reserveMicros,
+    const reservation = reservationOf(id, subject, req.reserveMicros, {
       atMs: countedAtMs,
       leaseUntilMs: grant.untilMs + this.perRequest.leaseMs,
       record: { epoch: grant.epoch, countedAtMs, countedModelRequest: req.countsAsModelRequest, countedInRateLimit: false, grant: grant.id },
       member: '',
       grantId: grant.id,
-    };
+    });
     // Budget headers from the counts at the grant, with this replica's own part exact: the grant's
     // unused rest is not counted, other replicas' spend since the grant is not yet seen.
     const mine = grant.used + grant.held - grant.size;

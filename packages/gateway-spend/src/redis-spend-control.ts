@@ -4,7 +4,7 @@ import { RebuildableCounters, type CounterRebuild, type CountersLogger, type Reb
 import { formatUsd, warningOf } from './headers';
 import { ADMIT_SCRIPT, KEY_USAGE_SCRIPT, RATE_LIMIT_COUNTS_SCRIPT, SETTLE_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
-import type { AdmitRequest, Admission, KeyUsage, RateLimitCounts, Refusal, Reservation, SpendControl, SpendLedger, SpendSubject } from './types';
+import { reservationOf, type AdmitRequest, type Admission, type KeyUsage, type RateLimitCounts, type Refusal, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
 
 
 /** The free plan's cap: model requests per organization per UTC day. */
@@ -165,20 +165,12 @@ export class RedisSpendControl implements SpendControl {
     const headers = this.headersOf(subject, periods, { requestsToday, rateWindowCount, creditDrawn, projectSpent, keySpent }, req.countsAsModelRequest);
     if (refusal !== 0) return this.refusalOf(refusal, subject, periods, now, headers, { creditDrawn, projectSpent, customerSpent, keySpent });
     const counted = req.countsAsModelRequest;
-    const reservation: Reservation = {
-      id,
-      organizationId: subject.organizationId,
-      environment: subject.environment,
-      keyHash: subject.key.hash,
-      projectId: subject.project?.id ?? null,
-      customerId: subject.customer?.id ?? null,
-      byok: subject.key.byok,
-      reservedMicros: req.reserveMicros,
+    const reservation = reservationOf(id, subject, req.reserveMicros, {
       atMs: now,
       leaseUntilMs,
       record: { epoch, countedAtMs: now, countedModelRequest: counted, countedInRateLimit: counted && rpm !== null, grant: null },
       member: `${id}|${epoch}|${rest}`,
-    };
+    });
     return { ok: true, reservation, headers };
   }
 

@@ -61,6 +61,29 @@ export interface Reservation {
   grantId?: string;
 }
 
+/** What an admission decides about a reservation; the rest comes from its subject (see reservationOf). */
+export type ReservationTerms = Pick<Reservation, 'atMs' | 'leaseUntilMs' | 'record' | 'member' | 'grantId'>;
+
+/** A reservation of `reservedMicros` for the subject, on the terms its admission (per request or against a grant) set. */
+export function reservationOf(id: string, subject: SpendSubject, reservedMicros: Micros, terms: ReservationTerms): Reservation {
+  const reservation: Reservation = {
+    id,
+    organizationId: subject.organizationId,
+    environment: subject.environment,
+    keyHash: subject.key.hash,
+    projectId: subject.project?.id ?? null,
+    customerId: subject.customer?.id ?? null,
+    byok: subject.key.byok,
+    reservedMicros,
+    atMs: terms.atMs,
+    leaseUntilMs: terms.leaseUntilMs,
+    record: terms.record,
+    member: terms.member,
+  };
+  if (terms.grantId !== undefined) reservation.grantId = terms.grantId;
+  return reservation;
+}
+
 /**
  * Fields of the usage record each admitted request leaves (exactly one record per admission, with
  * the settled cost, 0 when released), which the SpendLedger sums after Redis lost its data.
