@@ -151,8 +151,9 @@ INSERT INTO "key_month_spend" ("key_hash", "month", "organization_id", "cost_mic
  * Prisma itself: Prisma's $executeRawUnsafe cost the worker 200-380 µs more CPU per statement than
  * pg's query (2-3 times as much), paid once per batch (see the README). It is a named statement:
  * PostgreSQL parsed and planned the unnamed one (partition routing, the CTE, the daily trigger) at
- * every flush, which doubled its CPU per batch (2,750 against 1,400 µs for 36 records). Behind a
- * connection pooler in transaction mode, PgBouncer needs max_prepared_statements (1.21 and later).
+ * every flush, which cost it 15 to 50% more CPU per batch (1,950-2,750 against 1,400-1,800 µs for 36
+ * records, four A/B pairs). Behind a connection pooler in transaction mode, PgBouncer needs
+ * max_prepared_statements (1.21 and later).
  */
 export async function storeUsageRecords(sql: SqlPool, jobs: readonly GatewayUsageRecordJob[]): Promise<void> {
   if (jobs.length === 0) return;
