@@ -153,6 +153,8 @@ describeInBrowser('the model gateway pages with the real suite and the fake Open
     await projectForm.getByLabel(/^Budget/).fill('250');
     await projectForm.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('row').filter({ hasText: 'Storefront' }).getByText('Now: $250.00').waitFor();
+    // What the budget has drawn, read from the gateway's spend counters (nothing yet).
+    await page.getByRole('row').filter({ hasText: 'Storefront' }).getByRole('cell', { name: '$0.00 spent, $250.00 left' }).waitFor();
     await expectAccessible(owner);
 
     await open(owner, '/customers', 'Customers');
@@ -161,6 +163,7 @@ describeInBrowser('the model gateway pages with the real suite and the fake Open
     await customerForm.getByLabel(/^Budget/).fill('40');
     await customerForm.getByRole('button', { name: 'Create customer' }).click();
     await page.getByRole('row').filter({ hasText: 'Acme Retail' }).getByText('Now: $40.00').waitFor();
+    await page.getByRole('row').filter({ hasText: 'Acme Retail' }).getByRole('cell', { name: '$0.00 spent, $40.00 left' }).waitFor();
     await expectAccessible(owner);
     await page.getByRole('link', { name: 'Acme Retail' }).click();
     await page.getByRole('heading', { level: 1, name: 'Keys of Acme Retail' }).waitFor();

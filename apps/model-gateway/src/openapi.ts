@@ -79,6 +79,12 @@ const uuid = { type: 'string', format: 'uuid' };
 const nullableUuid = { type: 'string', format: 'uuid', nullable: true };
 const usdAmount = { type: 'number', minimum: 0 };
 const nullableUsd = { type: 'number', minimum: 0, maximum: 1e9, nullable: true };
+/** A project's or customer's spend as its budget counts it (README, "Budgets and limits"). */
+const budgetSpent = {
+  type: 'number',
+  minimum: 0,
+  description: 'USD drawn on the budget, all time, as admissions count it: settled spend plus the reservations of requests in flight (released or settled within a second of their answer). Counted with or without a budget.',
+};
 const strings = { type: 'array', items: str };
 /** A closed object: every property required unless named in `optional`. */
 const closed = (properties: Record<string, unknown>, optional: string[] = []) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !optional.includes(k)), properties });
@@ -230,11 +236,11 @@ const managementSchemas: Record<string, unknown> = {
   GatewayKeyCreate: input({ ...keyWritable, routing_policy_id: nullableUuid, disabled: { type: 'boolean' }, project_id: { ...nullableUuid, description: 'Fixed once the key is made' } }),
   GatewayKeyUpdate: input({ ...keyWritable, routing_policy_id: nullableUuid, disabled: { type: 'boolean' } }),
   CustomerKeyCreate: input({ ...keyWritable, rate_limit_rpm: { type: 'integer', minimum: 1, maximum: 1_000_000, nullable: true } }),
-  Project: closed({ id: uuid, name: str, budget: { ...nullableUsd, description: 'USD; null: no budget' }, created_at: time, updated_at: time }),
+  Project: closed({ id: uuid, name: str, budget: { ...nullableUsd, description: 'USD; null: no budget' }, spent: budgetSpent, created_at: time, updated_at: time }),
   ProjectList: paged('Project'),
   ProjectCreate: input({ name: { type: 'string', minLength: 1, maxLength: 255 }, budget: nullableUsd }, ['name']),
   ProjectUpdate: input({ name: { type: 'string', minLength: 1, maxLength: 255 }, budget: nullableUsd }),
-  Customer: closed({ id: uuid, name: nullableStr, budget: nullableUsd, active: { type: 'boolean' }, created_at: time, updated_at: time }),
+  Customer: closed({ id: uuid, name: nullableStr, budget: nullableUsd, spent: budgetSpent, active: { type: 'boolean' }, created_at: time, updated_at: time }),
   CustomerList: paged('Customer'),
   CustomerCreate: input({ id: { ...uuid, description: "Your own id of the customer (a UUID)" }, name: { type: 'string', maxLength: 255, nullable: true }, budget: nullableUsd, active: { type: 'boolean' } }, ['id']),
   CustomerUpdate: input({ name: { type: 'string', maxLength: 255, nullable: true }, budget: nullableUsd, active: { type: 'boolean' } }),

@@ -78,6 +78,37 @@ describe('402s', () => {
   });
 });
 
+describe('budget spend on projects and customers', () => {
+  test('a project and a customer show what their requests drew on the budget, in the list and by id', async () => {
+    const org = await createOrg(h);
+    const project = await call(h.edgeUrl, org.mgmtKey, 'POST', '/v1/projects', { name: 'storefront', budget: 1 });
+    expect(project.status).toBe(201);
+    expect(project.body).toMatchObject({ budget: 1, spent: 0 });
+    const projectKey = (await createKey(h, org, { project_id: project.body.id })).key;
+    const customer = randomUUID();
+    expect((await call(h.edgeUrl, org.mgmtKey, 'POST', '/v1/customers', { id: customer, budget: 2 })).body).toMatchObject({ budget: 2, spent: 0 });
+    const customerKey = (await call(h.edgeUrl, org.mgmtKey, 'POST', `/v1/customers/${customer}/api-keys`, {})).body.key;
+    // 0.0035 USD a request: 1000 input × 2.50 + 100 output × 10.00 per million.
+    h.openai.script({ text: 'x', usage: { inputTokens: 1000, outputTokens: 100 } });
+    expect((await chat(projectKey, 100)).status).toBe(200);
+    h.openai.script({ text: 'x', usage: { inputTokens: 1000, outputTokens: 100 } });
+    expect((await chat(customerKey, 100)).status).toBe(200);
+    h.openai.script({ text: 'x', usage: { inputTokens: 1000, outputTokens: 100 } });
+    expect((await chat(customerKey, 100)).status).toBe(200);
+    // Settled, and any grant of the replica retired (within a second): the budget holds the real cost.
+    await eventually(async () => {
+      expect((await call(h.edgeUrl, org.mgmtKey, 'GET', `/v1/projects/${project.body.id}`)).body.spent).toBeCloseTo(0.0035, 9);
+      expect((await call(h.edgeUrl, org.mgmtKey, 'GET', `/v1/customers/${customer}`)).body.spent).toBeCloseTo(0.007, 9);
+    });
+    const projects = await call(h.edgeUrl, org.mgmtKey, 'GET', '/v1/projects');
+    expect(projects.body.data).toEqual([expect.objectContaining({ id: project.body.id, spent: expect.closeTo(0.0035, 9) })]);
+    const customers = await call(h.edgeUrl, org.mgmtKey, 'GET', '/v1/customers');
+    expect(customers.body.data).toEqual([expect.objectContaining({ id: customer, spent: expect.closeTo(0.007, 9) })]);
+    // Changing the budget keeps what was spent.
+    expect((await call(h.edgeUrl, org.mgmtKey, 'PATCH', `/v1/projects/${project.body.id}`, { budget: 5 })).body).toMatchObject({ budget: 5, spent: expect.closeTo(0.0035, 9) });
+  });
+});
+
 describe('429s', () => {
   test('free_tier_daily_limit after 15 model requests per UTC day, with Retry-After to the day end; GETs do not count', async () => {
     const org = await createOrg(h, { plan: 'free' });

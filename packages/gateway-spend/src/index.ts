@@ -11,6 +11,7 @@ export type { LeasedSpendControlOptions } from './leases';
 export type {
   AdmitRequest,
   Admission,
+  BudgetOwner,
   Environment,
   GrantRecorded,
   KeyUsage,

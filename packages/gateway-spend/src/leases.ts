@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { CLOSE_LAPSED_SCRIPT, GRANT_SCRIPT, REPORT_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
 import { RedisSpendControl, requireInteger, scopeOf, validateSubject, windowOf, type RedisSpendControlOptions } from './redis-spend-control';
-import { reservationOf, type AdmitRequest, type Admission, type KeyUsage, type RateLimitCounts, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
+import { reservationOf, type AdmitRequest, type BudgetOwner, type Admission, type KeyUsage, type RateLimitCounts, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
 
 export interface LeasedSpendControlOptions extends RedisSpendControlOptions {
   /**
@@ -436,6 +436,11 @@ export class LeasedSpendControl implements SpendControl {
     }
     if (retired || this.toReport.has(scope)) await this.sendReports(scope).catch(() => undefined);
     return this.perRequest.keyUsage(organizationId, keyHash, now);
+  }
+
+  /** Outstanding grants of any replica count as drawn until they retire (within a window), as reservations do. */
+  budgetSpend(organizationId: string, budgets: readonly BudgetOwner[]): Promise<number[]> {
+    return this.perRequest.budgetSpend(organizationId, budgets);
   }
 
   /** Free-plan requests and customer keys with an rpm are admitted per request: their counts are exact in Redis. */

@@ -213,6 +213,16 @@ return out
 `);
 
 /**
+ * All-time totals of the `t` hash, read only: KEYS 1 t; ARGV its fields (`p:<env>:<project>`,
+ * `c:<env>:<customer>`). Returns one number per field, 0 for a field never counted.
+ */
+export const TOTALS_SCRIPT = counterScript(`
+local out = {}
+for i = 1, #ARGV do out[i] = tonumber(redis.call('HGET', KEYS[1], ARGV[i])) or 0 end
+return out
+`);
+
+/**
  * The counts X-RateLimit-Remaining reports, read only (a refusal decided before admission says what
  * admission would). KEYS 1 d:<day>, 2 r:<minute>. Returns {model requests today, rpm window count}.
  */

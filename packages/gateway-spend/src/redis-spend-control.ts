@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { RebuildableCounters, type CounterRebuild, type CountersLogger, type RebuildContext, type RebuiltCounter } from '@patchbay/metering';
 import { formatUsd, warningOf } from './headers';
-import { ADMIT_SCRIPT, KEY_USAGE_SCRIPT, RATE_LIMIT_COUNTS_SCRIPT, SETTLE_SCRIPT } from './lua';
+import { ADMIT_SCRIPT, KEY_USAGE_SCRIPT, RATE_LIMIT_COUNTS_SCRIPT, SETTLE_SCRIPT, TOTALS_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
-import { reservationOf, type AdmitRequest, type Admission, type KeyUsage, type RateLimitCounts, type Refusal, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
+import { reservationOf, type AdmitRequest, type BudgetOwner, type Admission, type KeyUsage, type RateLimitCounts, type Refusal, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
 
 
 /** The free plan's cap: model requests per organization per UTC day. */
@@ -373,6 +373,13 @@ export class RedisSpendControl implements SpendControl {
     const { reply } = await this.counters.run<number[]>(RATE_LIMIT_COUNTS_SCRIPT, scopeOf(organizationId), [`d:${periods.day.label}`, `r:${periods.minute.label}`], [], now === undefined ? {} : { nowMs: now });
     const [requestsToday = 0, rateWindowCount = 0] = reply;
     return { requestsToday, rateWindowCount };
+  }
+
+  async budgetSpend(organizationId: string, budgets: readonly BudgetOwner[]): Promise<number[]> {
+    if (budgets.length === 0) return [];
+    const fields = budgets.map((b) => `${b.kind === 'project' ? 'p' : 'c'}:${b.environment}:${encodeURIComponent(b.id)}`);
+    const { reply } = await this.counters.run<number[]>(TOTALS_SCRIPT, scopeOf(organizationId), ['t'], fields);
+    return budgets.map((_, i) => reply[i] ?? 0);
   }
 
   noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void> {

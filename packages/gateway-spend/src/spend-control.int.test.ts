@@ -176,6 +176,29 @@ describe('project budget', () => {
   });
 });
 
+describe('budget spend', () => {
+  it('reads what projects and customers drew on their budgets: settled spend plus reservations in flight, per environment', async () => {
+    const subject = subjectOf({ project: { id: 'proj_read', budgetMicros: 5 * USD }, customer: { id: 'cust|read', budgetMicros: 5 * USD, rateLimitRpm: null } });
+    const owners = [
+      { kind: 'project' as const, id: 'proj_read', environment: 'production' as const },
+      { kind: 'customer' as const, id: 'cust|read', environment: 'production' as const },
+      { kind: 'project' as const, id: 'proj_read', environment: 'test' as const },
+      { kind: 'project' as const, id: 'proj_never', environment: 'production' as const },
+    ];
+    expect(await spend.budgetSpend(subject.organizationId, owners)).toEqual([0, 0, 0, 0]);
+    await request(subject, 1 * USD, 400_000);
+    expect(await spend.budgetSpend(subject.organizationId, owners)).toEqual([400_000, 400_000, 0, 0]);
+    // A request in flight has reserved its worst case: the budget counts it until it settles.
+    const inFlight = await spend.admit({ subject, reserveMicros: 1 * USD, countsAsModelRequest: true });
+    expect(await spend.budgetSpend(subject.organizationId, owners.slice(0, 1))).toEqual([1_400_000]);
+    if (!inFlight.ok) throw new Error('not admitted');
+    await spend.settle(inFlight.reservation, 250_000);
+    await spend.flushSettles();
+    expect(await spend.budgetSpend(subject.organizationId, owners.slice(0, 2))).toEqual([650_000, 650_000]);
+    expect(await spend.budgetSpend(subject.organizationId, [])).toEqual([]);
+  });
+});
+
 describe('key limit', () => {
   it('returns 402 api_key_limit_exceeded once the window spend reaches the limit, and resets at UTC midnight (daily)', async () => {
     const subject = subjectOf({ key: { limitMicros: 1 * USD, limitReset: 'daily' } });

@@ -61,6 +61,13 @@ export interface Reservation {
   grantId?: string;
 }
 
+/** A project or a customer whose budget spend is read; its counter is per environment, as admissions count it. */
+export interface BudgetOwner {
+  kind: 'project' | 'customer';
+  id: string;
+  environment: Environment;
+}
+
 /** What an admission decides about a reservation; the rest comes from its subject (see reservationOf). */
 export type ReservationTerms = Pick<Reservation, 'atMs' | 'leaseUntilMs' | 'record' | 'member' | 'grantId'>;
 
@@ -151,6 +158,12 @@ export interface SpendControl {
    * same remaining requests.
    */
   rateLimitCounts?(organizationId: string, now?: number): Promise<RateLimitCounts>;
+  /**
+   * What projects and customers have drawn on their budgets, all time, in micros, in the order asked:
+   * the counters the admissions check (settled spend, plus reservations in flight and grants not yet
+   * retired, within a second of settlement). One Redis round trip, nothing counted.
+   */
+  budgetSpend(organizationId: string, budgets: readonly BudgetOwner[]): Promise<Micros[]>;
   /** After usage records commit: records of an epoch Redis has lost since are added to the rebuilt counters. */
   noteRecorded(organizationId: string, epochs: Iterable<string | null | undefined>): Promise<void>;
 }

@@ -7690,6 +7690,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string | null;
+            /** @description USD drawn on the budget, all time, as admissions count it: settled spend plus the reservations of requests in flight (released or settled within a second of their answer). Counted with or without a budget. */
+            spent: number;
             /** Format: date-time */
             updated_at: string;
         };
@@ -8319,6 +8321,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /** @description USD drawn on the budget, all time, as admissions count it: settled spend plus the reservations of requests in flight (released or settled within a second of their answer). Counted with or without a budget. */
+            spent: number;
             /** Format: date-time */
             updated_at: string;
         };

@@ -5,14 +5,14 @@ import { api, unwrap, type GatewaySchemas } from '../../api/api';
 import { ErrorText, formatTime } from '../../components/error-text';
 import { GuardedButton } from '../../components/guarded-button';
 import { Pager } from '../members';
-import { formatUsd, usdOrNull } from './money';
+import { formatUsd, spentOfBudget, usdOrNull } from './money';
 
 export const customersQueryKey = ['customers'] as const;
 const PAGE_SIZE = 20;
 
 /**
  * /customers: your customers as the gateway knows them (GET /v1/customers, newest first, paged), each
- * with its budget (USD, all time) and active flag; create, change, delete (with its keys), and each
+ * with its budget (USD, all time), what it drew on it, and its active flag; create, change, delete (with its keys), and each
  * customer's keys on its own page.
  */
 export function CustomersPage() {
@@ -66,6 +66,7 @@ export function CustomersPage() {
               <tr>
                 <th scope="col">Customer</th>
                 <th scope="col">Budget</th>
+                <th scope="col">Spent</th>
                 <th scope="col">Status</th>
                 <th scope="col">Created</th>
                 <th scope="col">Actions</th>
@@ -112,6 +113,7 @@ function CustomerRow({ customer: c }: { customer: GatewaySchemas['Customer'] }) 
         </div>
         <span className="muted">Now: {c.budget === null ? 'no budget' : formatUsd(c.budget)}</span>
       </td>
+      <td>{spentOfBudget(c.spent, c.budget)}</td>
       <td>{c.active ? 'Active' : 'Inactive'}</td>
       <td>{formatTime(c.created_at)}</td>
       <td>

@@ -11,3 +11,9 @@ export function usdOrNull(value: FormDataEntryValue | null): number | null {
   const text = String(value ?? '').trim();
   return text === '' ? null : Number(text);
 }
+
+/** What a budget has drawn, and what it has left when there is one: "$0.0035 spent, $0.996500 left". */
+export function spentOfBudget(spent: number, budget: number | null): string {
+  if (budget === null) return `${formatUsd(spent)} spent, no budget`;
+  return `${formatUsd(spent)} spent, ${formatUsd(Math.max(0, budget - spent))} left`;
+}

@@ -4,12 +4,12 @@ import { api, unwrap, type GatewaySchemas } from '../../api/api';
 import { ErrorText, formatTime } from '../../components/error-text';
 import { GuardedButton } from '../../components/guarded-button';
 import { Pager } from '../members';
-import { formatUsd, usdOrNull } from './money';
+import { formatUsd, spentOfBudget, usdOrNull } from './money';
 
 const projectsQueryKey = ['projects'] as const;
 const PAGE_SIZE = 20;
 
-/** /projects: the gateway's projects (GET /v1/projects, newest first, paged) with their budgets; create, change the budget, delete. */
+/** /projects: the gateway's projects (GET /v1/projects, newest first, paged) with their budgets and what they drew on them; create, change the budget, delete. */
 export function ProjectsPage() {
   const [page, setPage] = useState(1);
   const projects = useQuery({ queryKey: [...projectsQueryKey, page], queryFn: () => unwrap(api.GET('/v1/projects', { params: { query: { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE } } })) });
@@ -58,6 +58,7 @@ export function ProjectsPage() {
                 <th scope="col">Name</th>
                 <th scope="col">Id</th>
                 <th scope="col">Budget</th>
+                <th scope="col">Spent</th>
                 <th scope="col">Created</th>
                 <th scope="col">Actions</th>
               </tr>
@@ -99,6 +100,7 @@ function ProjectRow({ project: p }: { project: GatewaySchemas['Project'] }) {
         </div>
         <span className="muted">Now: {p.budget === null ? 'no budget' : formatUsd(p.budget)}</span>
       </td>
+      <td>{spentOfBudget(p.spent, p.budget)}</td>
       <td>{formatTime(p.created_at)}</td>
       <td>
         <GuardedButton permission="manage_projects" className="danger" busy={remove.isPending} aria-label={`Delete ${p.name}`} onClick={() => remove.mutate()}>
