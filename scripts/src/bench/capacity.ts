@@ -183,14 +183,21 @@ function startRedis(port: number, dir: string): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
 }
 
-/** Waits until a footprint's row count has not changed for a second (a warm-up's asynchronous records have landed). */
+/**
+ * Waits until a footprint's row count has not changed for SETTLED_MS (a warm-up's asynchronous records
+ * have landed). One second was too short for the tool-call records, which reach PostgreSQL through the
+ * queue in batches: the last of the warm-up's landed inside the measured window and came out as 1.1
+ * records per call.
+ */
+const SETTLED_MS = 3_000;
+
 async function settledRows(db: Client, footprint: Footprint): Promise<void> {
   let last = -1;
   let since = Date.now();
   await pollUntil('the warm-up\'s records', async () => {
     const rows = await rowsInserted(db, footprint.schema, footprint.tables);
     if (rows !== last) [last, since] = [rows, Date.now()];
-    return Date.now() - since >= 1_000;
+    return Date.now() - since >= SETTLED_MS;
   });
 }
 
