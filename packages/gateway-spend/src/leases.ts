@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Cluster, Redis } from 'ioredis';
 import { CLOSE_LAPSED_SCRIPT, GRANT_SCRIPT, REPORT_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
-import { RedisSpendControl, requireInteger, scopeOf, validateSubject, windowOf, type RedisSpendControlOptions } from './redis-spend-control';
+import { budgetField, RedisSpendControl, requireInteger, scopeOf, validateSubject, windowOf, type RedisSpendControlOptions } from './redis-spend-control';
 import { reservationOf, type AdmitRequest, type BudgetOwner, type Admission, type KeyUsage, type RateLimitCounts, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
 
 export interface LeasedSpendControlOptions extends RedisSpendControlOptions {
@@ -274,8 +274,8 @@ export class LeasedSpendControl implements SpendControl {
       const periods = periodsAt(Date.now());
       const id = randomUUID();
       const scope = scopeOf(subject.organizationId);
-      const pf = subject.project ? `p:${subject.environment}:${encodeURIComponent(subject.project.id)}` : '-';
-      const cf = subject.customer ? `c:${subject.environment}:${encodeURIComponent(subject.customer.id)}` : '-';
+      const pf = subject.project ? budgetField('project', subject.environment, subject.project.id) : '-';
+      const cf = subject.customer ? budgetField('customer', subject.environment, subject.customer.id) : '-';
       const args: Array<string | number> = [
         want, worst, subject.key.byok ? '1' : '0', subject.key.hash, subject.key.limitMicros ?? '', windowOf(subject.key.limitReset, subject.key.limitMicros),
         String(subject.creditMicros), pf, subject.project?.budgetMicros ?? '', cf, subject.customer?.budgetMicros ?? '', id, this.replicaId,

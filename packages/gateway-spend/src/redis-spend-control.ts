@@ -4,7 +4,7 @@ import { RebuildableCounters, type CounterRebuild, type CountersLogger, type Reb
 import { formatUsd, warningOf } from './headers';
 import { ADMIT_SCRIPT, KEY_USAGE_SCRIPT, RATE_LIMIT_COUNTS_SCRIPT, SETTLE_SCRIPT, TOTALS_SCRIPT } from './lua';
 import { periodsAt, type Periods } from './periods';
-import { reservationOf, type AdmitRequest, type BudgetOwner, type Admission, type KeyUsage, type RateLimitCounts, type Refusal, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
+import { reservationOf, type AdmitRequest, type BudgetOwner, type Admission, type Environment, type KeyUsage, type RateLimitCounts, type Refusal, type Reservation, type SpendControl, type SpendLedger, type SpendSubject } from './types';
 
 
 /** The free plan's cap: model requests per organization per UTC day. */
@@ -111,8 +111,8 @@ export class RedisSpendControl implements SpendControl {
     const now = req.now ?? this.clock();
     requireInteger('now', now, 0);
     const periods = periodsAt(now);
-    const projectField = subject.project ? `p:${subject.environment}:${encodeURIComponent(subject.project.id)}` : '-';
-    const customerField = subject.customer ? `c:${subject.environment}:${encodeURIComponent(subject.customer.id)}` : '-';
+    const projectField = subject.project ? budgetField('project', subject.environment, subject.project.id) : '-';
+    const customerField = subject.customer ? budgetField('customer', subject.environment, subject.customer.id) : '-';
     const id = randomUUID();
     const leaseUntilMs = now + this.leaseMs;
     const scope = scopeOf(subject.organizationId);
@@ -377,7 +377,7 @@ export class RedisSpendControl implements SpendControl {
 
   async budgetSpend(organizationId: string, budgets: readonly BudgetOwner[]): Promise<number[]> {
     if (budgets.length === 0) return [];
-    const fields = budgets.map((b) => `${b.kind === 'project' ? 'p' : 'c'}:${b.environment}:${encodeURIComponent(b.id)}`);
+    const fields = budgets.map((b) => budgetField(b.kind, b.environment, b.id));
     const { reply } = await this.counters.run<number[]>(TOTALS_SCRIPT, scopeOf(organizationId), ['t'], fields);
     return budgets.map((_, i) => reply[i] ?? 0);
   }
@@ -421,8 +421,8 @@ export class RedisSpendControl implements SpendControl {
       { name: day, field: 'n', value: recorded.modelRequestsInDay, ttlMs: ttl.day },
       { name: `r:${periods.minute.label}`, value: recorded.rateLimitedRequestsInMinute, ttlMs: ttl.minute },
     ];
-    for (const p of recorded.projects) counters.push({ name: 't', field: `p:${p.environment}:${encodeURIComponent(p.projectId)}`, value: p.micros });
-    for (const c of recorded.customers) counters.push({ name: 't', field: `c:${c.environment}:${encodeURIComponent(c.customerId)}`, value: c.micros });
+    for (const p of recorded.projects) counters.push({ name: 't', field: budgetField('project', p.environment, p.projectId), value: p.micros });
+    for (const c of recorded.customers) counters.push({ name: 't', field: budgetField('customer', c.environment, c.customerId), value: c.micros });
     for (const k of recorded.keys) {
       const kf = `k:${k.keyHash}`;
       const kbf = `kb:${k.keyHash}`;
@@ -452,6 +452,15 @@ export function windowOf(reset: SpendSubject['key']['limitReset'], limit: number
 }
 
 /** @internal */
+/**
+ * The `t` hash field of a project's or a customer's all-time budget counter (lua.ts): admissions,
+ * grants, rebuilds and reads all name it here, so a read can never look at another field than the
+ * admissions count in.
+ */
+export function budgetField(kind: BudgetOwner['kind'], environment: Environment, id: string): string {
+  return `${kind === 'project' ? 'p' : 'c'}:${environment}:${encodeURIComponent(id)}`;
+}
+
 export function scopeOf(organizationId: string): string {
   if (!organizationId) throw new RangeError('organizationId is required');
   return `${ORG_SCOPE}${organizationId}`;

@@ -6,7 +6,7 @@ import type { Catalog } from '../catalog/catalog';
 import type { Db } from '../db';
 import { ManagementError } from '../http/errors';
 import { vendorKeyContext, type Invalidator } from '../keys/principals';
-import type { BudgetOwner, Environment, SpendControl } from '../spend/spend-control';
+import type { Environment, SpendControl } from '../spend/spend-control';
 import { readUsage } from '../usage/usage-api';
 import { readUsageDaily } from '../usage/usage-daily';
 import { parsePaging, requireUuid } from '../http/params';
@@ -49,23 +49,16 @@ function renderCustomer(c: CustomerRow, spentMicros: number) {
   return { id: c.id, name: c.name, budget: usd(c.budgetMicros), spent: spentMicros / 1e6, active: c.active, created_at: c.createdAt.toISOString(), updated_at: c.updatedAt.toISOString() };
 }
 
-/**
- * Projects and customers with what they drew on their budgets, in one read of the spend counters.
- * A project's counter is per environment (its own); customers have none of their own, and the
- * management API makes production keys only, so a customer's is the production one.
- */
-async function withSpend<P extends ProjectRow, C extends CustomerRow>(spend: SpendControl, organizationId: string, rows: { projects?: P[]; customers?: C[] }) {
-  const projects = rows.projects ?? [];
-  const customers = rows.customers ?? [];
-  const owners: BudgetOwner[] = [
-    ...projects.map((p) => ({ kind: 'project' as const, id: p.id, environment: p.environment })),
-    ...customers.map((c) => ({ kind: 'customer' as const, id: c.id, environment: 'production' as const })),
-  ];
-  const spent = await spend.budgetSpend(organizationId, owners);
-  return {
-    projects: projects.map((p, i) => renderProject(p, spent[i] ?? 0)),
-    customers: customers.map((c, i) => renderCustomer(c, spent[projects.length + i] ?? 0)),
-  };
+/** Projects with what they drew on their budgets, in one read of the spend counters (each project's own environment). */
+async function projectsWithSpend(spend: SpendControl, organizationId: string, rows: ProjectRow[]) {
+  const spent = await spend.budgetSpend(organizationId, rows.map((p) => ({ kind: 'project', id: p.id, environment: p.environment })));
+  return rows.map((p, i) => renderProject(p, spent[i] ?? 0));
+}
+
+/** Customers likewise; they have no environment of their own, and the management API makes production keys only. */
+async function customersWithSpend(spend: SpendControl, organizationId: string, rows: CustomerRow[]) {
+  const spent = await spend.budgetSpend(organizationId, rows.map((c) => ({ kind: 'customer', id: c.id, environment: 'production' })));
+  return rows.map((c, i) => renderCustomer(c, spent[i] ?? 0));
 }
 
 function renderTag(t: { id: string; organizationId: string; key: string; value: string; createdAt: Date; updatedAt: Date }) {
@@ -130,13 +123,13 @@ export function managementRouter(deps: ManagementDeps): Router {
     const caller = await managementCaller(req, auth, 'manage_projects');
     const input = parseBody(projectSchema, req.body);
     const project = await invalidate.organizationChange(caller.organizationId, (tx) => tx.project.create({ data: { organizationId: caller.organizationId, name: input.name, budgetMicros: toMicros(input.budget) ?? null } }));
-    res.status(201).json((await withSpend(deps.spend, caller.organizationId, { projects: [project] })).projects[0]);
+    res.status(201).json((await projectsWithSpend(deps.spend, caller.organizationId, [project]))[0]);
   });
   router.get('/v1/projects', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_projects', { permission: 'view_projects' });
     const { offset, limit } = parsePaging(req.query);
     const rows = await db.project.findMany({ where: { organizationId: caller.organizationId }, orderBy: { createdAt: 'desc' }, skip: offset, take: limit });
-    res.json({ data: (await withSpend(deps.spend, caller.organizationId, { projects: rows })).projects, offset, limit });
+    res.json({ data: await projectsWithSpend(deps.spend, caller.organizationId, rows), offset, limit });
   });
   const projectRow = async (organizationId: string, id: string) => {
     const row = await db.project.findFirst({ where: { id: requireUuid(id, 'project'), organizationId } });
@@ -145,7 +138,7 @@ export function managementRouter(deps: ManagementDeps): Router {
   };
   router.get('/v1/projects/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_projects', { permission: 'view_projects' });
-    res.json((await withSpend(deps.spend, caller.organizationId, { projects: [await projectRow(caller.organizationId, param(req, 'id'))] })).projects[0]);
+    res.json((await projectsWithSpend(deps.spend, caller.organizationId, [await projectRow(caller.organizationId, param(req, 'id'))]))[0]);
   });
   router.patch('/v1/projects/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_projects');
@@ -154,7 +147,7 @@ export function managementRouter(deps: ManagementDeps): Router {
     const row = await invalidate.organizationChange(caller.organizationId, (tx) =>
       tx.project.update({ where: { id: param(req, 'id') }, data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}) } }),
     );
-    res.json((await withSpend(deps.spend, caller.organizationId, { projects: [row] })).projects[0]);
+    res.json((await projectsWithSpend(deps.spend, caller.organizationId, [row]))[0]);
   });
   router.delete('/v1/projects/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_projects');
@@ -177,17 +170,17 @@ export function managementRouter(deps: ManagementDeps): Router {
     const row = await invalidate.organizationChange(caller.organizationId, (tx) =>
       tx.customer.create({ data: { organizationId: caller.organizationId, id: input.id, name: input.name ?? null, budgetMicros: toMicros(input.budget) ?? null, active: input.active ?? true } }),
     );
-    res.status(201).json((await withSpend(deps.spend, caller.organizationId, { customers: [row] })).customers[0]);
+    res.status(201).json((await customersWithSpend(deps.spend, caller.organizationId, [row]))[0]);
   });
   router.get('/v1/customers', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_customers', { permission: 'view_customers' });
     const { offset, limit } = parsePaging(req.query);
     const rows = await db.customer.findMany({ where: { organizationId: caller.organizationId }, orderBy: { createdAt: 'desc' }, skip: offset, take: limit });
-    res.json({ data: (await withSpend(deps.spend, caller.organizationId, { customers: rows })).customers, offset, limit });
+    res.json({ data: await customersWithSpend(deps.spend, caller.organizationId, rows), offset, limit });
   });
   router.get('/v1/customers/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_customers', { permission: 'view_customers' });
-    res.json((await withSpend(deps.spend, caller.organizationId, { customers: [await customerRow(caller.organizationId, param(req, 'id'))] })).customers[0]);
+    res.json((await customersWithSpend(deps.spend, caller.organizationId, [await customerRow(caller.organizationId, param(req, 'id'))]))[0]);
   });
   router.patch('/v1/customers/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_customers');
@@ -199,7 +192,7 @@ export function managementRouter(deps: ManagementDeps): Router {
         data: { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.budget !== undefined ? { budgetMicros: toMicros(input.budget) } : {}), ...(input.active !== undefined ? { active: input.active } : {}) },
       }),
     );
-    res.json((await withSpend(deps.spend, caller.organizationId, { customers: [row] })).customers[0]);
+    res.json((await customersWithSpend(deps.spend, caller.organizationId, [row]))[0]);
   });
   router.delete('/v1/customers/:id', async (req, res) => {
     const caller = await managementCaller(req, auth, 'manage_customers');
