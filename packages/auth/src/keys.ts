@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Environment } from './principal';
 
 const PREFIX: Record<Environment, string> = { production: 'pb_live_', test: 'pb_test_' };
@@ -20,7 +20,8 @@ export function generateAccessKey(environment: Environment): GeneratedKey {
 
 /** Keys are stored and looked up only as SHA-256 hex. */
 export function hashAccessKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot hash: no Hash object per call (every model request and tool call hashes its key).
+  return hash('sha256', key, 'hex');
 }
 
 /** Constant-time comparison of two hex hashes. */

@@ -55,7 +55,9 @@ export function adapterFor(dialect: Dialect): DialectAdapter {
 }
 
 export function newResponseId(): string {
-  return `resp_${randomUUID().replace(/-/g, '')}`;
+  // The UUID's 32 hex digits without its dashes (8-4-4-4-12), sliced rather than a regex per request.
+  const uuid = randomUUID();
+  return `resp_${uuid.slice(0, 8)}${uuid.slice(9, 13)}${uuid.slice(14, 18)}${uuid.slice(19, 23)}${uuid.slice(24)}`;
 }
 
 /** Options for the calls that also decide whether a 200 with no usable answer is a failure. */
@@ -96,7 +98,8 @@ function transportError(err: unknown, deadline: Deadline, target: VendorTarget, 
   return new VendorError({ kind: 'network', message: `${target.vendor} could not be reached (${what})`, vendor: target.vendor, model: target.model, cause: err });
 }
 
-async function send(vendorRequest: VendorRequest, deadline: Deadline, options: CallOptions, target: VendorTarget): Promise<OutboundResponse> {
+/** Sends the vendor request; `collectUpTo` for an answer read whole (JSON), which comes back already read (OutboundRequest.collectUpTo). */
+async function send(vendorRequest: VendorRequest, deadline: Deadline, options: CallOptions, target: VendorTarget, collectUpTo?: number): Promise<OutboundResponse> {
   // Stopped already (the caller's signal was aborted): the abort event has fired and would not again.
   if (deadline.reason) throw deadlineError(deadline.reason, target, options, null);
   try {
@@ -106,6 +109,7 @@ async function send(vendorRequest: VendorRequest, deadline: Deadline, options: C
       body: vendorRequest.body,
       signal: deadline.signalOut,
       timeoutMs: options.timeouts.totalMs,
+      collectUpTo,
     });
   } catch (err) {
     throw transportError(err, deadline, target, options, false);
@@ -172,7 +176,7 @@ export async function callVendor(target: VendorTarget, request: CanonicalRequest
   const vendorRequest = adapter.buildRequest(target, request, false);
   const deadline = new Deadline(options.signal, options.timeouts, false, options.now);
   try {
-    const response = await send(vendorRequest, deadline, options, target);
+    const response = await send(vendorRequest, deadline, options, target, ANSWER_BODY_LIMIT);
     if (response.status < 200 || response.status >= 300) throw await failure(response, adapter, target, deadline, options);
     const json = await readJson(response, target, deadline, options);
     const answer = adapter.parseAnswer(json, target, response.headers);
@@ -367,7 +371,7 @@ export async function embedVendor(target: VendorTarget, request: CanonicalEmbedd
   const vendorRequest = adapter.buildEmbeddings(target, request);
   const deadline = new Deadline(options.signal, options.timeouts, false, options.now);
   try {
-    const response = await send(vendorRequest, deadline, options, target);
+    const response = await send(vendorRequest, deadline, options, target, ANSWER_BODY_LIMIT);
     if (response.status < 200 || response.status >= 300) throw await failure(response, adapter, target, deadline, options);
     const json = await readJson(response, target, deadline, options);
     const parsed = adapter.parseEmbeddings(json, target, request);
@@ -396,7 +400,7 @@ export async function countTokensVendor(target: VendorTarget, request: Canonical
   const vendorRequest = adapter.buildCountTokens(target, request);
   const deadline = new Deadline(options.signal, options.timeouts, false, options.now);
   try {
-    const response = await send(vendorRequest, deadline, options, target);
+    const response = await send(vendorRequest, deadline, options, target, ANSWER_BODY_LIMIT);
     if (response.status < 200 || response.status >= 300) throw await failure(response, adapter, target, deadline, options);
     return { inputTokens: adapter.parseCountTokens(await readJson(response, target, deadline, options)), estimated: false };
   } finally {

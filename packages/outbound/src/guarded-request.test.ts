@@ -30,6 +30,17 @@ beforeAll(async () => {
         // Headers only long after the client has given up (undici's timers tick about every half second).
         const timer = setTimeout(() => res.writeHead(200).end('late'), 5_000);
         res.on('close', () => clearTimeout(timer));
+      } else if (url.pathname === '/cut') {
+        // Headers and half the declared body, then the connection drops.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"half":');
+        setTimeout(() => res.destroy(), 20);
+      } else if (url.pathname === '/trickle') {
+        // Headers and the start of the body, the rest long after the client has given up.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('start');
+        const timer = setTimeout(() => res.end('end'), 5_000);
+        res.on('close', () => clearTimeout(timer));
       } else if (url.pathname === '/big') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         // No content-length: the size is only known while reading.
@@ -143,5 +154,75 @@ describe('createGuardedRequest', () => {
     const cut = await readBody(await request(new URL(`http://127.0.0.1:${port}/big`), GET), 1_000, 'truncate');
     expect(cut.truncated).toBe(true);
     expect(cut.bytes.toString()).toBe(`${'a'.repeat(600)}${'b'.repeat(400)}`);
+  });
+});
+
+describe('a body collected by the request (collectUpTo)', () => {
+  const request = createGuardedRequest({ allowPrivateNetwork: true }, { lookup: loopbackDns });
+  const at = (path: string) => new URL(`http://127.0.0.1:${port}${path}`);
+
+  it('answers status, headers by name in any case (repeated ones joined) and the whole body, read or streamed', async () => {
+    const res = await request(at('/collected'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}', timeoutMs: 5_000, collectUpTo: 1_000 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('application/json');
+    expect(res.headers.get('x-twice')).toBe('one, two');
+    expect(res.headers.get('x-absent')).toBeNull();
+    const { bytes, truncated } = await readBody(res, 1_000, 'error');
+    expect(truncated).toBe(false);
+    expect(JSON.parse(bytes.toString())).toEqual({ path: '/collected', method: 'POST' });
+    const streamed: Buffer[] = [];
+    for await (const chunk of res.body as AsyncIterable<Buffer>) streamed.push(chunk);
+    expect(Buffer.concat(streamed).toString()).toBe(bytes.toString());
+    expect(seen[0]).toMatchObject({ method: 'POST', body: '{"a":1}' });
+  });
+
+  it('keeps the connection for the next request', async () => {
+    // undici takes a connection back one event-loop turn after an answer ends (so another test's may still be busy).
+    await new Promise(setImmediate);
+    await readBody(await request(at('/one'), { ...GET, collectUpTo: 1_000 }), 1_000, 'error');
+    await new Promise(setImmediate);
+    await readBody(await request(at('/two'), { ...GET, collectUpTo: 1_000 }), 1_000, 'error');
+    expect(seen[1]?.remotePort).toBe(seen[0]?.remotePort);
+  });
+
+  it('keeps at most collectUpTo bytes: readBody says too_large, or gives the first maxBytes with truncate', async () => {
+    const tooLarge = await readBody(await request(at('/big'), { ...GET, collectUpTo: 1_000 }), 1_000, 'error').catch((e: unknown) => e);
+    expect(tooLarge).toMatchObject({ kind: 'too_large' });
+    const cut = await readBody(await request(at('/big'), { ...GET, collectUpTo: 1_000 }), 1_000, 'truncate');
+    expect(cut).toMatchObject({ truncated: true });
+    expect(cut.bytes.toString()).toBe(`${'a'.repeat(600)}${'b'.repeat(400)}`);
+    // A smaller limit than the one collected with applies to what was kept.
+    const small = await readBody(await request(at('/big'), { ...GET, collectUpTo: 5_000 }), 700, 'truncate');
+    expect(small.bytes.toString()).toBe(`${'a'.repeat(600)}${'b'.repeat(100)}`);
+    expect(await readBody(await request(at('/big'), { ...GET, collectUpTo: 5_000 }), 700, 'error').catch((e: unknown) => e)).toMatchObject({ kind: 'too_large' });
+  });
+
+  it('a body cut after its headers fails readBody with kind network, as a streamed one does', async () => {
+    const res = await request(at('/cut'), { ...GET, collectUpTo: 1_000 });
+    expect(res.status).toBe(200);
+    const err = await readBody(res, 1_000, 'error').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundError);
+    expect((err as OutboundError).kind).toBe('network');
+  });
+
+  it('times out on headers (rejects) and on the body (readBody), and a fired signal aborts before or after the headers', async () => {
+    expect(await request(at('/slow'), { ...GET, timeoutMs: 50, collectUpTo: 1_000 }).catch((e: unknown) => e)).toMatchObject({ kind: 'timeout' });
+    const slowBody = await request(at('/trickle'), { ...GET, timeoutMs: 600, collectUpTo: 1_000 });
+    expect(await readBody(slowBody, 1_000, 'error').catch((e: unknown) => e)).toMatchObject({ kind: 'timeout' });
+
+    const early = new AbortController();
+    const pending = request(at('/slow'), { ...GET, signal: early.signal, collectUpTo: 1_000 });
+    setTimeout(() => early.abort(), 30);
+    expect(await pending.catch((e: unknown) => e)).toMatchObject({ kind: 'aborted' });
+
+    const late = new AbortController();
+    const trickling = request(at('/trickle'), { ...GET, signal: late.signal, collectUpTo: 1_000 });
+    setTimeout(() => late.abort(), 100);
+    const res = await trickling;
+    expect(await readBody(res, 1_000, 'error').catch((e: unknown) => e)).toMatchObject({ kind: 'aborted' });
+
+    const already = new AbortController();
+    already.abort();
+    expect(await request(at('/one'), { ...GET, signal: already.signal, collectUpTo: 1_000 }).catch((e: unknown) => e)).toMatchObject({ kind: 'aborted' });
   });
 });
