@@ -18,7 +18,7 @@ export interface EngineHttp {
 export async function engineJson(engine: EngineName, deps: EngineHttp, url: URL, request: Omit<OutboundRequest, 'timeoutMs' | 'signal'>, search: SearchRequest): Promise<unknown> {
   let response;
   try {
-    response = await deps.http(url, { ...request, timeoutMs: deps.timeoutMs, ...(search.signal ? { signal: search.signal } : {}) });
+    response = await deps.http(url, { ...request, timeoutMs: deps.timeoutMs, collectUpTo: MAX_ANSWER_BYTES, ...(search.signal ? { signal: search.signal } : {}) });
   } catch (err) {
     if (err instanceof BlockedDestinationError) throw new SearchEngineError(engine, 'network', `${engine}: the engine's address is refused (${err.message})`);
     if (err instanceof OutboundError) throw new SearchEngineError(engine, err.kind === 'timeout' ? 'timeout' : 'network', `${engine}: ${err.kind === 'timeout' ? 'no answer in time' : `unreachable (${err.code ?? err.message})`}`);

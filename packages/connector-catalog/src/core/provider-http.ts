@@ -121,7 +121,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     let res: OutboundResponse;
     let text: string;
     try {
-      res = await ctx.http(url, { method: req.method ?? 'GET', headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs });
+      res = await ctx.http(url, { method: req.method ?? 'GET', headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs, collectUpTo: ctx.limits.maxResponseBytes });
       text = (await readBody(res, ctx.limits.maxResponseBytes, 'error')).bytes.toString('utf8');
     } catch (err) {
       throw outboundToolError(err, provider, ctx);

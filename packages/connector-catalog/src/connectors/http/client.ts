@@ -141,7 +141,7 @@ export async function callHttpApi(ctx: ToolContext, call: HttpCall): Promise<Htt
   let res: OutboundResponse;
   let read: { bytes: Buffer; truncated: boolean };
   try {
-    res = await ctx.http(url, { method: call.method, headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs });
+    res = await ctx.http(url, { method: call.method, headers, body, signal: ctx.signal, timeoutMs: ctx.limits.timeoutMs, collectUpTo: ctx.limits.maxResponseBytes });
     read = await readBody(res, ctx.limits.maxResponseBytes, 'truncate');
   } catch (err) {
     throw outboundToolError(err, api, ctx);
