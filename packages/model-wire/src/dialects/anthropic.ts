@@ -3,6 +3,7 @@ import { VendorError, WireError, type VendorErrorInit } from '../errors';
 import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason, MediaSource, NormalizedUsage, OutputBlock, ReasoningEffort, UrlCitation, VendorTarget, Warning, WebSearchCallBlock } from '../types';
 import { count, kindByStatus, looksLikeContextLength, vendorErrorInit, vendorMessage, type DialectAdapter, type StreamDecoder, type VendorAnswer } from './adapter';
 import { prepareRequest, stripsCacheMarkers } from './prepare';
+import { vendorUrl } from './vendor-url';
 
 type Json = Record<string, unknown>;
 
@@ -385,9 +386,6 @@ class MessagesStreamDecoder implements StreamDecoder {
   }
 }
 
-function url(base: string, path: string): URL {
-  return new URL(base.replace(/\/+$/, '') + path);
-}
 
 function headersFor(target: VendorTarget, stream: boolean): Record<string, string> {
   return {
@@ -404,7 +402,7 @@ export const anthropicAdapter: DialectAdapter = {
     const prepared = prepareRequest(target, canonical);
     const body = buildMessagesBody(target, prepared.request, prepared.warnings, false);
     if (stream) body.stream = true;
-    return { url: url(target.baseUrl, '/v1/messages'), headers: headersFor(target, stream), body: JSON.stringify(body), warnings: prepared.warnings };
+    return { url: vendorUrl(target.baseUrl, '/v1/messages'), headers: headersFor(target, stream), body: JSON.stringify(body), warnings: prepared.warnings };
   },
   parseAnswer(json, target, headers): VendorAnswer {
     if (!json || typeof json !== 'object' || (json as Json).type !== 'message') throw malformed(target, `${target.vendor} answered with something that is not a message`, json);
@@ -431,7 +429,7 @@ export const anthropicAdapter: DialectAdapter = {
   buildCountTokens(target, canonical) {
     const prepared = prepareRequest(target, canonical);
     const body = buildMessagesBody(target, prepared.request, prepared.warnings, true);
-    return { url: url(target.baseUrl, '/v1/messages/count_tokens'), headers: headersFor(target, false), body: JSON.stringify(body), warnings: prepared.warnings };
+    return { url: vendorUrl(target.baseUrl, '/v1/messages/count_tokens'), headers: headersFor(target, false), body: JSON.stringify(body), warnings: prepared.warnings };
   },
   parseCountTokens(json) {
     return count((json as Json | null)?.input_tokens);

@@ -6,6 +6,7 @@ import type { CanonicalRequest, CanonicalStreamEvent, ContentBlock, FinishReason
 import { count, parseJson, zeroUsage, type DialectAdapter, type StreamDecoder, type VendorAnswer, type VendorRequest } from './adapter';
 import { classifyOpenAIError } from './openai';
 import { prepareRequest } from './prepare';
+import { vendorUrl } from './vendor-url';
 
 type Json = Record<string, unknown>;
 
@@ -17,9 +18,6 @@ type Json = Record<string, unknown>;
  * (`include: ["reasoning.encrypted_content"]`) so a later turn can hand it back.
  */
 
-function url(base: string, path: string): URL {
-  return new URL(base.replace(/\/+$/, '') + path);
-}
 
 function malformed(target: VendorTarget, message: string, body?: unknown): VendorError {
   return new VendorError({ kind: 'malformed', message, vendor: target.vendor, model: target.model, vendorBody: body });
@@ -311,7 +309,7 @@ export const openAIResponsesAdapter: DialectAdapter = {
     const warnings: Warning[] = prepared.warnings;
     const body = buildResponsesBody(target, prepared.request, stream, warnings);
     const headers = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', authorization: `Bearer ${target.apiKey}`, ...target.extraHeaders };
-    return { url: url(target.baseUrl, '/responses'), headers, body: JSON.stringify(body), warnings };
+    return { url: vendorUrl(target.baseUrl, '/responses'), headers, body: JSON.stringify(body), warnings };
   },
   parseAnswer(json, target, headers): VendorAnswer {
     if (!json || typeof json !== 'object' || !Array.isArray((json as Json).output)) throw malformed(target, `${target.vendor} answered a response without "output"`, json);

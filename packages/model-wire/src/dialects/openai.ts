@@ -19,6 +19,7 @@ import {
   type VendorRequest,
 } from './adapter';
 import { clampEffort, effortWarning, prepareRequest } from './prepare';
+import { vendorUrl } from './vendor-url';
 
 type Json = Record<string, unknown>;
 
@@ -35,9 +36,6 @@ const OPENAI_EFFORTS: ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', '
 /** What OpenAI-compatible vendors (Groq, vLLM, Ollama…) commonly accept. */
 const COMPATIBLE_EFFORTS: ReasoningEffort[] = ['none', 'low', 'medium', 'high'];
 
-function url(base: string, path: string): URL {
-  return new URL(base.replace(/\/+$/, '') + path);
-}
 
 function audioFormat(mediaType: string): string {
   const sub = mediaType.split('/')[1] ?? 'wav';
@@ -362,7 +360,7 @@ export function openAIAdapter(compatible: boolean): DialectAdapter {
       const prepared = prepareRequest(target, canonical);
       const warnings = prepared.warnings;
       const body = buildChatBody(target, prepared.request, stream, compatible, warnings);
-      return { url: url(target.baseUrl, '/chat/completions'), headers: { ...headersFor(target), ...(stream ? { accept: 'text/event-stream' } : {}) }, body: JSON.stringify(body), warnings };
+      return { url: vendorUrl(target.baseUrl, '/chat/completions'), headers: { ...headersFor(target), ...(stream ? { accept: 'text/event-stream' } : {}) }, body: JSON.stringify(body), warnings };
     },
     parseAnswer(json, target, headers) {
       if (!json || typeof json !== 'object') throw malformed(target, `${target.vendor} answered with something that is not a JSON object`, json);
@@ -379,7 +377,7 @@ export function openAIAdapter(compatible: boolean): DialectAdapter {
       if (!compatible) body.encoding_format = 'base64';
       if (request.dimensions !== null) body.dimensions = request.dimensions;
       if (request.endUserId) body.user = request.endUserId;
-      return { url: url(target.baseUrl, '/embeddings'), headers: headersFor(target), body: JSON.stringify(body), warnings: [] };
+      return { url: vendorUrl(target.baseUrl, '/embeddings'), headers: headersFor(target), body: JSON.stringify(body), warnings: [] };
     },
     parseEmbeddings(json, target) {
       const data = (json as Json | null)?.data;
