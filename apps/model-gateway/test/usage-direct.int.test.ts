@@ -84,7 +84,6 @@ test('a replica killed with SIGKILL loses at most the records of its last flush 
   const lost = answeredAt.length + 1 - stored.count;
   // Answers of the last flush window (plus the INSERT's own time on a loaded machine) may be lost; nothing older.
   const recent = answeredAt.filter((t) => t > killedAt - flushMs - 250).length;
-  // eslint-disable-next-line no-console
   console.log(`SIGKILL: ${answeredAt.length} answered, ${stored.count} stored, ${lost} lost (${recent} answered in the last ${flushMs + 250} ms)`);
   expect(other.slice(0, 3)).toEqual([]);
   expect(answeredAt.length).toBeGreaterThan(10);
