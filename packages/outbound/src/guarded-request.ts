@@ -208,7 +208,14 @@ class CollectedResponse implements OutboundResponse {
   get body(): Readable {
     if (!this.stream) {
       const { bytes, error } = this.collected;
-      this.stream = error === null ? Readable.from([bytes]) : new Readable({ read() { this.destroy(outboundFailure(error)); } });
+      this.stream =
+        error === null
+          ? Readable.from([bytes], { objectMode: false })
+          : new Readable({
+              read() {
+                this.destroy(outboundFailure(error));
+              },
+            });
     }
     return this.stream;
   }
@@ -310,17 +317,17 @@ function collect(dispatcher: Dispatcher, target: URL, request: OutboundRequest, 
     };
     try {
       dispatcher.dispatch(
-      {
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
-      },
-      handler,
-    );
+        {
+          origin: target.origin,
+          path: `${target.pathname}${target.search}`,
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          headersTimeout: request.timeoutMs,
+          bodyTimeout: request.timeoutMs,
+        },
+        handler,
+      );
     } catch (err) {
       finish(err);
     }
