@@ -451,16 +451,16 @@ export function windowOf(reset: SpendSubject['key']['limitReset'], limit: number
   return reset === 'daily' ? 'd' : reset === 'weekly' ? 'w' : reset === 'monthly' ? 'm' : 't';
 }
 
-/** @internal */
 /**
- * The `t` hash field of a project's or a customer's all-time budget counter (lua.ts): admissions,
- * grants, rebuilds and reads all name it here, so a read can never look at another field than the
- * admissions count in.
+ * @internal The `t` hash field of a project's or a customer's all-time budget counter (lua.ts):
+ * admissions, grants, rebuilds and reads all name it here, so a read can never look at another field
+ * than the admissions count in.
  */
 export function budgetField(kind: BudgetOwner['kind'], environment: Environment, id: string): string {
   return `${kind === 'project' ? 'p' : 'c'}:${environment}:${encodeURIComponent(id)}`;
 }
 
+/** @internal */
 export function scopeOf(organizationId: string): string {
   if (!organizationId) throw new RangeError('organizationId is required');
   return `${ORG_SCOPE}${organizationId}`;

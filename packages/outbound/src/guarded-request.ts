@@ -201,7 +201,6 @@ class CollectedResponse implements OutboundResponse {
     readonly status: number,
     readonly headers: ResponseHeaders,
     private readonly collected: CollectedBody,
-    private readonly collectedUpTo: number,
   ) {}
 
   /** The body as a stream, for a reader that wants one; built only then. */
@@ -223,9 +222,8 @@ class CollectedResponse implements OutboundResponse {
   read(maxBytes: number, overflow: 'error' | 'truncate'): { bytes: Buffer; truncated: boolean } {
     const { bytes, overflowed, error } = this.collected;
     if (error !== null) throw outboundFailure(error);
-    // A body cut at collectUpTo counts as longer than any limit from there up: its length is not known.
-    const longer = bytes.byteLength > maxBytes || (overflowed && maxBytes >= this.collectedUpTo);
-    if (!longer) return { bytes, truncated: false };
+    // A body cut at collectUpTo is longer than any limit: its length is not known.
+    if (!overflowed && bytes.byteLength <= maxBytes) return { bytes, truncated: false };
     if (overflow === 'error') throw new OutboundError('too_large', `the answer is larger than ${maxBytes} bytes`);
     return { bytes: bytes.subarray(0, maxBytes), truncated: true };
   }
@@ -281,7 +279,7 @@ function collect(dispatcher: Dispatcher, target: URL, request: OutboundRequest, 
         return;
       }
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      resolve(new CollectedResponse(status, new RawHeaderList(headers), { bytes, overflowed, error: overflowed ? null : error }, limit));
+      resolve(new CollectedResponse(status, new RawHeaderList(headers), { bytes, overflowed, error: overflowed ? null : error }));
     };
     const handler: Dispatcher.DispatchHandlers = {
       onConnect(abortRequest) {
@@ -298,7 +296,7 @@ function collect(dispatcher: Dispatcher, target: URL, request: OutboundRequest, 
       onData(chunk) {
         if (size + chunk.byteLength > limit) {
           if (size < limit) chunks.push(chunk.subarray(0, limit - size));
-          size = Math.min(limit, size + chunk.byteLength);
+          size = limit;
           overflowed = true;
           // The rest is not read and the connection is not reused.
           abort?.(new CollectLimitReached());
