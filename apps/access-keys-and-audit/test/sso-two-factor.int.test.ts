@@ -12,7 +12,10 @@ import { newOrganization, startHarness, type Harness } from './harness';
 const ORIGIN = 'http://patchbay.test';
 const PASSWORD = 'correct horse battery';
 const REDIRECT_URI = `${ORIGIN}/api/v1/sso/callback`;
-const PROVIDER_PORT = 45000 + (process.pid % 400);
+// The provider is a process this file starts and the issuer URL is known before it listens, so its port is picked
+// here: 15500-15899, below Linux's ephemeral range (32768 and up), where the outgoing connections of tests running
+// beside this one take their local ports (a port picked there can be in use already).
+const PROVIDER_PORT = 15_500 + (process.pid % 400);
 const ISSUER = `http://127.0.0.1:${PROVIDER_PORT}`;
 const DISCOVERY_URL = `${ISSUER}/.well-known/openid-configuration`;
 const CLIENT_ID = 'patchbay-console';

@@ -19,8 +19,6 @@ import { startSuite, type RunningSuite } from './suite';
  * docs/vendor-keys.png are written.
  */
 const DOCS_DIR = path.join(__dirname, '..', 'docs');
-/** This file's hand-started ports: 43000-43999. */
-const OPENAI_PORT = 43_000 + (process.pid % 900);
 const KEY_NAME = 'Checkout assistant';
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
@@ -35,7 +33,7 @@ describeInBrowser('the model gateway pages with the real suite and the fake Open
   let secret: string;
 
   beforeAll(async () => {
-    openai = await startFakeOpenAI({ port: OPENAI_PORT });
+    openai = await startFakeOpenAI();
     suite = await startSuite({
       slot: 3,
       env: { PATCHBAY_VENDOR_OPENAI_BASE_URL: openai.baseUrl, PATCHBAY_VENDOR_OPENAI_API_KEY: openai.apiKeys.valid, PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true' },

@@ -68,7 +68,7 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
   }
 
   beforeAll(async () => {
-    openai = await startFakeOpenAI({ port: 44_000 + (process.pid % 900) });
+    openai = await startFakeOpenAI();
     suite = await startSuite({
       slot: 4,
       env: { PATCHBAY_VENDOR_OPENAI_BASE_URL: openai.baseUrl, PATCHBAY_VENDOR_OPENAI_API_KEY: openai.apiKeys.valid, PATCHBAY_ALLOW_PRIVATE_NETWORK: 'true' },

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
 import { chromium, type Browser } from 'playwright-core';
@@ -19,8 +20,6 @@ import { startSuite, type RunningSuite } from './suite';
  * docs/credits.png are written.
  */
 const DOCS_DIR = path.join(__dirname, '..', 'docs');
-/** This file's hand-started ports: 42000-42999. */
-const MCP_PORT = 42_000 + (process.pid % 900);
 const EMAIL = 'ada.lovelace@example.com';
 const TOOL = 'crm__lookup_customer';
 
@@ -65,7 +64,7 @@ function startCrmServer(received: unknown[]): Promise<Server> {
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
     });
   });
-  return new Promise((resolve) => server.listen(MCP_PORT, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 describeInBrowser('the playground, tool-call records and credits with the real suite and a remote MCP server', () => {
@@ -85,7 +84,7 @@ describeInBrowser('the playground, tool-call records and credits with the real s
     organizationId = (await suite.cli(['org', 'create', '--name', `Playground ${Date.now()}`])).organization_id as string;
     owner = await ownerSession({ url: suite.publicUrl, cli: suite.cli }, organizationId);
     // The pack through the APIs (their pages are another test's): the remote server as a custom connector, a user, a redaction rule.
-    const connector = (await asOwner('POST', '/api/v1/connectors', { name: 'CRM', slug: 'crm', url: `http://127.0.0.1:${MCP_PORT}/mcp`, auth: { type: 'none' } })) as { id: string };
+    const connector = (await asOwner('POST', '/api/v1/connectors', { name: 'CRM', slug: 'crm', url: `http://127.0.0.1:${(crm.address() as AddressInfo).port}/mcp`, auth: { type: 'none' } })) as { id: string };
     packId = ((await asOwner('POST', '/api/v1/tool-packs', { name: 'Support desk', description: 'CRM lookups', connectors: [{ connector_id: connector.id, tool_names: ['lookup_customer'] }] })) as { id: string }).id;
     userId = ((await asOwner('POST', '/api/v1/registered-users', { origin_user_id: 'agent-ada', origin_user_name: 'Ada', shared_credential_group: { origin_company_id: 'acme', origin_company_name: 'Acme', custom_groupings: {} } })) as { id: string }).id;
     await asOwner('POST', '/api/v1/security-rules', { name: 'No customer emails', detector: 'EMAIL_ADDRESS', direction: 'both', action: 'redact' });

@@ -17,8 +17,11 @@ import { seriousAxeViolations } from './axe';
 const WEB_DIR = path.join(__dirname, '..', 'dist', 'web');
 const ACCESS_KEYS_DIR = path.dirname(require.resolve('@patchbay/access-keys-and-audit/package.json'));
 const PASSWORD = 'correct horse battery staple';
-const EDGE_PORT = 45500 + (process.pid % 200);
-const PROVIDER_PORT = 45300 + (process.pid % 200);
+// The edge and the OpenID provider are processes this file starts, and each must know the other's URL first, so their
+// ports are picked here: 15000-15499, below Linux's ephemeral range (32768 and up), where the outgoing connections of
+// tests running beside this one take their local ports (a port picked there can be in use already).
+const EDGE_PORT = 15_000 + (process.pid % 200);
+const PROVIDER_PORT = 15_250 + (process.pid % 200);
 const PUBLIC_URL = `http://127.0.0.1:${EDGE_PORT}`;
 const CLIENT_ID = 'patchbay-console';
 const CLIENT_SECRET = randomBytes(18).toString('base64url');

@@ -23,8 +23,12 @@ import { startSuite, type RunningSuite } from './suite';
  * docs/security-rules.png are written.
  */
 const DOCS_DIR = path.join(__dirname, '..', 'docs');
-/** This file's hand-started ports: 41000-41999 (the MCP server, and a closed port beside it for "unreachable"). */
-const PORT_BASE = 41_000;
+/**
+ * This file's hand-started ports: 14000-14999 (the MCP server, and a closed port beside it for "unreachable"). They are
+ * below Linux's ephemeral range (32768 and up), so no port-0 listener of a test running beside this one can take the
+ * closed one.
+ */
+const PORT_BASE = 14_000;
 const SAMPLE_EMAIL = 'ada.lovelace@example.com';
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
@@ -66,7 +70,7 @@ async function startOrdersServer(): Promise<{ server: http.Server; port: number 
     });
     if (listening) return { server, port };
   }
-  throw new Error('no free port in 41000-41999 for the test MCP server');
+  throw new Error('no free port in 14000-14999 for the test MCP server');
 }
 
 describeInBrowser('the tool connector pages with the real suite and a remote MCP server', () => {

@@ -18,8 +18,6 @@ import { startSuite, type RunningSuite } from './suite';
 const DOCS_DIR = path.join(__dirname, '..', 'docs');
 const EVENTS = 12;
 const PARTICIPANTS = 3;
-/** This file's hand-started ports: 45000-45999. */
-const HUBSPOT_PORT = 45_000 + (process.pid % 900);
 
 const describeInBrowser = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
@@ -35,7 +33,7 @@ describeInBrowser('the unified data pages with the real suite and the fake HubSp
   const originId = `acme-${Date.now()}`;
 
   beforeAll(async () => {
-    hubspot = await startFakeHubspot(undefined, { port: HUBSPOT_PORT });
+    hubspot = await startFakeHubspot();
     portal = hubspot.createPortal();
     portal.seed({ events: EVENTS, participantsPerEvent: PARTICIPANTS });
     suite = await startSuite({ slot: 5, env: { PATCHBAY_MKTG_HUBSPOT_BASE_URL: hubspot.baseUrl } });
