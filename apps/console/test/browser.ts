@@ -2,6 +2,7 @@
 import { MEMBER_PASSWORD } from '@patchbay/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seriousAxeViolations } from './axe';
+import { overflowAt } from './reflow';
 
 /** A member in a browser context of their own, and what went wrong in their pages. */
 export interface Actor {
@@ -36,7 +37,7 @@ export interface ConsoleBrowserOptions {
   viewport?: { width: number; height: number };
 }
 
-/** What every console browser test does: sign in as a member, open a page, check it with axe-core, call an API as the console does. */
+/** What every console browser test does: sign in as a member, open a page, check it with axe-core and in a narrow window, call an API as the console does. */
 export function consoleBrowser(options: ConsoleBrowserOptions) {
   const expected = options.expectedStatuses ?? /40[13]/;
 
@@ -66,10 +67,16 @@ export function consoleBrowser(options: ConsoleBrowserOptions) {
   }
 
   async function expectAccessible(actor: Actor): Promise<void> {
-    expect(await seriousAxeViolations(actor.page)).toEqual([]);
+    await expectPageAccessible(actor.page);
   }
 
   return { newActor, signIn, open, expectAccessible, callApi };
+}
+
+/** axe-core finds no serious violation on the page, and it still fits a narrow window (WCAG 1.4.10, reflow). */
+export async function expectPageAccessible(page: Page): Promise<void> {
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  expect({ sticksOut: await overflowAt(page) }).toEqual({ sticksOut: [] });
 }
 
 /** Calls an API from the page as the console does: the session cookie and the anti-forgery token. */

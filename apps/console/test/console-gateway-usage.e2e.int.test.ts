@@ -4,8 +4,7 @@ import path from 'node:path';
 import { startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable, memberSession, ownerSession, type MemberSession } from '@patchbay/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { seriousAxeViolations } from './axe';
-import { watchProblems } from './browser';
+import { expectPageAccessible, watchProblems } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -147,13 +146,13 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     await page.getByRole('table', { name: /Requests per day \(UTC\) by key/ }).waitFor();
     await page.getByRole('combobox', { name: /^Show/ }).selectOption('cost_usd');
 
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
     await page.screenshot({ path: path.join(DOCS_DIR, 'usage.png'), fullPage: true });
   });
 
   it('a routing policy made in the browser is dry-run: its routes in order with the reason for each, and what was left out', async () => {
     page = await open(ownerContext, '/routing-policies', 'Routing policies');
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
     await page.getByRole('button', { name: 'New routing policy' }).click();
     const form = page.getByRole('form', { name: 'Create policy' });
     await form.getByLabel('Name').fill('Support answers');
@@ -174,13 +173,13 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     await routes.getByRole('row', { name: /^2 openai\/gpt-4o openai .*target 2 \(openai\/gpt-4o\)/ }).waitFor();
     expect(openai.requests.filter((r) => r.path.includes('chat'))).toHaveLength(3);
 
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
     await page.screenshot({ path: path.join(DOCS_DIR, 'routing-policies.png'), fullPage: true });
   });
 
   it('the request tester sends one request with a pasted key and shows the answer, the routing metadata, and the budget, rate-limit and overhead headers', async () => {
     page = await open(ownerContext, '/request-tester', 'Request tester');
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
     openai.script({ text: 'Hello from the fake', usage: { inputTokens: 12, outputTokens: 5 } });
     await page.getByLabel('Gateway key').fill(gatewayKey.key);
     await page.getByLabel('Surface').selectOption('native');
@@ -198,7 +197,7 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     for (const name of ['x-request-id', 'x-gateway-overhead-ms', 'x-ratelimit-limit', 'x-key-limit-usd', 'x-key-limit-remaining-usd']) await headers.getByRole('row', { name: new RegExp(`^${name} `) }).waitFor();
     await headers.getByRole('row', { name: /^x-key-limit-usd 5/ }).waitFor();
     await answer.getByText(/openai\/gpt-4o-mini on openai: the request named a routing policy alias \(strategy priority, resolved by alias\)/).waitFor();
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
     await page.screenshot({ path: path.join(DOCS_DIR, 'request-tester.png'), fullPage: true });
 
     // The same key on the Anthropic surface: its answer and headers; routing metadata is the native surface's.
@@ -211,7 +210,7 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     await headers.getByRole('row', { name: /^x-gateway-overhead-ms / }).waitFor();
     // The key lives in the page only: nothing in storage (and the model call above carried no session cookie).
     expect(await page.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0]);
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
   });
 
   it('a member without manage_routing sees saving disabled with the permission named, can still dry-run, and the gateway answers 403', async () => {
@@ -230,7 +229,7 @@ describeInBrowser('gateway usage, routing policies and the request tester in the
     expect(patches).toEqual([]);
     await memberPage.getByRole('button', { name: 'Run dry run' }).click();
     await memberPage.getByRole('region', { name: 'Dry run result' }).getByText(/2 routes by Priority/).waitFor();
-    expect(await seriousAxeViolations(memberPage)).toEqual([]);
+    await expectPageAccessible(memberPage);
 
     const denied = await call('PATCH', `/v1/routing-policies/${policyId}`, member, { name: 'Renamed' });
     expect(denied.status).toBe(403);

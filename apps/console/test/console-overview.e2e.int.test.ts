@@ -4,7 +4,7 @@ import path from 'node:path';
 import { GITHUB_FAKE_TOKENS, startFakeGithub, startFakeOpenAI, type FakeServer } from '@patchbay/provider-fakes';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, chromiumAvailable } from '@patchbay/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { seriousAxeViolations } from './axe';
+import { expectPageAccessible } from './browser';
 import { startSuite, type RunningSuite } from './suite';
 
 /**
@@ -141,7 +141,7 @@ describeInBrowser('the overview with the real suite and the provider fakes', () 
     // The member stays in a corner.
     await page.getByRole('complementary', { name: 'Signed in' }).getByText(/Your permissions/).waitFor();
 
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    await expectPageAccessible(page);
     await page.screenshot({ path: path.join(DOCS_DIR, 'overview.png'), fullPage: true });
 
     // Each figure links to its page.

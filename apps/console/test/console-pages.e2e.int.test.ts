@@ -8,6 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createConsoleHandler } from '../src/server';
 import { createStaticSite } from '../src/static-site';
 import { seriousAxeViolations } from './axe';
+import { overflowAt } from './reflow';
 import { callApi, consoleBrowser, type Actor } from './browser';
 
 /**
@@ -285,6 +286,7 @@ describeInBrowser('the console pages with the real suite behind the edge router'
         await actor.page.getByRole('heading', { level: 1 }).waitFor();
         await actor.page.waitForLoadState('networkidle');
         expect({ page: pagePath, violations: await seriousAxeViolations(actor.page) }).toEqual({ page: pagePath, violations: [] });
+        expect({ page: pagePath, sticksOut: await overflowAt(actor.page) }).toEqual({ page: pagePath, sticksOut: [] });
         expect(await actor.page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
         if (actor === owner) await actor.page.screenshot({ path: path.join(DOCS_DIR, `${pagePath === '/' ? 'home' : pagePath.slice(1)}.png`), fullPage: true });
       }

@@ -66,25 +66,27 @@ export function AccessKeysPage() {
       <ErrorText error={keys.error} />
       {keys.data && (
         <>
-          <table>
-            <caption>{keys.data.count} active keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Restrictions</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.results.map((k) => (
-                <KeyRow key={k.id} accessKey={k} onSecret={setSecret} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>{keys.data.count} active keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Restrictions</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.data.results.map((k) => (
+                  <KeyRow key={k.id} accessKey={k} onSecret={setSecret} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={keys.data.next !== null} onPage={setPage} />
         </>
       )}

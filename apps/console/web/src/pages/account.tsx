@@ -177,32 +177,34 @@ function SessionsSection() {
       <h2 id={id}>Sessions</h2>
       {sessions.error && <p role="alert">{sessions.error.message}</p>}
       {sessions.data && (
-        <table>
-          <caption>Where you are signed in (every organization), newest first. Times in UTC.</caption>
-          <thead>
-            <tr>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last active</th>
-              <th scope="col">Ends</th>
-              <th scope="col">Browser</th>
-              <th scope="col">Address</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.data.map((s) => (
-              <tr key={s.id} aria-current={s.current ? 'true' : undefined}>
-                <td>
-                  {utc(s.created_at)}
-                  {s.current && <strong> (this session)</strong>}
-                </td>
-                <td>{utc(s.last_seen_at)}</td>
-                <td>{utc(s.idle_expires_at < s.expires_at ? s.idle_expires_at : s.expires_at)}</td>
-                <td>{s.user_agent ?? '—'}</td>
-                <td>{s.ip_address ?? '—'}</td>
+        <div className="table-scroll">
+          <table>
+            <caption>Where you are signed in (every organization), newest first. Times in UTC.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Signed in</th>
+                <th scope="col">Last active</th>
+                <th scope="col">Ends</th>
+                <th scope="col">Browser</th>
+                <th scope="col">Address</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {sessions.data.map((s) => (
+                <tr key={s.id} aria-current={s.current ? 'true' : undefined}>
+                  <td>
+                    {utc(s.created_at)}
+                    {s.current && <strong> (this session)</strong>}
+                  </td>
+                  <td>{utc(s.last_seen_at)}</td>
+                  <td>{utc(s.idle_expires_at < s.expires_at ? s.idle_expires_at : s.expires_at)}</td>
+                  <td>{s.user_agent ?? '—'}</td>
+                  <td>{s.ip_address ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <FormError error={endOthers.error as never} />
       {ended !== null && <p role="status">{ended === 1 ? '1 other session was signed out.' : `${ended} other sessions were signed out.`}</p>}

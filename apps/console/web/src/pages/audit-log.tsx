@@ -87,49 +87,51 @@ export function AuditLogPage() {
       <ErrorText error={events.error} />
       {events.data && (
         <>
-          <table>
-            <caption>
-              {events.data.count} events in {session?.environment}, newest first (last 90 days unless “From” says otherwise)
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.data.results.map((e) => (
-                <tr key={e.id}>
-                  <td>{formatTime(e.created_at)}</td>
-                  <th scope="row">{e.event_type}</th>
-                  <td>
-                    {e.actor_type}
-                    {e.actor_member_id && (
-                      <>
-                        {' '}
-                        <span className="actor">{memberName(e.actor_member_id)}</span> <code className="muted" title="member id">{e.actor_member_id}</code>
-                      </>
-                    )}
-                    {e.actor_key_id && (
-                      <>
-                        {' '}
-                        <code className="muted" title="key id">{e.actor_key_id}</code>
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    {e.resource_type} {e.resource_id && <code className="muted">{e.resource_id}</code>}
-                  </td>
-                  <td>
-                    <code className="details">{JSON.stringify(e.details)}</code>
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <caption>
+                {events.data.count} events in {session?.environment}, newest first (last 90 days unless “From” says otherwise)
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">Resource</th>
+                  <th scope="col">Details</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {events.data.results.map((e) => (
+                  <tr key={e.id}>
+                    <td>{formatTime(e.created_at)}</td>
+                    <th scope="row">{e.event_type}</th>
+                    <td>
+                      {e.actor_type}
+                      {e.actor_member_id && (
+                        <>
+                          {' '}
+                          <span className="actor">{memberName(e.actor_member_id)}</span> <code className="muted" title="member id">{e.actor_member_id}</code>
+                        </>
+                      )}
+                      {e.actor_key_id && (
+                        <>
+                          {' '}
+                          <code className="muted" title="key id">{e.actor_key_id}</code>
+                        </>
+                      )}
+                    </td>
+                    <td>
+                      {e.resource_type} {e.resource_id && <code className="muted">{e.resource_id}</code>}
+                    </td>
+                    <td>
+                      <code className="details">{JSON.stringify(e.details)}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={events.data.next !== null} onPage={setPage} />
         </>
       )}

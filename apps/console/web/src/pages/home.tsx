@@ -133,24 +133,26 @@ export function HomePage() {
           The {environment} environment. Days are UTC days: “last day” is today ({today}), “last 30 days” is {monthStart} to {today}. Failing connections and syncs in error are counted
           now. The gateway's figures are the organization's (its keys serve both environments).
         </p>
-        <table>
-          <caption>Figures of the {environment} environment</caption>
-          <thead>
-            <tr>
-              <th scope="col">Figure</th>
-              <th scope="col">Last day</th>
-              <th scope="col">Last 30 days</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.label}>
-                <th scope="row">{row.label}</th>
-                <FigureCells row={row} />
+        <div className="table-scroll">
+          <table>
+            <caption>Figures of the {environment} environment</caption>
+            <thead>
+              <tr>
+                <th scope="col">Figure</th>
+                <th scope="col">Last day</th>
+                <th scope="col">Last 30 days</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.label}>
+                  <th scope="row">{row.label}</th>
+                  <FigureCells row={row} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         {credits.data && (
           <p>
             This billing cycle ({credits.data.cycle}, production and test together):{' '}

@@ -63,24 +63,26 @@ export function ManagementKeysPage() {
       {secret && <SecretOnce label="Management key." value={secret} onDone={() => setSecret(null)} />}
       <ErrorText error={keys.error} />
       {keys.data && (
-        <table>
-          <caption>{keys.data.length} management keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.map((k) => (
-              <ManagementKeyRow key={k.id} managementKey={k} />
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table>
+            <caption>{keys.data.length} management keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Status</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.map((k) => (
+                <ManagementKeyRow key={k.id} managementKey={k} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

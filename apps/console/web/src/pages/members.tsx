@@ -32,23 +32,25 @@ export function MembersPage() {
       <ErrorText error={members.error} />
       {members.data && (
         <>
-          <table>
-            <caption>{members.data.count} members and invitations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Status</th>
-                <th scope="col">Roles</th>
-                <th scope="col">Last sign-in</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.results.map((m) => (
-                <MemberRow key={m.id} member={m} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>{members.data.count} members and invitations</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Roles</th>
+                  <th scope="col">Last sign-in</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {members.data.results.map((m) => (
+                  <MemberRow key={m.id} member={m} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={members.data.next !== null} onPage={setPage} />
         </>
       )}

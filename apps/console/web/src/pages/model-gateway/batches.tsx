@@ -78,29 +78,31 @@ function BatchList({ search }: { search: BatchesSearch }) {
       <ErrorText error={batches.error} />
       {batches.data && (
         <>
-          <table>
-            <caption>Batches, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Batch</th>
-                <th scope="col">Status</th>
-                <th scope="col">Requests (done / failed / total)</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Made by</th>
-              </tr>
-            </thead>
-            <tbody>
-              {batches.data.data.length === 0 && (
+          <div className="table-scroll">
+            <table>
+              <caption>Batches, newest first</caption>
+              <thead>
                 <tr>
-                  <td colSpan={6}>No batches match.</td>
+                  <th scope="col">Created</th>
+                  <th scope="col">Batch</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Requests (done / failed / total)</th>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">Made by</th>
                 </tr>
-              )}
-              {batches.data.data.map((b) => (
-                <BatchRow key={b.id} batch={b} />
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {batches.data.data.length === 0 && (
+                  <tr>
+                    <td colSpan={6}>No batches match.</td>
+                  </tr>
+                )}
+                {batches.data.data.map((b) => (
+                  <BatchRow key={b.id} batch={b} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <nav aria-label="Pages" className="row">
             <button type="button" className="secondary" disabled={afters.length === 0} onClick={() => setAfters(afters.slice(0, -1))}>
               Previous page

@@ -75,33 +75,35 @@ export function CustomerKeysPage() {
       <ErrorText error={keys.error} />
       {keys.data && (
         <>
-          <table>
-            <caption>{keys.data.total} keys of this customer</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Rate limit</th>
-                <th scope="col">Spend against limit</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.data.map((k) => (
-                <tr key={k.hash}>
-                  <th scope="row">
-                    {k.name ?? <span className="muted">Unnamed</span>} <code>{k.label}</code>
-                  </th>
-                  <td>{k.rate_limit_rpm === null ? 'None' : `${k.rate_limit_rpm} requests per minute`}</td>
-                  <td>
-                    <SpendAgainstLimit k={k} />
-                  </td>
-                  <td>{k.disabled ? 'Disabled' : 'Active'}</td>
-                  <td>{formatTime(k.created_at)}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>{keys.data.total} keys of this customer</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Rate limit</th>
+                  <th scope="col">Spend against limit</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {keys.data.data.map((k) => (
+                  <tr key={k.hash}>
+                    <th scope="row">
+                      {k.name ?? <span className="muted">Unnamed</span>} <code>{k.label}</code>
+                    </th>
+                    <td>{k.rate_limit_rpm === null ? 'None' : `${k.rate_limit_rpm} requests per minute`}</td>
+                    <td>
+                      <SpendAgainstLimit k={k} />
+                    </td>
+                    <td>{k.disabled ? 'Disabled' : 'Active'}</td>
+                    <td>{formatTime(k.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={page * PAGE_SIZE < keys.data.total} onPage={setPage} />
         </>
       )}

@@ -60,24 +60,26 @@ export function CustomersPage() {
       <ErrorText error={customers.error} />
       {customers.data && (
         <>
-          <table>
-            <caption>Customers, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Customer</th>
-                <th scope="col">Budget</th>
-                <th scope="col">Spent</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {customers.data.data.map((c) => (
-                <CustomerRow key={c.id} customer={c} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>Customers, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Customer</th>
+                  <th scope="col">Budget</th>
+                  <th scope="col">Spent</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {customers.data.data.map((c) => (
+                  <CustomerRow key={c.id} customer={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={customers.data.data.length === PAGE_SIZE} onPage={setPage} />
         </>
       )}

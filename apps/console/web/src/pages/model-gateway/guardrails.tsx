@@ -133,35 +133,37 @@ function DlpRules() {
         <h2>Data-loss prevention</h2>
         <p className="muted">Rules apply in this order to prompts (inbound), answers (outbound) or both: allow records a match, redact replaces it, block refuses the request.</p>
         {rules.data && (
-          <table>
-            <caption>{current.length} rules</caption>
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Detects</th>
-                <th scope="col">Direction</th>
-                <th scope="col">Action</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {current.map((r, i) => (
-                <tr key={r.id}>
-                  <th scope="row">{r.name}</th>
-                  <td>{r.detector === 'CUSTOM' ? <code>/{r.pattern}/{r.flags ?? ''}</code> : r.detector}</td>
-                  <td>{r.direction}</td>
-                  <td>{r.action}</td>
-                  <td>{r.enabled ? 'Yes' : 'No'}</td>
-                  <td>
-                    <GuardedButton permission="manage_guardrails" className="danger" aria-label={`Remove rule ${r.name}`} onClick={() => save.mutate(current.filter((_, j) => j !== i).map(asInput))}>
-                      Remove
-                    </GuardedButton>
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <caption>{current.length} rules</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Rule</th>
+                  <th scope="col">Detects</th>
+                  <th scope="col">Direction</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Enabled</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {current.map((r, i) => (
+                  <tr key={r.id}>
+                    <th scope="row">{r.name}</th>
+                    <td>{r.detector === 'CUSTOM' ? <code>/{r.pattern}/{r.flags ?? ''}</code> : r.detector}</td>
+                    <td>{r.direction}</td>
+                    <td>{r.action}</td>
+                    <td>{r.enabled ? 'Yes' : 'No'}</td>
+                    <td>
+                      <GuardedButton permission="manage_guardrails" className="danger" aria-label={`Remove rule ${r.name}`} onClick={() => save.mutate(current.filter((_, j) => j !== i).map(asInput))}>
+                        Remove
+                      </GuardedButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <form
           aria-label="Add a data-loss rule"

@@ -51,24 +51,26 @@ export function ProjectsPage() {
       <ErrorText error={projects.error} />
       {projects.data && (
         <>
-          <table>
-            <caption>Projects, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Id</th>
-                <th scope="col">Budget</th>
-                <th scope="col">Spent</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {projects.data.data.map((p) => (
-                <ProjectRow key={p.id} project={p} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>Projects, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Id</th>
+                  <th scope="col">Budget</th>
+                  <th scope="col">Spent</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {projects.data.data.map((p) => (
+                  <ProjectRow key={p.id} project={p} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={projects.data.data.length === PAGE_SIZE} onPage={setPage} />
         </>
       )}

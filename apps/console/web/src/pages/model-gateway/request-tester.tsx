@@ -153,27 +153,29 @@ export function RequestTesterPage() {
               {String(b.error.type ?? '')} {b.error.code ? <code>{String(b.error.code)}</code> : null}: {String(b.error.message ?? '')}
             </p>
           )}
-          <table>
-            <caption>Headers the gateway set</caption>
-            <thead>
-              <tr>
-                <th scope="col">Header</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {exchange.headers
-                .filter(([, v]) => v !== null)
-                .map(([name, value]) => (
-                  <tr key={name}>
-                    <th scope="row">
-                      <code>{name}</code>
-                    </th>
-                    <td>{value}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>Headers the gateway set</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Header</th>
+                  <th scope="col">Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {exchange.headers
+                  .filter(([, v]) => v !== null)
+                  .map(([name, value]) => (
+                    <tr key={name}>
+                      <th scope="row">
+                        <code>{name}</code>
+                      </th>
+                      <td>{value}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
           {b?.warnings && b.warnings.length > 0 && (
             <>
               <h3>Warnings</h3>

@@ -39,36 +39,38 @@ function DryRunResult({ result }: { result: DryRun }) {
         {result.request.needs.stream ? ', streaming' : ''}; service tier {result.request.service_tier}.
       </p>
       {result.routes.length > 0 && (
-        <table>
-          <caption>Routes in the order they would be tried</caption>
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Model</th>
-              <th scope="col">Vendor</th>
-              <th scope="col">Estimated cost</th>
-              <th scope="col">Circuit breaker</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Why here</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.routes.map((r) => (
-              <tr key={`${r.model}|${r.vendor}`}>
-                <td>{r.position}</td>
-                <th scope="row">{r.model}</th>
-                <td>
-                  {r.vendor}
-                  {r.service_tier !== 'standard' ? ` (${r.service_tier})` : ''}
-                </td>
-                <td>{r.estimated_cost_usd === null ? 'self-hosted' : `$${r.estimated_cost_usd.toFixed(6)}`}</td>
-                <td>{r.breaker}</td>
-                <td>{r.latency_ms === null ? 'not measured' : `${r.latency_ms} ms`}</td>
-                <td>{r.reason}</td>
+        <div className="table-scroll">
+          <table>
+            <caption>Routes in the order they would be tried</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Model</th>
+                <th scope="col">Vendor</th>
+                <th scope="col">Estimated cost</th>
+                <th scope="col">Circuit breaker</th>
+                <th scope="col">Latency</th>
+                <th scope="col">Why here</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {result.routes.map((r) => (
+                <tr key={`${r.model}|${r.vendor}`}>
+                  <td>{r.position}</td>
+                  <th scope="row">{r.model}</th>
+                  <td>
+                    {r.vendor}
+                    {r.service_tier !== 'standard' ? ` (${r.service_tier})` : ''}
+                  </td>
+                  <td>{r.estimated_cost_usd === null ? 'self-hosted' : `$${r.estimated_cost_usd.toFixed(6)}`}</td>
+                  <td>{r.breaker}</td>
+                  <td>{r.latency_ms === null ? 'not measured' : `${r.latency_ms} ms`}</td>
+                  <td>{r.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {result.skipped_unhealthy.length > 0 && (
         <>

@@ -198,35 +198,37 @@ export function RoutingPoliciesPage() {
       <ErrorText error={policies.error} />
       {policies.data && (
         <>
-          <table>
-            <caption>Routing policies, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Alias</th>
-                <th scope="col">Strategy</th>
-                <th scope="col">Targets</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Default</th>
-              </tr>
-            </thead>
-            <tbody>
-              {policies.data.data.map((p) => (
-                <tr key={p.id}>
-                  <th scope="row">
-                    <Link to="/routing-policies/$id" params={{ id: p.id }}>
-                      {p.name}
-                    </Link>
-                  </th>
-                  <td>{p.model ? <code>{p.model}</code> : '—'}</td>
-                  <td>{STRATEGIES.find(([s]) => s === p.strategy)?.[1] ?? p.strategy}</td>
-                  <td>{p.targets.map((t) => t.model + (t.vendors ? ` (${t.vendors.join(', ')})` : '') + (t.weight ? ` ×${t.weight}` : '')).join(' → ')}</td>
-                  <td>{p.project_id ? `project ${p.project_id}` : p.customer_id ? `customer ${p.customer_id}` : 'organization'}</td>
-                  <td>{p.is_default ? 'Default' : ''}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>Routing policies, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Alias</th>
+                  <th scope="col">Strategy</th>
+                  <th scope="col">Targets</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Default</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {policies.data.data.map((p) => (
+                  <tr key={p.id}>
+                    <th scope="row">
+                      <Link to="/routing-policies/$id" params={{ id: p.id }}>
+                        {p.name}
+                      </Link>
+                    </th>
+                    <td>{p.model ? <code>{p.model}</code> : '—'}</td>
+                    <td>{STRATEGIES.find(([s]) => s === p.strategy)?.[1] ?? p.strategy}</td>
+                    <td>{p.targets.map((t) => t.model + (t.vendors ? ` (${t.vendors.join(', ')})` : '') + (t.weight ? ` ×${t.weight}` : '')).join(' → ')}</td>
+                    <td>{p.project_id ? `project ${p.project_id}` : p.customer_id ? `customer ${p.customer_id}` : 'organization'}</td>
+                    <td>{p.is_default ? 'Default' : ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={policies.data.data.length === PAGE_SIZE} onPage={setPage} />
         </>
       )}

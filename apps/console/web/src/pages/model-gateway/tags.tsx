@@ -45,21 +45,23 @@ export function TagsPage() {
       </form>
       <ErrorText error={tags.error} />
       {tags.data && (
-        <table>
-          <caption>{tags.data.data.length} tags, by key and value</caption>
-          <thead>
-            <tr>
-              <th scope="col">Tag</th>
-              <th scope="col">Defined</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tags.data.data.map((t) => (
-              <TagRow key={t.id} tag={t} />
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table>
+            <caption>{tags.data.data.length} tags, by key and value</caption>
+            <thead>
+              <tr>
+                <th scope="col">Tag</th>
+                <th scope="col">Defined</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tags.data.data.map((t) => (
+                <TagRow key={t.id} tag={t} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

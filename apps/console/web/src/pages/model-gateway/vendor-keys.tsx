@@ -63,23 +63,25 @@ export function VendorKeysPage() {
       </form>
       <ErrorText error={keys.error} />
       {keys.data && (
-        <table>
-          <caption>{keys.data.data.length === 0 ? 'No vendor keys of your own: the platform keys serve every request' : 'Your vendor keys'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Vendor</th>
-              <th scope="col">Key</th>
-              <th scope="col">Base URL</th>
-              <th scope="col">Updated</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.data.map((k) => (
-              <VendorKeyRow key={k.vendor} vendorKey={k} />
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table>
+            <caption>{keys.data.data.length === 0 ? 'No vendor keys of your own: the platform keys serve every request' : 'Your vendor keys'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Vendor</th>
+                <th scope="col">Key</th>
+                <th scope="col">Base URL</th>
+                <th scope="col">Updated</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.data.map((k) => (
+                <VendorKeyRow key={k.vendor} vendorKey={k} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -41,25 +41,27 @@ export function ApplicationCredentialsPage() {
       <ErrorText error={credentials.error} />
       {credentials.data && (
         <>
-          <table>
-            <caption>{credentials.data.count} application credentials</caption>
-            <thead>
-              <tr>
-                <th scope="col">Connector</th>
-                <th scope="col">Client id</th>
-                <th scope="col">External id</th>
-                <th scope="col">Client secret</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {credentials.data.results.map((c) => (
-                <CredentialRow key={c.id} credential={c} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>{credentials.data.count} application credentials</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Connector</th>
+                  <th scope="col">Client id</th>
+                  <th scope="col">External id</th>
+                  <th scope="col">Client secret</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {credentials.data.results.map((c) => (
+                  <CredentialRow key={c.id} credential={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={credentials.data.next !== null} onPage={setPage} />
         </>
       )}

@@ -117,45 +117,47 @@ export function ConnectionsPage() {
       <ErrorText error={connections.error} />
       {connections.data && (
         <>
-          <table>
-            <caption>{connections.data.count} connections</caption>
-            <thead>
-              <tr>
-                <th scope="col">Connector</th>
-                <th scope="col">Status</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Belongs to</th>
-                <th scope="col">Type</th>
-                <th scope="col">Created</th>
-                <th scope="col">Token expires</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.data.results.map((c) => (
-                <tr key={c.id}>
-                  <th scope="row">
-                    <Link to="/connectors/$slug" params={{ slug: c.connector }}>{c.connector}</Link>
-                  </th>
-                  <td>
-                    <ConnectionStatusBadge connection={c} />
-                  </td>
-                  <td>{c.auth_scope}</td>
-                  <td>
-                    {c.registered_user_id ? (
-                      <Link to="/registered-users/$id" params={{ id: c.registered_user_id }}>User {c.registered_user_id.slice(0, 8)}</Link>
-                    ) : c.company_id ? (
-                      `Company ${c.company_id}`
-                    ) : (
-                      'The organization'
-                    )}
-                  </td>
-                  <td>{c.auth_type}</td>
-                  <td>{formatTime(c.created_at)}</td>
-                  <td>{formatTime(c.access_token_expires_at)}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>{connections.data.count} connections</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Connector</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Belongs to</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Token expires</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {connections.data.results.map((c) => (
+                  <tr key={c.id}>
+                    <th scope="row">
+                      <Link to="/connectors/$slug" params={{ slug: c.connector }}>{c.connector}</Link>
+                    </th>
+                    <td>
+                      <ConnectionStatusBadge connection={c} />
+                    </td>
+                    <td>{c.auth_scope}</td>
+                    <td>
+                      {c.registered_user_id ? (
+                        <Link to="/registered-users/$id" params={{ id: c.registered_user_id }}>User {c.registered_user_id.slice(0, 8)}</Link>
+                      ) : c.company_id ? (
+                        `Company ${c.company_id}`
+                      ) : (
+                        'The organization'
+                      )}
+                    </td>
+                    <td>{c.auth_type}</td>
+                    <td>{formatTime(c.created_at)}</td>
+                    <td>{formatTime(c.access_token_expires_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={connections.data.next !== null} onPage={(p) => void navigate({ to: '/connections', search: { ...search, page: p > 1 ? p : undefined } as never })} />
         </>
       )}

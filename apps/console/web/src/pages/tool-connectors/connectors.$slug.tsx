@@ -86,29 +86,31 @@ function CredentialFields({ fields, authOptions, error }: { fields: CredentialFi
       <ErrorText error={error} />
       {fields && fields.length === 0 && <p>No fields to fill in.</p>}
       {fields && fields.length > 0 && (
-        <table>
-          <caption className="sr-only">Credential fields</caption>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Type</th>
-              <th scope="col">Required</th>
-              <th scope="col">Description</th>
-            </tr>
-          </thead>
-          <tbody>
-            {fields.map((f) => (
-              <tr key={f.name}>
-                <th scope="row">
-                  {f.label} <code className="muted">{f.name}</code>
-                </th>
-                <td>{f.type}</td>
-                <td>{f.required ? 'Yes' : 'No'}</td>
-                <td>{f.description ?? '—'}</td>
+        <div className="table-scroll">
+          <table>
+            <caption className="sr-only">Credential fields</caption>
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Type</th>
+                <th scope="col">Required</th>
+                <th scope="col">Description</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {fields.map((f) => (
+                <tr key={f.name}>
+                  <th scope="row">
+                    {f.label} <code className="muted">{f.name}</code>
+                  </th>
+                  <td>{f.type}</td>
+                  <td>{f.required ? 'Yes' : 'No'}</td>
+                  <td>{f.description ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

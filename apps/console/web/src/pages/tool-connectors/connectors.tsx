@@ -84,22 +84,24 @@ export function ConnectorsPage() {
       <ErrorText error={connectors.error} />
       {connectors.data && (
         <>
-          <table>
-            <caption>{connectors.data.count} connectors</caption>
-            <thead>
-              <tr>
-                <th scope="col">Connector</th>
-                <th scope="col">Source</th>
-                <th scope="col">Categories</th>
-                <th scope="col">Tools</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connectors.data.results.map((c) => (
-                <ConnectorRow key={c.id} connector={c} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>{connectors.data.count} connectors</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Connector</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">Categories</th>
+                  <th scope="col">Tools</th>
+                </tr>
+              </thead>
+              <tbody>
+                {connectors.data.results.map((c) => (
+                  <ConnectorRow key={c.id} connector={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={connectors.data.next !== null} onPage={setPage} />
         </>
       )}

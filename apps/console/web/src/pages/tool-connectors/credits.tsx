@@ -89,41 +89,43 @@ export function CreditsPage() {
           />
           <details>
             <summary>The figures as a table</summary>
-            <table>
-              <caption>Per UTC day, {d.environment} unless said</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day (UTC)</th>
-                  <th scope="col">Tool calls</th>
-                  <th scope="col">Failures</th>
-                  <th scope="col">Blocked</th>
-                  <th scope="col">Credits</th>
-                  <th scope="col">Credits, both environments</th>
-                </tr>
-              </thead>
-              <tbody>
-                {days.map((x) => (
-                  <tr key={x.date}>
-                    <th scope="row">{x.date}</th>
-                    <td>{x.tool_calls}</td>
-                    <td>{x.failures}</td>
-                    <td>{x.blocked}</td>
-                    <td>{x.credits}</td>
-                    <td>{x.credits_all_environments}</td>
+            <div className="table-scroll">
+              <table>
+                <caption>Per UTC day, {d.environment} unless said</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Day (UTC)</th>
+                    <th scope="col">Tool calls</th>
+                    <th scope="col">Failures</th>
+                    <th scope="col">Blocked</th>
+                    <th scope="col">Credits</th>
+                    <th scope="col">Credits, both environments</th>
                   </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">Total</th>
-                  <td>{d.totals.tool_calls}</td>
-                  <td>{d.totals.failures}</td>
-                  <td>{d.totals.blocked}</td>
-                  <td>{d.totals.credits}</td>
-                  <td>{d.totals.credits_all_environments}</td>
-                </tr>
-              </tfoot>
-            </table>
+                </thead>
+                <tbody>
+                  {days.map((x) => (
+                    <tr key={x.date}>
+                      <th scope="row">{x.date}</th>
+                      <td>{x.tool_calls}</td>
+                      <td>{x.failures}</td>
+                      <td>{x.blocked}</td>
+                      <td>{x.credits}</td>
+                      <td>{x.credits_all_environments}</td>
+                    </tr>
+                  ))}
+                </tbody>
+                <tfoot>
+                  <tr>
+                    <th scope="row">Total</th>
+                    <td>{d.totals.tool_calls}</td>
+                    <td>{d.totals.failures}</td>
+                    <td>{d.totals.blocked}</td>
+                    <td>{d.totals.credits}</td>
+                    <td>{d.totals.credits_all_environments}</td>
+                  </tr>
+                </tfoot>
+              </table>
+            </div>
           </details>
         </section>
       )}

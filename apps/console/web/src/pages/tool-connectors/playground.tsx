@@ -126,35 +126,37 @@ function PairPlayground({ packId, userId }: { packId: string; userId: string }) 
         {tools.data?.error && <p role="alert" className="error">JSON-RPC error {tools.data.error.code}: {tools.data.error.message}</p>}
         {tools.data && (
           <>
-            <table>
-              <caption>{list.length} tools, as tools/list returns them to agents</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Tool</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Annotations</th>
-                  <th scope="col">
-                    <span className="sr-only">Choose</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((t) => (
-                  <tr key={t.name} aria-current={t.name === toolName ? 'true' : undefined}>
-                    <th scope="row">
-                      <code>{t.name}</code>
+            <div className="table-scroll">
+              <table>
+                <caption>{list.length} tools, as tools/list returns them to agents</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Tool</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Annotations</th>
+                    <th scope="col">
+                      <span className="sr-only">Choose</span>
                     </th>
-                    <td>{t.description}</td>
-                    <td>{t.annotations ? <code className="details">{JSON.stringify(t.annotations)}</code> : '—'}</td>
-                    <td>
-                      <button type="button" className="secondary" onClick={() => setToolName(t.name)} aria-pressed={t.name === toolName}>
-                        Try {t.name}
-                      </button>
-                    </td>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {list.map((t) => (
+                    <tr key={t.name} aria-current={t.name === toolName ? 'true' : undefined}>
+                      <th scope="row">
+                        <code>{t.name}</code>
+                      </th>
+                      <td>{t.description}</td>
+                      <td>{t.annotations ? <code className="details">{JSON.stringify(t.annotations)}</code> : '—'}</td>
+                      <td>
+                        <button type="button" className="secondary" onClick={() => setToolName(t.name)} aria-pressed={t.name === toolName}>
+                          Try {t.name}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <Exchange title="tools/list exchange" request={listRequest} response={tools.data} />
           </>
         )}
@@ -359,31 +361,33 @@ function ToolSearch({ packId, userId }: { packId: string; userId: string }) {
       </form>
       <ErrorText error={search.error} />
       {search.data && (
-        <table>
-          <caption>
-            {search.data.total_results} tools ranked for “{search.data.intent}”
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Rank</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Relevance</th>
-              <th scope="col">Reasoning</th>
-            </tr>
-          </thead>
-          <tbody>
-            {search.data.tools.map((t, i) => (
-              <tr key={t.fully_qualified_name}>
-                <td>{i + 1}</td>
-                <th scope="row">
-                  <code>{t.fully_qualified_name}</code>
-                </th>
-                <td>{t.relevance_score.toFixed(2)}</td>
-                <td>{t.reasoning}</td>
+        <div className="table-scroll">
+          <table>
+            <caption>
+              {search.data.total_results} tools ranked for “{search.data.intent}”
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Rank</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Relevance</th>
+                <th scope="col">Reasoning</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {search.data.tools.map((t, i) => (
+                <tr key={t.fully_qualified_name}>
+                  <td>{i + 1}</td>
+                  <th scope="row">
+                    <code>{t.fully_qualified_name}</code>
+                  </th>
+                  <td>{t.relevance_score.toFixed(2)}</td>
+                  <td>{t.reasoning}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

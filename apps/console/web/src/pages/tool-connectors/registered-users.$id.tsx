@@ -150,24 +150,26 @@ function UserConnections({ userId }: { userId: string }) {
       <ErrorText error={connections.error} />
       {connections.data && (
         <>
-          <table>
-            <caption>{connections.data.count} stored credentials of this user</caption>
-            <thead>
-              <tr>
-                <th scope="col">Connector</th>
-                <th scope="col">Status</th>
-                <th scope="col">Type</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last refreshed</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.data.results.map((c) => (
-                <ConnectionRow key={c.id} userId={userId} connection={c} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>{connections.data.count} stored credentials of this user</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Connector</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last refreshed</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {connections.data.results.map((c) => (
+                  <ConnectionRow key={c.id} userId={userId} connection={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={connections.data.next !== null} onPage={setPage} />
         </>
       )}

@@ -35,33 +35,35 @@ export function RegisteredUsersPage() {
       <ErrorText error={users.error} />
       {users.data && (
         <>
-          <table>
-            <caption>{users.data.count} registered users</caption>
-            <thead>
-              <tr>
-                <th scope="col">origin_user_id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Company</th>
-                <th scope="col">Type</th>
-                <th scope="col">Connected</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.data.results.map((u) => (
-                <tr key={u.id}>
-                  <th scope="row">
-                    <Link to="/registered-users/$id" params={{ id: u.id }}>{u.origin_user_id}</Link>
-                  </th>
-                  <td>{u.origin_user_name}</td>
-                  <td>{u.shared_credential_group.origin_company_name}</td>
-                  <td>{u.user_type}</td>
-                  <td>{u.authenticated_connectors.join(', ') || '—'}</td>
-                  <td>{formatTime(u.created_at)}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>{users.data.count} registered users</caption>
+              <thead>
+                <tr>
+                  <th scope="col">origin_user_id</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Company</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Connected</th>
+                  <th scope="col">Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {users.data.results.map((u) => (
+                  <tr key={u.id}>
+                    <th scope="row">
+                      <Link to="/registered-users/$id" params={{ id: u.id }}>{u.origin_user_id}</Link>
+                    </th>
+                    <td>{u.origin_user_name}</td>
+                    <td>{u.shared_credential_group.origin_company_name}</td>
+                    <td>{u.user_type}</td>
+                    <td>{u.authenticated_connectors.join(', ') || '—'}</td>
+                    <td>{formatTime(u.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={users.data.next !== null} onPage={setPage} />
         </>
       )}

@@ -61,25 +61,27 @@ export function SecurityRulesPage() {
       <ErrorText error={rules.error} />
       {rules.data && (
         <>
-          <table>
-            <caption>{rules.data.count} rules, in the order they apply</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Detects</th>
-                <th scope="col">Direction</th>
-                <th scope="col">Action</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.data.results.map((r) => (
-                <RuleRow key={r.id} rule={r} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table>
+              <caption>{rules.data.count} rules, in the order they apply</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Detects</th>
+                  <th scope="col">Direction</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Enabled</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rules.data.results.map((r) => (
+                  <RuleRow key={r.id} rule={r} />
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={rules.data.next !== null} onPage={setPage} />
         </>
       )}
@@ -356,45 +358,47 @@ function TestResults({ result }: { result: TestResult }) {
       {result.rules.length === 0 ? (
         <p>This environment has no rules yet.</p>
       ) : (
-        <table>
-          <caption className="sr-only">What each rule would do</caption>
-          <thead>
-            <tr>
-              <th scope="col">Rule</th>
-              <th scope="col">Would</th>
-              <th scope="col">Where</th>
-              <th scope="col">Sample after this rule</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.rules.map((r) => (
-              <tr key={r.rule_id}>
-                <th scope="row">
-                  {r.rule_name} <span className="muted">({r.kind}, {r.action}{r.enabled ? '' : ', disabled'})</span>
-                </th>
-                <td>{r.outcome === 'nothing' ? 'No match' : r.outcome === 'recorded' ? 'Record only' : r.outcome === 'redacted' ? 'Redact' : 'Block'}</td>
-                <td>
-                  {r.matches.length === 0
-                    ? '—'
-                    : r.matches.map((m) => (
-                        <div key={`${m.sample}-${m.direction}-${m.path}`}>
-                          {m.direction} <code>{m.path}</code> ×{m.count}
-                        </div>
-                      ))}
-                </td>
-                <td>
-                  {r.outputs.length === 0
-                    ? '—'
-                    : r.outputs.map((o) => (
-                        <pre key={`${o.sample}-${o.direction}`} className="schema">
-                          {o.direction}: {show(o.output)}
-                        </pre>
-                      ))}
-                </td>
+        <div className="table-scroll">
+          <table>
+            <caption className="sr-only">What each rule would do</caption>
+            <thead>
+              <tr>
+                <th scope="col">Rule</th>
+                <th scope="col">Would</th>
+                <th scope="col">Where</th>
+                <th scope="col">Sample after this rule</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {result.rules.map((r) => (
+                <tr key={r.rule_id}>
+                  <th scope="row">
+                    {r.rule_name} <span className="muted">({r.kind}, {r.action}{r.enabled ? '' : ', disabled'})</span>
+                  </th>
+                  <td>{r.outcome === 'nothing' ? 'No match' : r.outcome === 'recorded' ? 'Record only' : r.outcome === 'redacted' ? 'Redact' : 'Block'}</td>
+                  <td>
+                    {r.matches.length === 0
+                      ? '—'
+                      : r.matches.map((m) => (
+                          <div key={`${m.sample}-${m.direction}-${m.path}`}>
+                            {m.direction} <code>{m.path}</code> ×{m.count}
+                          </div>
+                        ))}
+                  </td>
+                  <td>
+                    {r.outputs.length === 0
+                      ? '—'
+                      : r.outputs.map((o) => (
+                          <pre key={`${o.sample}-${o.direction}`} className="schema">
+                            {o.direction}: {show(o.output)}
+                          </pre>
+                        ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

@@ -80,33 +80,35 @@ export function ToolCallRecordPage() {
             {r.detections.length === 0 ? (
               <p>None.</p>
             ) : (
-              <table>
-                <caption>Detections (the matched values are never kept)</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Rule</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Direction</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Where</th>
-                    <th scope="col">Matches</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {r.detections.map((d, i) => (
-                    <tr key={i}>
-                      <th scope="row">{d.rule_name}</th>
-                      <td>{d.kind}</td>
-                      <td>{d.direction}</td>
-                      <td>{d.action}</td>
-                      <td>
-                        <code>{d.path}</code>
-                      </td>
-                      <td>{d.count}</td>
+              <div className="table-scroll">
+                <table>
+                  <caption>Detections (the matched values are never kept)</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Rule</th>
+                      <th scope="col">Kind</th>
+                      <th scope="col">Direction</th>
+                      <th scope="col">Action</th>
+                      <th scope="col">Where</th>
+                      <th scope="col">Matches</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {r.detections.map((d, i) => (
+                      <tr key={i}>
+                        <th scope="row">{d.rule_name}</th>
+                        <td>{d.kind}</td>
+                        <td>{d.direction}</td>
+                        <td>{d.action}</td>
+                        <td>
+                          <code>{d.path}</code>
+                        </td>
+                        <td>{d.count}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </section>
           <div className="columns">

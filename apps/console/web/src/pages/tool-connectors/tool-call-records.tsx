@@ -124,48 +124,50 @@ function ToolCallRecordsView({ filters }: { filters: Filters }) {
       <ErrorText error={records.error} />
       {records.data && (
         <>
-          <table>
-            <caption>Tool calls in {session?.environment}, newest first (kept 90 days; times in UTC)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Status</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Credits</th>
-                <th scope="col">Security rules</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.data.results.length === 0 && (
+          <div className="table-scroll">
+            <table>
+              <caption>Tool calls in {session?.environment}, newest first (kept 90 days; times in UTC)</caption>
+              <thead>
                 <tr>
-                  <td colSpan={6}>No tool calls match.</td>
+                  <th scope="col">Time</th>
+                  <th scope="col">Tool</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Credits</th>
+                  <th scope="col">Security rules</th>
                 </tr>
-              )}
-              {records.data.results.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link to="/tool-call-records/$id" params={{ id: r.id }}>
-                      {formatTime(r.occurred_at)}
-                    </Link>
-                  </td>
-                  <th scope="row">
-                    <code>{r.tool_name}</code>
-                  </th>
-                  <td>
-                    <span className={`badge status-${r.status}`}>{r.status}</span>
-                    {r.error_code && <span className="muted"> {r.error_code}</span>}
-                  </td>
-                  <td>{r.duration_ms} ms</td>
-                  <td>
-                    {r.credits}
-                    {r.overage ? ' (overage)' : ''}
-                  </td>
-                  <td>{r.detections.length === 0 ? '—' : r.detections.map((d) => `${d.rule_name} (${d.direction}, ${d.action})`).join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {records.data.results.length === 0 && (
+                  <tr>
+                    <td colSpan={6}>No tool calls match.</td>
+                  </tr>
+                )}
+                {records.data.results.map((r) => (
+                  <tr key={r.id}>
+                    <td>
+                      <Link to="/tool-call-records/$id" params={{ id: r.id }}>
+                        {formatTime(r.occurred_at)}
+                      </Link>
+                    </td>
+                    <th scope="row">
+                      <code>{r.tool_name}</code>
+                    </th>
+                    <td>
+                      <span className={`badge status-${r.status}`}>{r.status}</span>
+                      {r.error_code && <span className="muted"> {r.error_code}</span>}
+                    </td>
+                    <td>{r.duration_ms} ms</td>
+                    <td>
+                      {r.credits}
+                      {r.overage ? ' (overage)' : ''}
+                    </td>
+                    <td>{r.detections.length === 0 ? '—' : r.detections.map((d) => `${d.rule_name} (${d.direction}, ${d.action})`).join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <nav aria-label="Pages" className="row">
             <button type="button" className="secondary" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
               Newer

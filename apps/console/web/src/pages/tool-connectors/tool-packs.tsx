@@ -40,35 +40,37 @@ export function ToolPacksPage() {
       <ErrorText error={packs.error} />
       {packs.data && (
         <>
-          <table>
-            <caption>{packs.data.count} tool packs</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Connectors</th>
-                <th scope="col">Tools</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {packs.data.results.map((p) => (
-                <tr key={p.id}>
-                  <th scope="row">
-                    <Link to="/tool-packs/$id" params={{ id: p.id }}>{p.name}</Link>
-                    {p.description && (
-                      <>
-                        <br />
-                        <span className="muted">{p.description}</span>
-                      </>
-                    )}
-                  </th>
-                  <td>{p.connectors.map((c) => `${c.name} (${c.auth_scope})`).join(', ') || '—'}</td>
-                  <td>{p.connectors.reduce((n, c) => n + c.tools.length, 0)}</td>
-                  <td>{formatTime(p.updated_at)}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>{packs.data.count} tool packs</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Connectors</th>
+                  <th scope="col">Tools</th>
+                  <th scope="col">Updated</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {packs.data.results.map((p) => (
+                  <tr key={p.id}>
+                    <th scope="row">
+                      <Link to="/tool-packs/$id" params={{ id: p.id }}>{p.name}</Link>
+                      {p.description && (
+                        <>
+                          <br />
+                          <span className="muted">{p.description}</span>
+                        </>
+                      )}
+                    </th>
+                    <td>{p.connectors.map((c) => `${c.name} (${c.auth_scope})`).join(', ') || '—'}</td>
+                    <td>{p.connectors.reduce((n, c) => n + c.tools.length, 0)}</td>
+                    <td>{formatTime(p.updated_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} hasNext={packs.data.next !== null} onPage={setPage} />
         </>
       )}

@@ -31,23 +31,25 @@ export function FieldMappingsPage() {
       {accountId && <CreateMappingForm accountId={accountId} />}
       <ErrorText error={mappings.error} />
       {accountId && mappings.data && (
-        <table>
-          <caption>{mappings.data.results.length === 0 ? 'No field mappings on this linked account.' : 'Field mappings'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Target field</th>
-              <th scope="col">Records</th>
-              <th scope="col">Platform field</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {mappings.data.results.map((m) => (
-              <MappingRow key={m.id} accountId={accountId} mapping={m} />
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table>
+            <caption>{mappings.data.results.length === 0 ? 'No field mappings on this linked account.' : 'Field mappings'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Target field</th>
+                <th scope="col">Records</th>
+                <th scope="col">Platform field</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {mappings.data.results.map((m) => (
+                <MappingRow key={m.id} accountId={accountId} mapping={m} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -75,65 +75,69 @@ export function LinkedAccountPage() {
             <dd>{a.sync_summary?.last_error ? `${a.sync_summary.last_error.message} (${formatTime(a.sync_summary.last_error.at)})` : 'None'}</dd>
           </dl>
           <LinkedAccountActions account={a} afterDelete="list" />
-          <table>
-            <caption>Sync status per model</caption>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last sync started</th>
-                <th scope="col">Last sync finished</th>
-                <th scope="col">Last result</th>
-                <th scope="col">Next sync</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(a.sync_summary?.statuses ?? []).map((s) => (
-                <tr key={s.model_id}>
-                  <th scope="row">{s.model_name}</th>
-                  <td>
-                    {s.status}
-                    {s.is_initial_sync && <span className="muted"> (initial sync)</span>}
-                  </td>
-                  <td>{formatTime(s.last_sync_start)}</td>
-                  <td>{formatTime(s.last_sync_finished)}</td>
-                  <td>{s.last_sync_result ?? '—'}</td>
-                  <td>{formatTime(s.next_sync_start)}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>Sync status per model</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Last sync started</th>
+                  <th scope="col">Last sync finished</th>
+                  <th scope="col">Last result</th>
+                  <th scope="col">Next sync</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {(a.sync_summary?.statuses ?? []).map((s) => (
+                  <tr key={s.model_id}>
+                    <th scope="row">{s.model_name}</th>
+                    <td>
+                      {s.status}
+                      {s.is_initial_sync && <span className="muted"> (initial sync)</span>}
+                    </td>
+                    <td>{formatTime(s.last_sync_start)}</td>
+                    <td>{formatTime(s.last_sync_finished)}</td>
+                    <td>{s.last_sync_result ?? '—'}</td>
+                    <td>{formatTime(s.next_sync_start)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
       <h2>Sync history</h2>
       <ErrorText error={runs.error} />
       {runs.data && (
         <>
-          <table>
-            <caption>{runs.data.results.length === 0 ? 'No sync has finished yet.' : 'Finished syncs, newest first'}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Finished</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Result</th>
-                <th scope="col">Pages written</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.results.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">{atSecond(r.started_at)}</th>
-                  <td>{atSecond(r.finished_at)}</td>
-                  <td>{r.kind}</td>
-                  <td>{r.result}</td>
-                  <td>{r.pages_written}</td>
-                  <td>{r.error ?? '—'}</td>
+          <div className="table-scroll">
+            <table>
+              <caption>{runs.data.results.length === 0 ? 'No sync has finished yet.' : 'Finished syncs, newest first'}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Finished</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Result</th>
+                  <th scope="col">Pages written</th>
+                  <th scope="col">Error</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {runs.data.results.map((r) => (
+                  <tr key={r.id}>
+                    <th scope="row">{atSecond(r.started_at)}</th>
+                    <td>{atSecond(r.finished_at)}</td>
+                    <td>{r.kind}</td>
+                    <td>{r.result}</td>
+                    <td>{r.pages_written}</td>
+                    <td>{r.error ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <CursorPager label="Sync history pages" next={runs.data.next} previous={runs.data.previous} onCursor={setCursor} />
         </>
       )}
