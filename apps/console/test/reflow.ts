@@ -8,7 +8,7 @@ export const NARROW_WIDTH = 640;
  * What sticks out past the right edge of the window when the page is shown `width` pixels wide, as
  * `tag.class "text"` lines: each element that runs past both the window and its parent (the one that
  * makes the page wider, not the ancestors it drags along); empty when nothing does. A wide
- * table or a long value may scroll inside its own box (`.scroll`): only the page itself must not
+ * table or a long value may scroll inside its own box (`.scroll`, `.table-scroll`): only the page itself must not
  * scroll sideways. The viewport is put back as it was.
  */
 export async function overflowAt(page: Page, width = NARROW_WIDTH): Promise<string[]> {
