@@ -243,8 +243,9 @@ describeInBrowser('the console pages with the real suite behind the edge router'
       await row.waitFor();
       expect(await row.textContent()).toContain(memberId);
     }
+    // The actor's name comes from the member list, which may arrive after the events: wait for it.
     const ownerRow = table.getByRole('row').filter({ has: member.page.getByRole('rowheader', { name: 'member.roles_changed', exact: true }) }).first();
-    expect(await ownerRow.textContent()).toContain('Olive Owner');
+    await ownerRow.locator('.actor', { hasText: 'Olive Owner' }).waitFor();
     const events = ((await callApi(member.page, 'GET', '/api/v1/audit-log?page_size=100')).body as { results: Array<{ event_type: string; created_at: string; actor_type: string; actor_member_id: string | null }> }).results;
     const created = events.find((e) => e.event_type === 'access_key.created' && e.actor_member_id === memberId);
     expect(created?.actor_type).toBe('member');
