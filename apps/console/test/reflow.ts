@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** The narrow window every console page must fit: a phone held sideways, or a browser beside an editor. */
 export const NARROW_WIDTH = 640;
@@ -33,6 +33,42 @@ export async function overflowAt(page: Page, width = NARROW_WIDTH): Promise<stri
       return found.length ? found : [`the page is ${document.documentElement.scrollWidth}px wide`];
     });
   } finally {
+    await page.setViewportSize(before);
+  }
+}
+
+/**
+ * Whether the tooltip a hover on `button` shows can be seen whole in a window `width` pixels wide: inside the
+ * window, and on top at each of its corners (not clipped by a box that scrolls, not under the next row). The
+ * viewport is put back as it was. An empty list when it can; otherwise what is wrong.
+ */
+export async function tooltipHiddenAt(page: Page, button: Locator, width = NARROW_WIDTH): Promise<string[]> {
+  const before = page.viewportSize() ?? { width: 1400, height: 900 };
+  await page.setViewportSize({ width, height: before.height });
+  try {
+    const tip = page.locator(`[id="${await button.getAttribute('aria-describedby')}"]`);
+    await button.scrollIntoViewIfNeeded();
+    await button.hover();
+    await tip.waitFor({ state: 'visible' });
+    return await tip.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const problems: string[] = [];
+      if (box.left < 0 || box.top < 0 || box.right > document.documentElement.clientWidth || box.bottom > window.innerHeight) {
+        problems.push(`the tooltip runs past the window (${Math.round(box.left)},${Math.round(box.top)} to ${Math.round(box.right)},${Math.round(box.bottom)})`);
+      }
+      for (const [x, y] of [
+        [box.left + 2, box.top + 2],
+        [box.right - 2, box.top + 2],
+        [box.left + 2, box.bottom - 2],
+        [box.right - 2, box.bottom - 2],
+      ] as const) {
+        const top = document.elementFromPoint(x, y);
+        if (!top || !el.contains(top)) problems.push(`at ${Math.round(x)},${Math.round(y)} the window shows ${top ? top.tagName.toLowerCase() : 'nothing'}, not the tooltip`);
+      }
+      return problems;
+    });
+  } finally {
+    await page.mouse.move(0, 0);
     await page.setViewportSize(before);
   }
 }
