@@ -260,7 +260,10 @@ async function* decodeStream(
   let finished = false;
   try {
     body.setEncoding('utf8');
-    for await (const text of body as AsyncIterable<string>) {
+    // Leaving the loop at the finish must not destroy the body (a for-await over the stream itself would):
+    // the finally below reads the little that is left ([DONE], the chunked terminator) so undici can reuse
+    // the connection; destroyed, every stream opened a new one, a new TLS handshake for a real vendor.
+    for await (const text of body.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
       parser.push(text, frames);
       if (frames.length === 0) continue;
       for (const frame of frames) decoder.frame(frame, events);
@@ -286,10 +289,15 @@ async function* decodeStream(
     throw error.withStreamState(delivered.value, error.usage ?? tally.usage(decoder.announcedInputTokens ?? inputEstimate()));
   } finally {
     deadline.dispose();
+    // Nothing listens to the body any more: what fails from here on (the drain below cut, the abort
+    // destroy raises) concerns no caller, and an unheard 'error' would end the process.
+    body.on('error', ignoreLateError);
     if (!finished) body.destroy();
     else body.resume();
   }
 }
+
+function ignoreLateError(): void {}
 
 /**
  * Streaming call. Resolves once the vendor's first token (or its finish, for an empty answer) has
