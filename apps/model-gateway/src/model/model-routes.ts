@@ -224,7 +224,7 @@ async function handleChat(deps: ModelDeps, surface: ChatSurface, ex: ModelExchan
       ...(turn ? { echo: turn.echo } : {}),
     });
     res.writeHead(200, { ...headers, [OVERHEAD_HEADER]: requestLedger.overheadMs(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    res.flushHeaders();
+    // The headers go out with the first frame, in one write.
     res.write(renderer.start());
     // The native stream says when the answer comes from a later route than the first one tried (facts §1).
     if (result.attempts.length > 1 && renderer.restart) res.write(renderer.restart({ model: served.model.id, vendor: served.target.vendor }));
