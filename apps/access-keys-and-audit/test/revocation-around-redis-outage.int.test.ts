@@ -4,6 +4,7 @@ import { KEY_INVALIDATION_CHANNEL, KeyVerifier, httpKeyLoader } from '@patchbay/
 import { applyMigrations, ensureDatabase } from '@patchbay/db';
 import { CHANNEL_PUBLISHER_OPTIONS, OutboxRelay } from '@patchbay/queues';
 import { createLogger, createRedis, type RedisClient, createRedisSubscriber } from '@patchbay/service-kit';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import type Redis from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../src/app';
@@ -12,7 +13,7 @@ import { createPrisma, type Db } from '../src/db';
 import { loadPrincipalByHash } from '../src/domain/access-keys';
 import { TEST_DATABASE_URL, TEST_SERVICE_TOKEN } from './env';
 import { bearer, createKey, newOrganization } from './harness';
-import { PrivateRedis, RedisHop, sleep } from './redis-outage';
+import { RedisHop, sleep } from './redis-outage';
 
 /**
  * Issue 29 §3: a key revoked around a Redis outage must stop working on every replica that cached it
@@ -20,7 +21,6 @@ import { PrivateRedis, RedisHop, sleep } from './redis-outage';
  * and a database of its own (so no other test file's relay publishes this file's invalidations on
  * another Redis).
  */
-const REDIS_PORT = 19311;
 const DATABASE_URL = (() => {
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `${url.pathname}_revocation_outage`;
@@ -29,7 +29,8 @@ const DATABASE_URL = (() => {
 /** The README's promise: revocation everywhere within a second (here: of Redis answering again). */
 const WITHIN_MS = 1000;
 
-const redis = new PrivateRedis(REDIS_PORT);
+/** On TCP (a port the OS picks), as the RedisHops in front of it forward TCP. */
+const redis = new PrivateRedis({ port: 0 });
 let db: Db;
 /** Between access-keys-and-audit's publisher and Redis: cut to make its publishes fail while subscribers stay connected. */
 let publisherHop: RedisHop;
@@ -110,7 +111,7 @@ beforeAll(async () => {
   await ensureDatabase(DATABASE_URL);
   await applyMigrations({ databaseUrl: DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });
   db = createPrisma(DATABASE_URL, 4);
-  publisherHop = await RedisHop.start(REDIS_PORT);
+  publisherHop = await RedisHop.start(redis.port);
   // As main.ts wires it: the publisher fails fast while Redis is down and reconnects quickly.
   publisher = createRedis(publisherHop.url, { name: 'access-keys-and-audit:commands', ...CHANNEL_PUBLISHER_OPTIONS });
   publisher.on('error', () => undefined);
@@ -134,7 +135,7 @@ afterAll(async () => {
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   await db?.$disconnect();
-  await redis.stop();
+  await redis.close();
 });
 
 describe('a key revoked around a Redis outage', () => {
@@ -163,7 +164,7 @@ describe('a key revoked around a Redis outage', () => {
   });
 
   it('a revoke published while a replica is re-subscribing is refused there at once and within a second of the subscription being confirmed', async () => {
-    const hop = await RedisHop.start(REDIS_PORT);
+    const hop = await RedisHop.start(redis.port);
     try {
       const resubscribing = await serviceReplica(hop.url);
       const replicas = [resubscribing, await serviceReplica(), await accessKeysReplica()];
@@ -174,7 +175,7 @@ describe('a key revoked around a Redis outage', () => {
       // The replica's connection drops; it reconnects (ready), but its SUBSCRIBE has not taken effect yet.
       hop.holdSubscriptions();
       hop.dropConnections();
-      await waitUntil(() => hop.holding && connections.some((c) => c.status === 'ready' && c.options.port !== REDIS_PORT), 'the replica to reconnect with its SUBSCRIBE held');
+      await waitUntil(() => hop.holding && connections.some((c) => c.status === 'ready' && c.options.port !== redis.port), 'the replica to reconnect with its SUBSCRIBE held');
       // Used on the re-subscribing replica now: verified, and not kept (no invalidation can reach it yet).
       expect(await accepts(resubscribing, key.key)).toBe(true);
 
@@ -197,7 +198,7 @@ describe('a key revoked around a Redis outage', () => {
     const key = await createKey(app, org.master_key!, { name: 'revoked while Redis is stopped' });
     await cachedEverywhere(replicas, key.key);
 
-    await redis.stop();
+    await redis.kill();
     try {
       await waitUntil(() => publisher.status !== 'ready', 'the publisher to lose Redis');
       await request(app).post(`/api/v1/access-keys/${key.id}/revoke/`).set(bearer(org.master_key!)).expect(204);

@@ -1,67 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { TEST_DATABASE_URL, waitFor } from '@patchbay/testing';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import { createPrisma, type Db } from '../src/db';
 import { request, scenario, startHarness, type Harness, type Scenario } from './harness';
 
 /**
- * Redis loses its data in the middle of a load (SHUTDOWN NOSAVE on a redis-server of this test's own,
- * then started again empty): afterwards credits, the rate-limit window, audit events and tool-call
- * records are exact, and no answer during the outage was a 500.
+ * Redis loses its data in the middle of a load (a redis-server of this test's own, without persistence,
+ * shut down and started again empty): afterwards credits, the rate-limit window, audit events and
+ * tool-call records are exact, and no answer during the outage was a 500.
  */
-class PrivateRedis {
-  private process: ChildProcess | null = null;
-  readonly dir = mkdtempSync(path.join(tmpdir(), 'pb-redis-fault-'));
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], { stdio: 'ignore' });
-    await waitFor(() => this.command('PING').then((a) => a.startsWith('+PONG'), () => false), 10_000);
-  }
-
-  /** `redis-cli shutdown nosave`: Redis exits and forgets everything. */
-  async shutdownNoSave(): Promise<void> {
-    const exited = new Promise((resolve) => this.process?.once('exit', resolve));
-    await this.command('SHUTDOWN NOSAVE').catch(() => '');
-    await exited;
-    this.process = null;
-  }
-
-  async stop(): Promise<void> {
-    if (this.process) await this.shutdownNoSave();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  private command(line: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = createConnection(this.port, '127.0.0.1');
-      let answer = '';
-      socket.on('data', (d: Buffer) => {
-        answer += d.toString();
-        socket.end();
-      });
-      socket.on('close', () => resolve(answer));
-      socket.on('error', reject);
-      socket.write(`${line}\r\n`);
-    });
-  }
-}
-
-async function sparePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 interface Answer {
   status: number;
   code: string | undefined;
@@ -85,7 +31,8 @@ let h: Harness;
 let db: Db;
 
 beforeAll(async () => {
-  redis = new PrivateRedis(await sparePort());
+  // On TCP: the services the harness starts as child processes take a redis:// URL.
+  redis = new PrivateRedis({ port: 0 });
   await redis.start();
   h = await startHarness({ REDIS_URL: redis.url });
   db = createPrisma(TEST_DATABASE_URL, 2);
@@ -93,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.$disconnect();
   await h?.close();
-  await redis?.stop();
+  await redis?.close();
 });
 
 async function auditEventsOf(s: Scenario): Promise<Array<{ resource_id: string }>> {
@@ -135,11 +82,11 @@ describe('Redis restarted without its data in the middle of a load', () => {
     await createRule(1);
     await createRule(2);
     // Events already handed to Redis are its to keep: this test is about the ones written while it is
-    // down. On a loaded machine the two above may still wait in the queue, and SHUTDOWN NOSAVE would
+    // down. On a loaded machine the two above may still wait in the queue, and the shutdown would
     // drop them with the rest of Redis's data (run Redis with appendonly in production: infra/README.md).
     await waitFor(async () => (await auditEventsOf(s)).length >= 2, 60_000);
     phase = 'outage';
-    await redis.shutdownNoSave();
+    await redis.stop();
     await createRule(3);
     await createRule(4);
     await sleep(3_000);
@@ -190,8 +137,7 @@ describe('Redis restarted without its data in the middle of a load', () => {
     for (let i = 0; i < 5; i++) expect((await toolCall(s)).status).toBe(200);
     await waitFor(async () => (await recordsOf(s)) === 5, 10_000);
 
-    await redis.shutdownNoSave();
-    await redis.start();
+    await redis.restart();
 
     const after: number[] = [];
     for (let i = 0; i < 6; i++) {

@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import Redis from 'ioredis';
 import { LeasedSpendControl, type LeasedSpendControlOptions } from './leases';
 import { REPORT_SCRIPT } from './lua';
@@ -324,39 +321,15 @@ describe('all keys of a grant in one Redis Cluster slot', () => {
 });
 
 describe('Redis losing its data or stopping (a private redis-server)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-spend-leases-'));
-  const socket = path.join(dir, 'redis.sock');
-  let server: ChildProcess | null = null;
+  const server = new PrivateRedis();
 
-  async function start(): Promise<void> {
-    server = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(socket)) {
-      if (server.exitCode !== null || Date.now() > deadline) throw new Error('the private redis-server did not start (set REDIS_SERVER_BIN)');
-      await sleep(10);
-    }
-  }
-
-  async function stop(): Promise<void> {
-    const s = server;
-    if (!s || s.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      s.once('exit', () => resolve());
-      s.kill('SIGKILL');
-    });
-    rmSync(socket, { force: true });
-  }
-
-  beforeAll(start);
-  afterAll(async () => {
-    await stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  beforeAll(() => server.start());
+  afterAll(() => server.close());
 
   it('after Redis loses its data no grant is given for one grant lifetime (learning mode) while the counters rebuild', async () => {
-    const admin = new Redis({ path: socket });
+    const admin = new Redis({ path: server.socket });
     try {
-      const spend = replica({ learningMs: 400, grantWindowMs: 400, retryGrantMs: 50 }, { path: socket });
+      const spend = replica({ learningMs: 400, grantWindowMs: 400, retryGrantMs: 50 }, { path: server.socket });
       const subject = subjectOf({ key: { limitMicros: 100 * USD, limitReset: 'daily' } });
       // A new scope is learning too: its first grant comes one lifetime after its epoch began.
       await request(spend, subject, 1_000, 1_000);
@@ -379,17 +352,17 @@ describe('Redis losing its data or stopping (a private redis-server)', () => {
   });
 
   it('Redis unreachable once the grant has lapsed: the request is refused (503), never admitted unmetered', async () => {
-    const spend = replica({ grantWindowMs: 300, learningMs: 0 }, { path: socket });
+    const spend = replica({ grantWindowMs: 300, learningMs: 0 }, { path: server.socket });
     const subject = subjectOf();
     admitted(await spend.admit({ subject, reserveMicros: 100, countsAsModelRequest: true }));
-    await stop();
+    await server.kill();
     try {
       // Within its window the grant (a reservation in Redis) still admits.
       admitted(await spend.admit({ subject, reserveMicros: 100, countsAsModelRequest: true }));
       await sleep(350);
       await expect(spend.admit({ subject, reserveMicros: 100, countsAsModelRequest: true })).rejects.toThrow();
     } finally {
-      await start();
+      await server.start();
     }
   });
 });

@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import Redis from 'ioredis';
 import { ADMIT_SCRIPT } from './lua';
 import { periodsAt } from './periods';
@@ -18,30 +15,12 @@ import type { Admission, Reservation, SpendSubject } from './types';
  * tested here too: on the shared server it would make other packages' one-EVALSHA tests, running at
  * the same time, see an EVAL.
  */
-const dir = mkdtempSync(path.join(tmpdir(), 'gateway-spend-redis-'));
-const socket = path.join(dir, 'redis.sock');
-let server: ChildProcess;
+const server = new PrivateRedis();
 const prefix = 'patchbay:test:gateway-spend:';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-beforeAll(async () => {
-  server = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
-  while (!existsSync(socket)) {
-    if (server.exitCode !== null || Date.now() > deadline) throw new Error('the private redis-server did not start (set REDIS_SERVER_BIN)');
-    await sleep(10);
-  }
-});
-
-afterAll(async () => {
-  if (server.exitCode === null) {
-    await new Promise<void>((resolve) => {
-      server.once('exit', () => resolve());
-      server.kill('SIGTERM');
-    });
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(() => server.start());
+afterAll(() => server.close());
 
 /** Waits, when needed, so the load does not straddle a minute (or day) boundary of the UTC clock. */
 async function awayFromBoundaries(): Promise<void> {
@@ -52,8 +31,8 @@ async function awayFromBoundaries(): Promise<void> {
 it('counters are rebuilt exact from the usage records after Redis loses its data mid-load, twice, without double counting', async () => {
   await awayFromBoundaries();
   const ledger = new MemoryLedger();
-  const connections = [new Redis({ path: socket }), new Redis({ path: socket })];
-  const admin = new Redis({ path: socket });
+  const connections = [new Redis({ path: server.socket }), new Redis({ path: server.socket })];
+  const admin = new Redis({ path: server.socket });
   const replicas = connections.map((redis) => new RedisSpendControl(redis, { ledger, keyPrefix: prefix, settleDelaysMs: [50, 200] }));
   try {
     const org = subjectOf({ creditMicros: 1_000 * USD, project: { id: 'proj', budgetMicros: 1_000 * USD } });
@@ -138,7 +117,7 @@ it('counters are rebuilt exact from the usage records after Redis loses its data
 
 it('leaves a rebuilt scope alone when its records are read again (idempotent reconcile)', async () => {
   const ledger = new MemoryLedger();
-  const redis = new Redis({ path: socket });
+  const redis = new Redis({ path: server.socket });
   const spend = new RedisSpendControl(redis, { ledger, keyPrefix: `${prefix}${randomUUID()}:`, settleDelaysMs: [] });
   try {
     const subject = subjectOf({ key: { limitMicros: 10 * USD, limitReset: 'monthly' } });
@@ -158,7 +137,7 @@ it('leaves a rebuilt scope alone when its records are read again (idempotent rec
 });
 
 it('an admit waits for a settle sent on its own, even when Redis forgot the settle script and it is sent again', async () => {
-  const redis = new Redis({ path: socket });
+  const redis = new Redis({ path: server.socket });
   const spend = new RedisSpendControl(redis, { ledger: new MemoryLedger(), keyPrefix: `${prefix}${randomUUID()}:`, settleDelaysMs: [], settleBatchMs: 60_000 });
   const admitted = (admission: Admission): Reservation => {
     if (!admission.ok) throw new Error(`refused: ${admission.message}`);

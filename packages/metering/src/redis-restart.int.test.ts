@@ -1,71 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import Redis from 'ioredis';
 import { Meter, type MeterDecision, type MeterRequest } from './meter';
 import { CHECK_SCRIPT } from './lua';
 import { MemoryLedger } from './test-support/memory-ledger';
-
-/**
- * A private redis-server (the same binary as the shared one) on a Unix socket in a temporary folder,
- * because these tests restart Redis and empty its script cache, which the shared server must not suffer.
- */
-class PrivateRedis {
-  private process: ChildProcess | null = null;
-  readonly socket: string;
-
-  constructor(
-    private readonly dir: string,
-    private readonly appendOnly: boolean,
-  ) {
-    this.socket = path.join(dir, 'redis.sock');
-  }
-
-  async start(): Promise<void> {
-    const args = ['--port', '0', '--unixsocket', this.socket, '--dir', this.dir, '--save', '', '--appendonly', this.appendOnly ? 'yes' : 'no'];
-    rmSync(this.socket, { force: true });
-    const child = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', args, { stdio: 'ignore' });
-    this.process = child;
-    const state: { failure: Error | null } = { failure: null };
-    child.once('error', (err) => (state.failure = new Error(`redis-server could not start (${err.message}); set REDIS_SERVER_BIN`)));
-    child.once('exit', (code) => (state.failure ??= new Error(`redis-server exited with code ${code}`)));
-    // Redis creates its socket once it accepts connections (after loading the append-only file).
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(this.socket)) {
-      if (state.failure) throw state.failure;
-      if (Date.now() > deadline) throw new Error('redis-server did not open its socket within 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
-  /** SIGTERM: Redis shuts down cleanly, flushing its append-only file when it keeps one. */
-  async stop(): Promise<void> {
-    const child = this.process;
-    this.process = null;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  }
-
-  /** SIGKILL: Redis dies at once, whatever it held in memory is gone (without persistence). */
-  async kill(): Promise<void> {
-    const child = this.process;
-    this.process = null;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
-  }
-
-  connect(): Redis {
-    return new Redis({ path: this.socket, maxRetriesPerRequest: 1 });
-  }
-}
 
 const now = Date.parse('2025-06-10T12:00:00Z');
 const request = (organizationId: string): MeterRequest => ({
@@ -77,15 +15,21 @@ const request = (organizationId: string): MeterRequest => ({
   now,
 });
 
+/**
+ * A private redis-server (the same binary as the shared one) on a Unix socket, because these tests
+ * restart Redis and empty its script cache, which the shared server must not suffer.
+ */
 async function withRedis(appendOnly: boolean, test: (server: PrivateRedis) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'patchbay-metering-redis-'));
-  const server = new PrivateRedis(dir, appendOnly);
+  const server = new PrivateRedis({ appendOnly });
   try {
     await test(server);
   } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await server.close();
   }
+}
+
+function connect(server: PrivateRedis): Redis {
+  return new Redis({ path: server.socket, maxRetriesPerRequest: 1 });
 }
 
 async function scriptKnown(redis: Redis): Promise<boolean> {
@@ -101,7 +45,7 @@ describe('Redis restart', () => {
       const organizationId = randomUUID();
       const ledger = new MemoryLedger();
       await server.start();
-      let redis = server.connect();
+      let redis = connect(server);
       try {
         expect(await scriptKnown(redis)).toBe(false);
         const meter = new Meter(redis, { ledger });
@@ -111,9 +55,8 @@ describe('Redis restart', () => {
         await redis.quit();
       }
 
-      await server.stop();
-      await server.start();
-      redis = server.connect();
+      await server.restart();
+      redis = connect(server);
       try {
         // A restart empties the script cache: the first check falls back from EVALSHA to EVAL.
         expect(await scriptKnown(redis)).toBe(false);
@@ -135,7 +78,7 @@ describe('Redis restart', () => {
       const ledger = new MemoryLedger();
       await server.start();
       // Two replicas, each with its own connection.
-      const connections = [server.connect(), server.connect()];
+      const connections = [connect(server), connect(server)];
       const meters = connections.map((c) => new Meter(c, { ledger, settleDelaysMs: [20, 100, 500] }));
       const allowed: MeterDecision[] = [];
       const inFlight: Array<Promise<void>> = [];

@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '@patchbay/service-kit';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import type { Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { createConsumer, type DeliveryInfo } from '../src/consumer';
@@ -163,22 +160,17 @@ describe('consumer', () => {
   });
 
   it('close ends when the Redis the worker waits on has died, instead of waiting for a reconnect that never comes', async () => {
-    // A private redis-server on a Unix socket: this test kills it, which the shared one must not suffer.
-    const dir = mkdtempSync(path.join(tmpdir(), 'patchbay-consumer-close-'));
-    const socket = path.join(dir, 'redis.sock');
-    const server = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', '0', '--unixsocket', socket, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    // A private redis-server: this test kills it, which the shared one must not suffer.
+    const server = new PrivateRedis();
+    await server.start();
     // One connection the service opens and hands to the worker, as the services do (createRedis forQueue).
-    const connection = new Redis({ path: socket, maxRetriesPerRequest: null });
+    const connection = new Redis({ path: server.socket, maxRetriesPerRequest: null });
     try {
-      await waitFor(async () => existsSync(socket), 'the private redis-server');
       const worker = createConsumer({ queue: AUDIT, connection, prefix: queues.prefix, logger: memoryLogger(), handler: async () => undefined });
       await worker.waitUntilReady();
       // The worker is now blocked in BZPOPMIN on the server, waiting for a job.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      await new Promise<void>((resolve) => {
-        server.once('exit', () => resolve());
-        server.kill('SIGKILL');
-      });
+      await server.kill();
       await new Promise((resolve) => setTimeout(resolve, 1_000));
 
       let bound: NodeJS.Timeout | undefined;
@@ -188,8 +180,7 @@ describe('consumer', () => {
       expect(outcome).toBe('closed');
     } finally {
       connection.disconnect();
-      server.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      await server.close();
     }
   }, 30_000);
 });

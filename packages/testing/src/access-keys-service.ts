@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@patchbay/testing-redis';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN } from './env';
 import { startServiceProcess } from './service-process';
 
@@ -28,17 +28,6 @@ export interface RunningAccessKeys {
   /** Creates an access key through the public API. */
   createKey(callerKey: string, body: Record<string, unknown>): Promise<{ id: string; key: string } & Record<string, unknown>>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function accessKeysDir(): string {

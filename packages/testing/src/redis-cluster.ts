@@ -1,9 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { PrivateRedis } from '@patchbay/testing-redis';
 import calculateSlot from 'cluster-key-slot';
 import { waitFor } from './wait';
 
@@ -52,60 +52,35 @@ export interface LocalRedisClusterOptions {
 }
 
 /**
- * Starts six `redis-server --cluster-enabled yes` processes without persistence in a temporary
- * folder and joins them with `redis-cli --cluster create --cluster-replicas 1`, then waits until
- * every node reports `cluster_state:ok` and every replica is in sync with its master.
+ * Starts six `redis-server --cluster-enabled yes` processes without persistence (PrivateRedis nodes
+ * on the given ports, in one temporary folder) and joins them with `redis-cli --cluster create
+ * --cluster-replicas 1`, then waits until every node reports `cluster_state:ok` and every replica is
+ * in sync with its master.
  */
 export async function startLocalRedisCluster(options: LocalRedisClusterOptions): Promise<LocalRedisCluster> {
   const serverBin = options.serverBin ?? process.env.REDIS_SERVER_BIN ?? 'redis-server';
   const cliBin = options.cliBin ?? process.env.REDIS_CLI_BIN ?? 'redis-cli';
   const ports = Array.from({ length: 6 }, (_, i) => options.firstPort + i);
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbay-redis-cluster-'));
-  const processes: ChildProcess[] = [];
-  // However the test ends (a failed hook, an uncaught error), its nodes do not outlive it.
-  const killAll = () => {
-    for (const child of processes) child.kill('SIGKILL');
-  };
-  process.once('exit', killAll);
+  const nodes = ports.map(
+    (port) =>
+      new PrivateRedis({
+        port,
+        dir,
+        serverBin,
+        // A short node timeout, so a failover completes quickly; this is a loopback cluster.
+        args: ['--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000'],
+      }),
+  );
   const cli = async (port: number, ...args: string[]): Promise<string> => (await run(cliBin, ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 30_000 })).stdout;
 
   const stop = async (): Promise<void> => {
-    await Promise.all(
-      processes.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGKILL');
-          }),
-      ),
-    );
+    await Promise.all(nodes.map((node) => node.kill()));
     rmSync(dir, { recursive: true, force: true });
-    process.off('exit', killAll);
   };
 
   try {
-    for (const port of ports) {
-      const child = spawn(
-        serverBin,
-        [
-          '--port', String(port),
-          '--bind', '127.0.0.1',
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-          // Short, so a failover completes quickly; this is a loopback cluster.
-          '--cluster-node-timeout', '2000',
-          '--dir', dir,
-          '--save', '',
-          '--appendonly', 'no',
-          '--logfile', path.join(dir, `redis-${port}.log`),
-        ],
-        { stdio: 'ignore' },
-      );
-      child.once('error', () => undefined);
-      processes.push(child);
-    }
-    for (const port of ports) await waitFor(() => accepts(port), 10_000, `redis-server on port ${port}`);
+    await Promise.all(nodes.map((node) => node.start()));
     await cli(ports[0]!, '--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes');
     const cluster: LocalRedisCluster = {
       url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
@@ -129,13 +104,9 @@ export async function startLocalRedisCluster(options: LocalRedisClusterOptions):
         return replica.port;
       },
       async kill(port) {
-        const child = processes[ports.indexOf(port)];
-        if (!child) throw new Error(`no node on port ${port}`);
-        await new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        });
+        const node = nodes[ports.indexOf(port)];
+        if (!node) throw new Error(`no node on port ${port}`);
+        await node.kill();
         const alive = ports.filter((p) => p !== port);
         await waitFor(() => allOk(cli, alive), 30_000, `cluster_state:ok without the node on port ${port}`);
       },
@@ -152,17 +123,6 @@ export async function startLocalRedisCluster(options: LocalRedisClusterOptions):
 }
 
 type Cli = (port: number, ...args: string[]) => Promise<string>;
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function allOk(cli: Cli, ports: number[]): Promise<boolean> {
   const infos = await Promise.all(ports.map((port) => cli(port, 'CLUSTER', 'INFO').catch(() => '')));

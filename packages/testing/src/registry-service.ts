@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from './access-keys-service';
+import { freePort } from '@patchbay/testing-redis';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_SERVICE_TOKEN } from './env';
 import { startServiceProcess } from './service-process';
 

@@ -1,0 +1,3 @@
+export { freePort } from './free-port';
+export { PrivateRedis } from './private-redis';
+export type { PrivateRedisOptions } from './private-redis';
