@@ -11,3 +11,28 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Ports below Linux's ephemeral range (32768-60999) that no test of the repo names, for a server a test
+ * stops and starts again on the same port: a port the OS picked lies in the ephemeral range, where an
+ * outgoing connection of another test may take it while the server is down.
+ */
+export const RESTARTABLE_PORTS = { first: 16000, last: 16999 };
+
+/** A port of RESTARTABLE_PORTS that is free now, tried at random (parallel test files rarely meet). */
+export async function freeRestartablePort(): Promise<number> {
+  const span = RESTARTABLE_PORTS.last - RESTARTABLE_PORTS.first + 1;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = RESTARTABLE_PORTS.first + Math.floor(Math.random() * span);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${RESTARTABLE_PORTS.first}-${RESTARTABLE_PORTS.last} after 50 tries`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

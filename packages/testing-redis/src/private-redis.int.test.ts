@@ -38,11 +38,13 @@ describe('PrivateRedis', () => {
     }
   });
 
-  it('on port 0 the OS picks a port, kept when it is killed and started again', async () => {
+  it('on port 0 it picks a free port below the ephemeral range, kept when it is killed and started again', async () => {
     const server = new PrivateRedis({ port: 0 });
     try {
       await server.start();
       const port = server.port;
+      expect(port).toBeGreaterThanOrEqual(16000);
+      expect(port).toBeLessThanOrEqual(16999);
       expect(server.url).toBe(`redis://127.0.0.1:${port}`);
       await server.kill();
       await server.start();

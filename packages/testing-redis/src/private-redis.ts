@@ -3,15 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, type NetConnectOpts } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from './free-port';
+import { freeRestartablePort } from './free-port';
 
 export interface PrivateRedisOptions {
   /**
    * Left out, it listens on a Unix socket in its folder (`socket`), which nothing else can take. A
    * TCP port on 127.0.0.1 is for a client that needs a `redis://` URL (a service started as a child
-   * process, a TCP proxy): 0 has the OS pick a free one at the first start, kept across restarts; a
-   * fixed one must lie outside Linux's ephemeral range (32768-60999), where an outgoing connection of
-   * another test could hold it.
+   * process, a TCP proxy): 0 picks a free one in 16000-16999 at the first start, kept across restarts
+   * (one the OS picked would lie in Linux's ephemeral range, 32768-60999, where an outgoing connection
+   * of another test could take it while the server is down); a fixed one must lie outside that range.
    */
   port?: number;
   /** Keep an append-only file, so stop() and start() keep the data. Default: no persistence, a restart starts empty. */
@@ -76,7 +76,7 @@ export class PrivateRedis {
 
   async start(): Promise<void> {
     if (this.child) throw new Error('the private redis-server is running already: stop() or kill() it first');
-    if (this.options.port === 0 && this.chosenPort === null) this.chosenPort = await freePort();
+    if (this.options.port === 0 && this.chosenPort === null) this.chosenPort = await freeRestartablePort();
     const bin = this.options.serverBin ?? process.env.REDIS_SERVER_BIN ?? 'redis-server';
     const tcp = this.options.port !== undefined;
     const listen = tcp ? ['--port', String(this.port), '--bind', '127.0.0.1'] : ['--port', '0', '--unixsocket', this.socket];
