@@ -8,7 +8,7 @@ import { createRedis, createRedisSubscriber, redisUrls, type Logger } from '@pat
 import type { Express } from 'express';
 import { createApp } from './app';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, type Config } from './config';
-import { createPrisma } from './db';
+import { createDatabase, createPrisma } from './db';
 import { ToolExecutor } from './domain/execute';
 import { recordRetention, startRecordWorkers } from './domain/record-consumers';
 import { RegistryClient } from './domain/registry-client';
@@ -40,7 +40,8 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
   if (config.PATCHBAY_MIGRATE_ON_START) {
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
-  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const database = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const { prisma: db, sql } = database;
   const readDb = config.DATABASE_READ_URL ? createPrisma(config.DATABASE_READ_URL, config.DATABASE_POOL_SIZE) : db;
   const urls = redisUrls(config);
   const redis = createRedis(urls.caches, { name: `${SERVICE_NAME}:commands` });
@@ -88,13 +89,13 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
     new DirectProducer({ queues: (name) => queues.get(name), outbox: db, relay: outboxRelay, logger }),
     config.TOOL_CALL_RECORD_STORE === 'direct'
       ? async (records) => {
-          await storeToolCallRecords(db, records, config.TOOL_CALL_RETENTION_DAYS);
+          await storeToolCallRecords(database, records, config.TOOL_CALL_RETENTION_DAYS);
           noteRecordsStored(meter, records);
         }
       : undefined,
     logger,
   );
-  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, ...recordRetention(config), concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
+  const workers = config.TOOL_CALL_RECORD_WORKERS ? startRecordWorkers({ db, sql, connection: workerConnection, logger, prefix: config.QUEUE_PREFIX, ...recordRetention(config), concurrency: config.TOOL_CALL_RECORD_CONCURRENCY, onStored: (records) => noteRecordsStored(meter, records) }) : null;
 
   const securityRules = new SecurityRuleService({
     db,
@@ -136,7 +137,7 @@ export async function createRuntime(config: Config, logger: Logger, options: Run
       registrySubscriber.disconnect();
       await verifier.close();
       await sessionVerifier.close();
-      await db.$disconnect();
+      await database.close();
       if (readDb !== db) await readDb.$disconnect();
       for (const connection of new Set([redis, counters, producerConnection, workerConnection])) connection.disconnect();
     },

@@ -3,7 +3,7 @@ import { migrateOnStart } from '@patchbay/db';
 import { Meter } from '@patchbay/metering';
 import { createLogger, createRedis, redisUrls, createServiceApp, finishServiceApp, healthHandler, pingRedis, runService, startHttpService } from '@patchbay/service-kit';
 import { DB_SCHEMA, MIGRATIONS_DIR, SERVICE_NAME, loadConfig } from './config';
-import { createPrisma } from './db';
+import { createDatabase } from './db';
 import { recordRetention, startRecordWorkers } from './domain/record-consumers';
 import { noteRecordsStored, toolCallLedger } from './domain/usage';
 
@@ -18,13 +18,15 @@ async function main(): Promise<void> {
   if (config.PATCHBAY_MIGRATE_ON_START) {
     await migrateOnStart({ databaseUrl: config.DATABASE_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR, logger: { info: (m) => logger.info(m) } });
   }
-  const db = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const database = createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const { prisma: db, sql } = database;
   const connection = createRedis(redisUrls(config).queues, { forQueue: true, name: `${SERVICE_NAME}:record-workers` });
   // The meter, only to settle counts Redis lost with the records that arrive late (see @patchbay/metering).
   const commands = createRedis(redisUrls(config).counters, { name: `${SERVICE_NAME}:worker-commands` });
   const meter = new Meter(commands, { ledger: toolCallLedger(db), logger });
   const workers = startRecordWorkers({
     db,
+    sql,
     connection,
     logger,
     prefix: config.QUEUE_PREFIX,
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
     app,
     port: config.PORT,
     logger,
-    onShutdown: [async () => telemetry.shutdown(), async () => db.$disconnect(), async () => { connection.disconnect(); commands.disconnect(); }, async () => { meter.close(); }, async () => workers.close()],
+    onShutdown: [async () => telemetry.shutdown(), async () => database.close(), async () => { connection.disconnect(); commands.disconnect(); }, async () => { meter.close(); }, async () => workers.close()],
   });
 }
 

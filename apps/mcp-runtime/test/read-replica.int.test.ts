@@ -3,7 +3,7 @@ import { applyMigrations, ensureDatabase } from '@patchbay/db';
 import type { ToolCallRecordJob } from '@patchbay/queues';
 import { TEST_DATABASE_URL } from '@patchbay/testing';
 import { DB_SCHEMA, MIGRATIONS_DIR } from '../src/config';
-import { createPrisma, type Db } from '../src/db';
+import { createDatabase, type Database } from '../src/db';
 import { storeToolCallRecords } from '../src/domain/tool-call-records';
 import { request, scenario, startHarness, type Harness } from './harness';
 
@@ -22,18 +22,18 @@ const REPLICA_URL = (() => {
 })();
 
 let h: Harness;
-let primary: Db;
-let replica: Db;
+let primary: Database;
+let replica: Database;
 beforeAll(async () => {
   await ensureDatabase(REPLICA_URL);
   await applyMigrations({ databaseUrl: REPLICA_URL, schema: DB_SCHEMA, migrationsDir: MIGRATIONS_DIR });
   h = await startHarness({ DATABASE_READ_URL: REPLICA_URL });
-  primary = createPrisma(TEST_DATABASE_URL, 2);
-  replica = createPrisma(REPLICA_URL, 2);
+  primary = createDatabase(TEST_DATABASE_URL, 2);
+  replica = createDatabase(REPLICA_URL, 2);
 }, 90_000);
 afterAll(async () => {
-  await primary.$disconnect();
-  await replica.$disconnect();
+  await primary.close();
+  await replica.close();
   await h.close();
 });
 

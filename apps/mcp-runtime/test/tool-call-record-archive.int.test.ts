@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ToolCallRecordJob } from '@patchbay/queues';
 import { TEST_DATABASE_URL, TEST_SERVICE_TOKEN, waitFor } from '@patchbay/testing';
 import { DB_SCHEMA } from '../src/config';
-import { createPrisma, type Db } from '../src/db';
+import { createDatabase, type Database, type Db } from '../src/db';
 import { OrganizationRetentionClient } from '../src/domain/organization-retention';
 import { storeToolCallRecords, sweepExpiredRecords } from '../src/domain/tool-call-records';
 import { api, request, scenario, startHarness, type Harness } from './harness';
@@ -17,13 +17,15 @@ import { api, request, scenario, startHarness, type Harness } from './harness';
 const DAY_MS = 86_400_000;
 
 let h: Harness;
+let database: Database;
 let db: Db;
 beforeAll(async () => {
   h = await startHarness();
-  db = createPrisma(TEST_DATABASE_URL, 2);
+  database = createDatabase(TEST_DATABASE_URL, 2);
+  db = database.prisma;
 }, 90_000);
 afterAll(async () => {
-  await db.$disconnect();
+  await database.close();
   await h.close();
 });
 
@@ -39,7 +41,7 @@ async function recordAt(s: Scenario, daysAgo: number, now: number, overrides: Pa
     ...overrides,
   };
   // Stored when it happened (a record older than the window when it arrives is refused).
-  expect(await storeToolCallRecords(db, [job], 90, new Date(Date.parse(job.occurred_at) + 1000))).toEqual(['stored']);
+  expect(await storeToolCallRecords(database, [job], 90, new Date(Date.parse(job.occurred_at) + 1000))).toEqual(['stored']);
   return job.event_id;
 }
 

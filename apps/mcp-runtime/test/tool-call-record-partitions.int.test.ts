@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '@patchbay/auth';
-import { applyMigrations, listPartitions, migrationsBefore, pgAdapter, pgPartitionDatabase, pgPool } from '@patchbay/db';
+import { applyMigrations, listPartitions, migrationsBefore, pgAdapter, pgPartitionDatabase, pgPool, prismaOnPool } from '@patchbay/db';
 import type { ToolCallRecordJob } from '@patchbay/queues';
 import { TEST_DATABASE_URL } from '@patchbay/testing';
 import { DB_SCHEMA, MIGRATIONS_DIR } from '../src/config';
-import { createPrisma, type Db } from '../src/db';
+import { createDatabase, type Database, type Db } from '../src/db';
 import { ToolCallRecordService, ensureToolCallRecordPartitions, storeToolCallRecords, sweepExpiredRecords } from '../src/domain/tool-call-records';
 import { PrismaClient } from '../src/generated/prisma/client';
 
@@ -23,14 +23,16 @@ function job(overrides: Partial<ToolCallRecordJob> = {}): ToolCallRecordJob {
 const principalOf = (organizationId: string) => ({ keyId: randomUUID(), organizationId, environment: 'production', scopes: ['management:all'], toolPackIds: null, registeredUserIds: null }) as unknown as KeyPrincipal;
 const utcDay = (at: Date) => at.toISOString().slice(0, 10).replace(/-/g, '');
 
+let database: Database;
 let db: Db;
 let admin: ReturnType<typeof pgPool>;
 beforeAll(async () => {
-  db = createPrisma(TEST_DATABASE_URL, 2);
+  database = createDatabase(TEST_DATABASE_URL, 2);
+  db = database.prisma;
   admin = pgPool(TEST_DATABASE_URL, 'public', 1);
 });
 afterAll(async () => {
-  await db.$disconnect();
+  await database.close();
   await admin.end();
 });
 
@@ -45,7 +47,7 @@ describe('tool-call records are partitioned by day', () => {
 
     // Three weeks ahead (a clock far off on some producer): no partition yet, the row is still stored.
     const early = job({ occurred_at: new Date(Date.now() + 21 * DAY_MS).toISOString() });
-    expect(await storeToolCallRecords(db, [early], 90)).toEqual(['stored']);
+    expect(await storeToolCallRecords(database, [early], 90)).toEqual(['stored']);
     const { rows } = await admin.query(`SELECT tableoid::regclass::text AS partition FROM ${DB_SCHEMA}.tool_call_records WHERE id = $1`, [early.event_id]);
     expect(rows).toEqual([{ partition: 'mcp_runtime.tool_call_records_default' }]);
     await admin.query(`DELETE FROM ${DB_SCHEMA}.tool_call_records WHERE id = $1`, [early.event_id]);
@@ -54,11 +56,31 @@ describe('tool-call records are partitioned by day', () => {
   it('a redelivered record is stored and counted in the daily usage once', async () => {
     const organizationId = randomUUID();
     const record = job({ organization_id: organizationId });
-    expect(await storeToolCallRecords(db, [record], 90)).toEqual(['stored']);
-    expect(await storeToolCallRecords(db, [record, { ...record }], 90)).toEqual(['duplicate', 'duplicate']);
+    expect(await storeToolCallRecords(database, [record], 90)).toEqual(['stored']);
+    expect(await storeToolCallRecords(database, [record, { ...record }], 90)).toEqual(['duplicate', 'duplicate']);
     expect(await db.toolCallRecord.count({ where: { id: record.event_id } })).toBe(1);
     const usage = await db.toolCallDailyUsage.findMany({ where: { organizationId } });
     expect(usage.map((u) => u.toolCalls)).toEqual([1]);
+  });
+
+  it('stores through one statement each connection plans once, and still into a day partition made after the plan', async () => {
+    const one = createDatabase(TEST_DATABASE_URL, 1);
+    // Past the week made ahead, so its partitions are made only after the statement was planned.
+    const farther = new Date(Date.now() + 40 * DAY_MS);
+    try {
+      for (let i = 0; i < 6; i += 1) expect(await storeToolCallRecords(one, [job(), job()], 90)).toEqual(['stored', 'stored']);
+      await ensureToolCallRecordPartitions(one.prisma, farther);
+      const later = job({ occurred_at: farther.toISOString() });
+      expect(await storeToolCallRecords(one, [later], 90)).toEqual(['stored']);
+      const { rows } = await one.sql.query(`SELECT tableoid::regclass::text AS partition FROM tool_call_records WHERE id = $1`, [later.event_id]);
+      expect(rows).toEqual([{ partition: `tool_call_records_p${utcDay(farther)}` }]);
+      // The connection kept the statement: PostgreSQL parsed it once and ran it for each of the seven batches.
+      const prepared = await one.sql.query(`SELECT (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements WHERE name = 'mcp_store_tool_call_records'`, []);
+      expect(prepared.rows).toEqual([{ runs: 7 }]);
+    } finally {
+      await one.close();
+      for (let i = 0; i <= 7; i += 1) await admin.query(`DROP TABLE IF EXISTS ${DB_SCHEMA}.tool_call_records_p${utcDay(new Date(farther.getTime() + i * DAY_MS))}`);
+    }
   });
 
   it('the sweep moves the days past retention whole to the archive and keeps their calls in the daily usage', async () => {
@@ -71,7 +93,7 @@ describe('tool-call records are partitioned by day', () => {
     // A rerun the same day finds it in the archive, where the earlier run's sweep moved it: start again from a live day.
     await admin.query(`DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent WHERE i.inhrelid = to_regclass('${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)}') AND p.relname = 'tool_call_record_archive') THEN DROP TABLE ${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)}; END IF; END $$`);
     await admin.query(`CREATE TABLE IF NOT EXISTS ${DB_SCHEMA}.tool_call_records_p${utcDay(oldDay)} PARTITION OF ${DB_SCHEMA}.tool_call_records FOR VALUES FROM ('${oldDay.toISOString()}') TO ('${new Date(oldDay.getTime() + DAY_MS).toISOString()}')`);
-    expect(await storeToolCallRecords(db, [old, fresh], 90, new Date(now))).toEqual(['stored', 'stored']);
+    expect(await storeToolCallRecords(database, [old, fresh], 90, new Date(now))).toEqual(['stored', 'stored']);
 
     // Three days later the old record's whole day is past the 90 days: its partition moves to the archive.
     const result = await sweepExpiredRecords(db, 90, new Date(now + 3 * DAY_MS));
@@ -85,7 +107,7 @@ describe('tool-call records are partitioned by day', () => {
   it('a page of the list endpoint reads only the partitions of its time filter, by index', async () => {
     const organizationId = randomUUID();
     const now = Date.now();
-    await storeToolCallRecords(db, Array.from({ length: 30 }, (_, i) => job({ organization_id: organizationId, occurred_at: new Date(now - (i % 3) * DAY_MS).toISOString() })), 90);
+    await storeToolCallRecords(database, Array.from({ length: 30 }, (_, i) => job({ organization_id: organizationId, occurred_at: new Date(now - (i % 3) * DAY_MS).toISOString() })), 90);
     // The exact statement Prisma sends for GET /api/v1/tool-call-records/?created_after=... (a cursor page), then its plan.
     const statements: Array<{ query: string; params: string }> = [];
     const logged = new PrismaClient({ adapter: pgAdapter(TEST_DATABASE_URL, DB_SCHEMA, 1), log: [{ emit: 'event', level: 'query' }] });
@@ -150,14 +172,14 @@ describe('the conversion to a partitioned table keeps every record', () => {
     const { rows: placed } = await pool.query(`SELECT id, occurred_at, tableoid::regclass::text AS partition FROM tool_call_records`);
     for (const row of placed) expect(row.partition).toBe(`tool_call_records_p${utcDay(row.occurred_at)}`);
 
-    const after = new PrismaClient({ adapter: pgAdapter(TEST_DATABASE_URL, schema, 2) }) as unknown as Db;
+    const after = prismaOnPool((adapter) => new PrismaClient({ adapter }), TEST_DATABASE_URL, schema, 2);
     // New records: stored once, counted once, by the trigger recreated on the partitioned table.
     const fresh = job({ organization_id: organizationId });
     expect(await storeToolCallRecords(after, [fresh], 90)).toEqual(['stored']);
     expect(await storeToolCallRecords(after, [{ ...fresh }], 90)).toEqual(['duplicate']);
     expect((await usageSnapshot()).reduce((n, u) => n + u.tool_calls, 0)).toBe(41);
     // The list reads across the months, newest first, page after page (past the default 90-day window: asked with created_after).
-    const service = new ToolCallRecordService(after);
+    const service = new ToolCallRecordService(after.prisma);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -167,6 +189,6 @@ describe('the conversion to a partitioned table keeps every record', () => {
     } while (cursor);
     expect(seen).toEqual([fresh.event_id, ...jobs.map((j) => j.event_id)]);
     expect((await service.get(principalOf(organizationId), jobs[39]!.event_id)).arguments).toEqual({ i: 39 });
-    await after.$disconnect();
+    await after.close();
   });
 });

@@ -2,18 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { DirectProducer, QUEUE_NAMES, QueueSet, type ToolCallRecordJob } from '@patchbay/queues';
 import { createLogger, createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, waitFor } from '@patchbay/testing';
-import { createPrisma, type Db } from '../src/db';
+import { createDatabase, type Database, type Db } from '../src/db';
 import { ToolCallRecorder, deleteRegisteredUserRecords, storeToolCallRecord, storeToolCallRecords, sweepExpiredRecords } from '../src/domain/tool-call-records';
 import { api, request, rpc, scenario, startHarness, type Harness } from './harness';
 
 let h: Harness;
+let database: Database;
 let db: Db;
 beforeAll(async () => {
   h = await startHarness();
-  db = createPrisma(TEST_DATABASE_URL, 2);
+  database = createDatabase(TEST_DATABASE_URL, 2);
+  db = database.prisma;
 }, 90_000);
 afterAll(async () => {
-  await db.$disconnect();
+  await database.close();
   await h.close();
 });
 
@@ -201,14 +203,14 @@ describe('deleting a registered user deletes their tool-call records', () => {
   it('a record delivered after the deletion is not stored', async () => {
     const late = job();
     await deleteRegisteredUserRecords(db, { event_id: randomUUID(), organization_id: late.organization_id, environment: 'production', registered_user_id: late.registered_user_id, deleted_at: new Date().toISOString() });
-    expect(await storeToolCallRecord(db, late, 90)).toBe('user_deleted');
+    expect(await storeToolCallRecord(database, late, 90)).toBe('user_deleted');
     expect(await db.toolCallRecord.count({ where: { id: late.event_id } })).toBe(0);
   });
 
   it('a redelivered record is stored once', async () => {
     const once = job();
-    expect(await storeToolCallRecord(db, once, 90)).toBe('stored');
-    expect(await storeToolCallRecord(db, once, 90)).toBe('duplicate');
+    expect(await storeToolCallRecord(database, once, 90)).toBe('stored');
+    expect(await storeToolCallRecord(database, once, 90)).toBe('duplicate');
     expect(await db.toolCallRecord.count({ where: { id: once.event_id } })).toBe(1);
   });
 });
@@ -219,8 +221,8 @@ describe('records are kept 90 days', () => {
     const now = Date.now();
     const old = job({ organization_id: organizationId, occurred_at: new Date(now - 89 * 86_400_000).toISOString() });
     const fresh = job({ organization_id: organizationId, occurred_at: new Date(now - 86_400_000).toISOString() });
-    await storeToolCallRecord(db, old, 90, new Date(now));
-    await storeToolCallRecord(db, fresh, 90, new Date(now));
+    await storeToolCallRecord(database, old, 90, new Date(now));
+    await storeToolCallRecord(database, fresh, 90, new Date(now));
     // Two days later the first is 91 days old.
     await sweepExpiredRecords(db, 90, new Date(now + 2 * 86_400_000));
     const left = await db.toolCallRecord.findMany({ where: { organizationId }, select: { id: true } });
@@ -228,13 +230,13 @@ describe('records are kept 90 days', () => {
   });
 
   it('a record older than the window when it arrives is not stored', async () => {
-    expect(await storeToolCallRecord(db, job({ occurred_at: new Date(Date.now() - 91 * 86_400_000).toISOString() }), 90)).toBe('expired');
+    expect(await storeToolCallRecord(database, job({ occurred_at: new Date(Date.now() - 91 * 86_400_000).toISOString() }), 90)).toBe('expired');
   });
 });
 
 describe('the record pipeline loses nothing', () => {
   it('a malformed job is refused without retries', async () => {
-    await expect(storeToolCallRecord(db, job({ organization_id: 'nope' }), 90)).rejects.toThrow(/organization_id must be a UUID/);
+    await expect(storeToolCallRecord(database, job({ organization_id: 'nope' }), 90)).rejects.toThrow(/organization_id must be a UUID/);
   });
 
   it('a batch put on the queue by another replica is stored by this one; a malformed record in it is dropped, the rest stored', async () => {
@@ -277,7 +279,7 @@ describe('the record pipeline loses nothing', () => {
     const queued: unknown[] = [];
     const recorder = new ToolCallRecorder(
       { send: async (_queue, payload) => { queued.push(payload); return 'queued' as const; } },
-      async (records) => { await storeToolCallRecords(db, records, 30); },
+      async (records) => { await storeToolCallRecords(database, records, 30); },
     );
     const mine = { organization_id: s.org.organization_id, registered_user_id: s.userId, tool_pack_id: s.packId };
     const sent = [job(mine), job(mine)];

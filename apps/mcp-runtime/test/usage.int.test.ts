@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRedis } from '@patchbay/service-kit';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, waitFor } from '@patchbay/testing';
-import { createPrisma } from '../src/db';
+import { createDatabase } from '../src/db';
 import { storeToolCallRecord } from '../src/domain/tool-call-records';
 import { request, rpc, scenario, startHarness, type Harness } from './harness';
 
@@ -94,15 +94,15 @@ describe('GET /api/v1/usage/daily', () => {
     await call(testSide, s.org.test_key);
     // A call recorded on the first day of the cycle (stored as the record worker would).
     const cycle = new Date().toISOString().slice(0, 7);
-    const db = createPrisma(TEST_DATABASE_URL, 1);
+    const database = createDatabase(TEST_DATABASE_URL, 1);
     try {
-      await storeToolCallRecord(db, {
+      await storeToolCallRecord(database, {
         event_id: randomUUID(), organization_id: s.org.organization_id, environment: 'production', tool_pack_id: s.packId, registered_user_id: s.userId,
         access_key_id: s.org.master_key_id, tool_name: 'github__list_issues', connector_slug: 'github', status: 'blocked', duration_ms: 3, credits: 1,
         billing_cycle: cycle, overage: false, detections: [], error_code: 'security_rule_blocked', occurred_at: `${cycle}-01T00:00:00.000Z`,
       }, 90);
     } finally {
-      await db.$disconnect();
+      await database.close();
     }
     const today = new Date().toISOString().slice(0, 10);
     let body: any;

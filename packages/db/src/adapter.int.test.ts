@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { pgAdapter, pgPool } from './adapter';
+import { pgAdapter, pgPool, prismaOnPool } from './adapter';
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/patchbay_test';
 
@@ -37,5 +37,16 @@ describe('pgAdapter on a pool the service shares', () => {
     } finally {
       await Promise.all([pool.end(), admin.end()]);
     }
+  });
+
+  it('prismaOnPool gives the client the adapter on the pool it returns, and close() ends that pool when only the pool ran queries', async () => {
+    // A stand-in for a generated PrismaClient: the adapter it was given and a $disconnect that never connected.
+    const database = prismaOnPool((adapter) => ({ adapter, $disconnect: async () => undefined }), databaseUrl, 'public', 1);
+    expect(database.prisma.adapter.provider).toBe('postgres');
+    const named = { name: 'adapter_test_one', text: 'SELECT $1::int AS one', values: [1] };
+    expect((await database.sql.query(named)).rows).toEqual([{ one: 1 }]);
+    expect((await database.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = 'adapter_test_one'`, [])).rows).toEqual([{ n: 1 }]);
+    await database.close();
+    await expect(database.sql.query('SELECT 1', [])).rejects.toThrow(/after calling end/);
   });
 });

@@ -1,7 +1,7 @@
 import { QUEUE_NAMES, createConsumer, type QueueLogger, type ToolCallRecordJob } from '@patchbay/queues';
 import type { ConnectionOptions, Worker } from 'bullmq';
 import type { Config } from '../config';
-import type { Db } from '../db';
+import type { Db, SqlPool } from '../db';
 import { OrganizationRetentionClient, type OrganizationRetentionSource } from './organization-retention';
 import { RecordBatcher, deleteRegisteredUserRecords, ensureToolCallRecordPartitions, logRecordOutcome, storeToolCallRecordBatch, sweepExpiredRecords } from './tool-call-records';
 
@@ -9,6 +9,8 @@ const HOUR_MS = 60 * 60 * 1000;
 
 export interface RecordWorkersOptions {
   db: Db;
+  /** The pg pool under `db`, for the records' INSERT (see storeToolCallRecords). */
+  sql: SqlPool;
   /** A connection with maxRetriesPerRequest: null (BullMQ workers block). */
   connection: ConnectionOptions;
   logger: QueueLogger;
@@ -38,7 +40,8 @@ export interface RecordWorkers {
  */
 export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers {
   const { db, logger, retentionDays } = options;
-  const batcher = new RecordBatcher(db, retentionDays);
+  const records = { prisma: db, sql: options.sql };
+  const batcher = new RecordBatcher(records, retentionDays);
   const workers: Worker[] = [
     createConsumer({
       queue: QUEUE_NAMES.toolCallRecordBatches,
@@ -47,7 +50,7 @@ export function startRecordWorkers(options: RecordWorkersOptions): RecordWorkers
       prefix: options.prefix,
       concurrency: options.concurrency,
       handler: async (batch) => {
-        await storeToolCallRecordBatch(db, batch, retentionDays, logger);
+        await storeToolCallRecordBatch(records, batch, retentionDays, logger);
         options.onStored?.(batch.records);
       },
     }),
