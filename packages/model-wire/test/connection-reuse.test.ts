@@ -1,7 +1,7 @@
 import { sendThrough } from '@patchbay/outbound';
 import { Agent } from 'undici';
 import { callVendor, parseSurfaceRequest, streamVendor, type CanonicalStreamEvent, type VendorHttp, type VendorTarget } from '../src';
-import { useOpenAIAndAnthropic } from './support/vendors';
+import { fakeTarget, useOpenAIAndAnthropic } from './support/vendors';
 
 const timeouts = { firstTokenMs: 2_000, betweenTokensMs: 2_000, totalMs: 10_000 };
 const env = useOpenAIAndAnthropic(timeouts);
@@ -16,17 +16,7 @@ function countingHttp(): { http: VendorHttp; opened: () => number; closed: () =>
   return { http: (url, init) => sendThrough(agent, url, init), opened: () => opened, closed: () => closed, close: () => agent.close() };
 }
 
-function target(vendor: 'openai' | 'anthropic'): VendorTarget {
-  const fake = vendor === 'openai' ? env.openaiFake : env.anthropicFake;
-  return {
-    dialect: vendor,
-    vendor,
-    baseUrl: fake.baseUrl,
-    apiKey: fake.apiKeys.valid,
-    vendorModel: vendor === 'openai' ? 'gpt-4o' : 'claude-sonnet-4',
-    model: vendor === 'openai' ? 'openai/gpt-4o' : 'anthropic/claude-sonnet-4',
-  };
-}
+const target = (vendor: 'openai' | 'anthropic'): VendorTarget => fakeTarget(env, vendor);
 
 const request = (stream: boolean) => parseSurfaceRequest('openai-chat', { model: 'x', stream, messages: [{ role: 'user', content: 'one two three four five' }] }).request;
 const options = (http: VendorHttp) => ({ signal: new AbortController().signal, timeouts, http });

@@ -12,7 +12,7 @@ import {
   type VendorErrorKind,
   type VendorTarget,
 } from '../src';
-import { useOpenAIAndAnthropic } from './support/vendors';
+import { fakeTarget, useOpenAIAndAnthropic } from './support/vendors';
 
 const http = createVendorHttp();
 const timeouts = { firstTokenMs: 400, betweenTokensMs: 400, totalMs: 1500 };
@@ -23,17 +23,7 @@ afterAll(async () => {
   await http.close();
 });
 
-function target(vendor: 'openai' | 'anthropic'): VendorTarget {
-  const fake = vendor === 'openai' ? env.openaiFake : env.anthropicFake;
-  return {
-    dialect: vendor,
-    vendor,
-    baseUrl: fake.baseUrl,
-    apiKey: fake.apiKeys.valid,
-    vendorModel: vendor === 'openai' ? 'gpt-4o' : 'claude-sonnet-4',
-    model: vendor === 'openai' ? 'openai/gpt-4o' : 'anthropic/claude-sonnet-4',
-  };
-}
+const target = (vendor: 'openai' | 'anthropic'): VendorTarget => fakeTarget(env, vendor);
 
 function request(stream: boolean): CanonicalRequest {
   return parseSurfaceRequest('openai-chat', { model: 'x', stream, messages: [{ role: 'user', content: 'one two three four five six seven eight' }] }).request;

@@ -1,5 +1,5 @@
 import { startFakeAnthropic, startFakeOpenAI, type FakeVendor } from '@patchbay/provider-fakes';
-import type { StreamTimeouts } from '../../src';
+import type { StreamTimeouts, VendorTarget } from '../../src';
 import { startMiniGateway, type MiniGateway } from './mini-gateway';
 
 export interface OpenAIAndAnthropic {
@@ -36,4 +36,17 @@ export function useOpenAIAndAnthropic(timeouts?: StreamTimeouts): OpenAIAndAnthr
     env.gateway.errors.length = 0;
   });
   return env;
+}
+
+/** A call target on one of the two fakes (read inside a test: the fakes start in beforeAll). */
+export function fakeTarget(env: OpenAIAndAnthropic, vendor: 'openai' | 'anthropic'): VendorTarget {
+  const fake = vendor === 'openai' ? env.openaiFake : env.anthropicFake;
+  return {
+    dialect: vendor,
+    vendor,
+    baseUrl: fake.baseUrl,
+    apiKey: fake.apiKeys.valid,
+    vendorModel: vendor === 'openai' ? 'gpt-4o' : 'claude-sonnet-4',
+    model: vendor === 'openai' ? 'openai/gpt-4o' : 'anthropic/claude-sonnet-4',
+  };
 }
