@@ -123,7 +123,10 @@ describeInBrowser('the console pages with the real suite behind the edge router'
     expect(await owner.page.evaluate(() => navigator.clipboard.readText())).toBe(link);
     // The owner's own row: removing or disabling the owner is not offered.
     const ownerRow = owner.page.getByRole('row').filter({ hasText: 'Olive Owner' });
-    expect(await ownerRow.getByRole('button', { name: 'Remove Olive Owner' }).getAttribute('aria-disabled')).toBe('true');
+    const removeOwner = ownerRow.getByRole('button', { name: 'Remove Olive Owner' });
+    expect(await removeOwner.getAttribute('aria-disabled')).toBe('true');
+    // Its reason shows beside it, in a narrow window too, among the other guarded buttons of the page.
+    expect(await tooltipHiddenAt(owner.page, removeOwner)).toEqual([]);
 
     member = await newActor();
     await member.page.goto(link!);

@@ -38,8 +38,8 @@ export async function overflowAt(page: Page, width = NARROW_WIDTH): Promise<stri
 }
 
 /**
- * Whether the tooltip a hover on `button` shows can be seen whole in a window `width` pixels wide: inside the
- * window, and on top at each of its corners (not clipped by a box that scrolls, not under the next row). The
+ * Whether the tooltip a hover on `button` shows can be seen whole in a window `width` pixels wide: beside its
+ * button, inside the window, and on top at each of its corners (not clipped by a box that scrolls, not under the next row). The
  * viewport is put back as it was. An empty list when it can; otherwise what is wrong.
  */
 export async function tooltipHiddenAt(page: Page, button: Locator, width = NARROW_WIDTH): Promise<string[]> {
@@ -50,9 +50,16 @@ export async function tooltipHiddenAt(page: Page, button: Locator, width = NARRO
     await button.scrollIntoViewIfNeeded();
     await button.hover();
     await tip.waitFor({ state: 'visible' });
-    return await tip.evaluate((el) => {
+    const own = await button.boundingBox();
+    return await tip.evaluate((el, anchor) => {
       const box = el.getBoundingClientRect();
       const problems: string[] = [];
+      // Beside its own button (just below or above it, overlapping it sideways), not by another one on the page.
+      if (anchor) {
+        const gap = Math.min(Math.abs(box.top - (anchor.y + anchor.height)), Math.abs(anchor.y - box.bottom));
+        const overlaps = box.left < anchor.x + anchor.width && box.right > anchor.x;
+        if (gap > 12 || !overlaps) problems.push(`the tooltip is not beside its button (${Math.round(box.left)},${Math.round(box.top)}; the button at ${Math.round(anchor.x)},${Math.round(anchor.y)})`);
+      }
       if (box.left < 0 || box.top < 0 || box.right > document.documentElement.clientWidth || box.bottom > window.innerHeight) {
         problems.push(`the tooltip runs past the window (${Math.round(box.left)},${Math.round(box.top)} to ${Math.round(box.right)},${Math.round(box.bottom)})`);
       }
@@ -66,7 +73,7 @@ export async function tooltipHiddenAt(page: Page, button: Locator, width = NARRO
         if (!top || !el.contains(top)) problems.push(`at ${Math.round(x)},${Math.round(y)} the window shows ${top ? top.tagName.toLowerCase() : 'nothing'}, not the tooltip`);
       }
       return problems;
-    });
+    }, own);
   } finally {
     await page.mouse.move(0, 0);
     await page.setViewportSize(before);
