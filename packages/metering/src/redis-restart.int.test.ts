@@ -97,9 +97,13 @@ describe('Redis restart', () => {
         );
       };
 
+      // Each worker stands for agents that retry a call Redis could not decide (the runtime answered 503,
+      // nothing counted) until 130 of theirs are decided, so how long Redis takes to come back on a loaded
+      // machine changes how many calls fail, never how many are decided.
       const worker = async (w: number) => {
         const meter = meters[w % meters.length]!;
-        for (let i = 0; i < 130; i++) {
+        const giveUpAt = Date.now() + 30_000;
+        for (let i = 0; i < 130 && Date.now() < giveUpAt; ) {
           const registeredUserId = `user-${w}-${i % 20}`;
           try {
             const decision = await meter.check({ organizationId, registeredUserId, plan: 'free', monthlyCredits: allotment, rateLimitPerMinute: 1_000 });
@@ -107,6 +111,7 @@ describe('Redis restart', () => {
               allowed.push(decision);
               commitLater(meter, decision, registeredUserId);
             } else refused += 1;
+            i += 1;
           } catch {
             failed += 1; // Redis down: the runtime answers 503 and nothing is counted
             await sleep(20);
@@ -126,8 +131,9 @@ describe('Redis restart', () => {
       try {
         expect(allowed).toHaveLength(allotment);
         expect(new Set(allowed.map((d) => d.epoch)).size).toBe(2);
-        expect(refused + failed + allowed.length).toBe(4 * 130);
-        expect(refused).toBeGreaterThan(0);
+        expect(refused + allowed.length).toBe(4 * 130);
+        expect(refused).toBe(4 * 130 - allotment);
+        expect(failed).toBeGreaterThan(0);
         expect(ledger.records).toHaveLength(allotment);
         // Records of the lost epoch that committed after the rebuild have been added: the count converges on the records, exactly.
         const usage = async () => (await meters[0]!.usage(organizationId)).used;
@@ -138,7 +144,8 @@ describe('Redis restart', () => {
         expect(await usage()).toBe(allotment);
       } finally {
         for (const meter of meters) meter.close();
-        await Promise.all(connections.map((c) => c.quit()));
+        // disconnect, not quit: a quit that rejects here would hide the assertion that failed above.
+        for (const c of connections) c.disconnect();
       }
     });
   });
