@@ -12,6 +12,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Linux's ephemeral range (net.ipv4.ip_local_port_range): outgoing connections take their local ports here. */
+export const EPHEMERAL_PORTS = { first: 32768, last: 60999 };
+
 /**
  * Ports below Linux's ephemeral range (32768-60999) that no test of the repo names, for a server a test
  * stops and starts again on the same port: a port the OS picked lies in the ephemeral range, where an

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, type NetConnectOpts } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freeRestartablePort } from './free-port';
+import { EPHEMERAL_PORTS, freeRestartablePort } from './free-port';
 
 export interface PrivateRedisOptions {
   /**
@@ -25,7 +25,6 @@ export interface PrivateRedisOptions {
 }
 
 const START_TIMEOUT_MS = 10_000;
-const EPHEMERAL_PORTS = { first: 32768, last: 60999 };
 
 /** However a test ends (a failed hook, an uncaught error), its servers do not outlive it, nor their folders. */
 const running = new Set<ChildProcess>();
@@ -49,7 +48,7 @@ export class PrivateRedis {
   constructor(private readonly options: PrivateRedisOptions = {}) {
     const { port } = options;
     if (port !== undefined && port >= EPHEMERAL_PORTS.first && port <= EPHEMERAL_PORTS.last) {
-      throw new Error(`port ${port} lies in Linux's ephemeral range (${EPHEMERAL_PORTS.first}-${EPHEMERAL_PORTS.last}), where an outgoing connection may hold it: pass port 0 (the OS picks one) or leave port out (a Unix socket)`);
+      throw new Error(`port ${port} lies in Linux's ephemeral range (${EPHEMERAL_PORTS.first}-${EPHEMERAL_PORTS.last}), where an outgoing connection may hold it: pass port 0 (a free one below that range is picked) or leave port out (a Unix socket)`);
     }
     this.chosenPort = port || null;
     this.ownDir = options.dir === undefined;
@@ -63,7 +62,7 @@ export class PrivateRedis {
     return path.join(this.dir, 'redis.sock');
   }
 
-  /** Its TCP port; one the OS picks is known from the first start() on. */
+  /** Its TCP port; one picked for port 0 is known from the first start() on. */
   get port(): number {
     if (this.options.port === undefined) throw new Error('this private redis-server listens on a Unix socket: use its socket');
     if (this.chosenPort === null) throw new Error('the private redis-server picks its port when it first starts: call start() first');

@@ -71,12 +71,12 @@ export class ResponseStore {
   /** The turn, or null when it is unknown, expired or another organization's or environment's; a hit renews its hour. */
   async get(scope: StoreScope, id: string): Promise<StoredTurn | null> {
     const now = this.now();
-    const result = (await this.sql.query(
+    const result = await this.sql.query<Row>(
       `UPDATE stored_responses SET last_used_at = $4, expires_at = $5
         WHERE id = $1 AND organization_id = $2::uuid AND environment = $3::"Environment" AND expires_at > $4
         RETURNING sealed`,
       [id, scope.organizationId, scope.environment, new Date(now), new Date(now + STORED_RESPONSE_TTL_MS)],
-    )) as { rows: Row[] };
+    );
     const row = result.rows[0];
     if (!row) return null;
     return JSON.parse(this.secrets.open(row.sealed, this.context(scope.organizationId, id))) as StoredTurn;
@@ -84,17 +84,17 @@ export class ResponseStore {
 
   /** True when a turn was deleted (an expired one counts as gone already). */
   async delete(scope: StoreScope, id: string): Promise<boolean> {
-    const result = (await this.sql.query(
+    const result = await this.sql.query<{ expires_at: Date }>(
       `DELETE FROM stored_responses WHERE id = $1 AND organization_id = $2::uuid AND environment = $3::"Environment" RETURNING expires_at`,
       [id, scope.organizationId, scope.environment],
-    )) as { rows: Array<{ expires_at: Date }> };
+    );
     const row = result.rows[0];
     return row !== undefined && row.expires_at.getTime() > this.now();
   }
 
   /** Every stored turn of an organization (when the organization goes). */
   async deleteOrganization(organizationId: string): Promise<number> {
-    const result = (await this.sql.query(`DELETE FROM stored_responses WHERE organization_id = $1::uuid`, [organizationId])) as { rowCount: number | null };
+    const result = await this.sql.query(`DELETE FROM stored_responses WHERE organization_id = $1::uuid`, [organizationId]);
     return result.rowCount ?? 0;
   }
 
@@ -105,7 +105,7 @@ export class ResponseStore {
    * its service is unreachable) keeps its turns until a later sweep: a turn is never deleted on a guess.
    */
   async sweepDeletedOrganizations(exists: (organizationId: string) => Promise<boolean>): Promise<number> {
-    const result = (await this.sql.query(`SELECT DISTINCT organization_id::text AS id FROM stored_responses`, [])) as { rows: Array<{ id: string }> };
+    const result = await this.sql.query<{ id: string }>(`SELECT DISTINCT organization_id::text AS id FROM stored_responses`, []);
     let deleted = 0;
     for (const { id } of result.rows) {
       const present = await exists(id).catch(() => true);
@@ -116,7 +116,7 @@ export class ResponseStore {
 
   /** Deletes expired turns; returns how many. */
   async sweep(): Promise<number> {
-    const result = (await this.sql.query(`DELETE FROM stored_responses WHERE expires_at <= $1`, [new Date(this.now())])) as { rowCount: number | null };
+    const result = await this.sql.query(`DELETE FROM stored_responses WHERE expires_at <= $1`, [new Date(this.now())]);
     return result.rowCount ?? 0;
   }
 
