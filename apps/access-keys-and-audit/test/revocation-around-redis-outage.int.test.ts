@@ -29,7 +29,7 @@ const DATABASE_URL = (() => {
 /** The README's promise: revocation everywhere within a second (here: of Redis answering again). */
 const WITHIN_MS = 1000;
 
-/** On TCP (a port the OS picks), as the RedisHops in front of it forward TCP. */
+/** On TCP (port 0: a free port below the ephemeral range, kept across restarts), as the RedisHops in front of it forward TCP. */
 const redis = new PrivateRedis({ port: 0 });
 let db: Db;
 /** Between access-keys-and-audit's publisher and Redis: cut to make its publishes fail while subscribers stay connected. */
