@@ -71,7 +71,7 @@ describe('Redis restart', () => {
     });
   });
 
-  it('restarted without persistence in the middle of the load, the free allotment is exact: every allowed call counted once, none beyond the allotment', async () => {
+  it('restarted without persistence in the middle of the load: every allowed call counted once, and past the free allotment at most as many calls as records were still on their way', async () => {
     await withRedis(false, async (server) => {
       const organizationId = randomUUID();
       const allotment = 300;
@@ -85,12 +85,17 @@ describe('Redis restart', () => {
       let refused = 0;
       let failed = 0;
       let restarted = false;
+      let killed = false;
+      /** Records of calls counted before Redis died that committed after: the README's bound on calls past the allotment. */
+      let lateRecords = 0;
 
       /** The record pipeline: each allowed call's record commits a little later, some only after Redis is back. */
       const commitLater = (meter: Meter, decision: MeterDecision, registeredUserId: string) => {
         inFlight.push(
           (async () => {
+            const countedBeforeKill = !killed;
             await sleep(restarted ? 5 : 5 + Math.floor(Math.random() * 400));
+            if (countedBeforeKill && killed) lateRecords += 1;
             ledger.add(ledger.recordOf(organizationId, registeredUserId, decision, Date.now()));
             await meter.noteRecorded(organizationId, [decision.epoch]);
           })(),
@@ -122,6 +127,7 @@ describe('Redis restart', () => {
       // Restart once a good part of the allotment is used, while calls are in flight.
       while (allowed.length < 120) await sleep(2);
       await server.kill();
+      killed = true;
       await sleep(300);
       await server.start();
       restarted = true;
@@ -129,19 +135,22 @@ describe('Redis restart', () => {
       await Promise.all(inFlight);
 
       try {
-        expect(allowed).toHaveLength(allotment);
+        // Until the records still on their way arrive, the rebuilt count is short by them (README, "Records
+        // still on their way"): a free plan at its limit can make that many more calls, never more.
+        expect(allowed.length).toBeGreaterThanOrEqual(allotment);
+        expect(allowed.length).toBeLessThanOrEqual(allotment + lateRecords);
         expect(new Set(allowed.map((d) => d.epoch)).size).toBe(2);
         expect(refused + allowed.length).toBe(4 * 130);
-        expect(refused).toBe(4 * 130 - allotment);
+        expect(refused).toBeGreaterThan(0);
         expect(failed).toBeGreaterThan(0);
-        expect(ledger.records).toHaveLength(allotment);
+        expect(ledger.records).toHaveLength(allowed.length);
         // Records of the lost epoch that committed after the rebuild have been added: the count converges on the records, exactly.
         const usage = async () => (await meters[0]!.usage(organizationId)).used;
         const deadline = Date.now() + 10_000;
-        while ((await usage()) !== allotment && Date.now() < deadline) await sleep(50);
-        expect(await usage()).toBe(allotment);
+        while ((await usage()) !== allowed.length && Date.now() < deadline) await sleep(50);
+        expect(await usage()).toBe(allowed.length);
         await sleep(600); // past the last settle delay: still exact, nothing added twice
-        expect(await usage()).toBe(allotment);
+        expect(await usage()).toBe(allowed.length);
       } finally {
         for (const meter of meters) meter.close();
         // disconnect, not quit: a quit that rejects here would hide the assertion that failed above.
